@@ -1,0 +1,53 @@
+// Package setupcheck is the code behind notebooks/00-setup-check.ipynb: it lists the devices found
+// here and times one float32 matmul on each, to prove the whole stack (plugin, GoMLX, kernel, charts)
+// works before the lessons start.
+package setupcheck
+
+import (
+	"fmt"
+
+	"github.com/gomlx/compute/dtypes"
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// KeepName is the name results are kept under between cells.
+const KeepName = "setupcheck-matmul"
+
+// MatMulOnEachDevice times an n×n float32 matmul on every device available here (checking the
+// result against a float64 reference first) and keeps the results for the chart cell.
+func MatMulOnEachDevice(n int) ([]measure.Result, error) {
+	devs, openErr := devices.OpenAll()
+	if len(devs) == 0 {
+		return nil, openErr
+	}
+	var results []measure.Result
+	for _, d := range devs {
+		r, err := measure.Run(d, workloads.Square(n, dtypes.Float32), measure.Options{Warmup: 2, Reps: 5}, true)
+		if err != nil {
+			return results, err
+		}
+		if r.RelErr > workloads.Tolerance(dtypes.Float32) {
+			return results, fmt.Errorf("setupcheck: %s gave a wrong matmul (relative error %.2g)", d.Name, r.RelErr)
+		}
+		results = append(results, r)
+	}
+	return results, measure.Keep(KeepName, results)
+}
+
+// Chart draws achieved GFLOP/s per device.
+func Chart(results []measure.Result) (*plot.Plot, error) {
+	var bars []charts.Bar
+	for _, r := range results {
+		bars = append(bars, charts.Bar{Label: r.Provenance.Device, Value: r.GFLOPS()})
+	}
+	title := "float32 matmul, measured live"
+	if len(results) > 0 {
+		title = fmt.Sprintf("%d×%d float32 matmul, measured live (median of %d)", results[0].Params["m"], results[0].Params["n"], results[0].Stats.N)
+	}
+	return charts.Bars(title, "achieved GFLOP/s", bars)
+}

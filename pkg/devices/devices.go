@@ -1,0 +1,287 @@
+// Package devices finds, opens and describes the compute devices of the course: the XLA CPU PJRT
+// plugin ("xla:cpu"), the XLA CUDA PJRT plugin ("xla:cuda", when a GPU and its plugin exist) and
+// GoMLX's pure-Go backend ("go", a fallback and a teaching contrast, never "the CPU").
+//
+// The same GoMLX graph runs on any of them: a Device is a compute.Backend plus what the lessons need to
+// know about the hardware behind it (model, cores, memory) and its ceilings (peak FLOP/s per dtype and
+// memory bandwidth) from a datasheet table or from a model of the CPU.
+//
+// Devices are opened at most once per process and shared: opening a PJRT client is expensive, and every
+// GoNB cell is its own process, so a cell pays for it once.
+package devices
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/go-xla/pjrt"
+
+	// Registers the "xla" and "go" backends.
+	_ "github.com/gomlx/gomlx/backends/default"
+)
+
+// Stable names of the devices the course knows.
+const (
+	CPU  = "xla:cpu"  // XLA CPU PJRT plugin
+	CUDA = "xla:cuda" // XLA CUDA PJRT plugin on an NVIDIA GPU
+	Go   = "go"       // GoMLX's pure-Go backend
+)
+
+// Names lists the device names in the order lessons show them.
+var Names = []string{CPU, CUDA, Go}
+
+// Kind says whether a device is a CPU or a GPU.
+type Kind string
+
+// Kinds of device.
+const (
+	KindCPU Kind = "cpu"
+	KindGPU Kind = "gpu"
+)
+
+// Device is an opened compute device: a GoMLX backend and a description of the hardware behind it.
+type Device struct {
+	Name        string   `json:"name"`                   // stable name: CPU, CUDA or Go
+	Kind        Kind     `json:"kind"`                   // cpu or gpu
+	Model       string   `json:"model"`                  // e.g. "AMD EPYC 9R14 (2 cores)", "NVIDIA H200 (141 GiB)"
+	Cores       int      `json:"cores,omitempty"`        // CPU cores the backend may use; 0 for a GPU
+	MemoryBytes uint64   `json:"memory_bytes,omitempty"` // host RAM for CPUs, device memory for GPUs
+	Plugin      string   `json:"plugin,omitempty"`       // PJRT plugin path (empty for "go")
+	PJRTVersion string   `json:"pjrt_version,omitempty"` // PJRT C API version the plugin reports, "0.106"
+	Spec        Ceilings `json:"spec"`                   // datasheet or model ceilings
+
+	backend compute.Backend
+}
+
+// Backend returns the GoMLX backend to build and run graphs on this device.
+func (d *Device) Backend() compute.Backend { return d.backend }
+
+// IsGPU reports whether the device is a GPU.
+func (d *Device) IsGPU() bool { return d.Kind == KindGPU }
+
+// String returns "name: model".
+func (d *Device) String() string { return fmt.Sprintf("%s: %s", d.Name, d.Model) }
+
+// Status says whether a device can be opened here and, if not, what to do about it.
+type Status struct {
+	Name      string // device name
+	Available bool   // a plugin (and for CUDA a GPU) is present
+	Detail    string // plugin path, or why it is unavailable
+	Fix       string // the exact fix when unavailable ("" when there is nothing to fix)
+}
+
+var (
+	mu     sync.Mutex
+	opened = map[string]*Device{}
+)
+
+// PluginDirs returns the directories searched for PJRT plugins ($PJRT_PLUGIN_LIBRARY_PATH).
+func PluginDirs() []string {
+	var dirs []string
+	for _, d := range filepath.SplitList(os.Getenv("PJRT_PLUGIN_LIBRARY_PATH")) {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// pluginFile is the file name go-xla looks for, e.g. pjrt_c_api_cpu_plugin.so.
+func pluginFile(platform string) string { return "pjrt_c_api_" + platform + "_plugin.so" }
+
+// FindPlugin returns the path of the PJRT plugin for a platform ("cpu" or "cuda") in PluginDirs.
+func FindPlugin(platform string) (string, bool) {
+	for _, d := range PluginDirs() {
+		p := filepath.Join(d, pluginFile(platform))
+		if _, err := os.Stat(p); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// HasNVIDIAGPU reports whether this machine exposes an NVIDIA GPU (/dev/nvidia0 or NVML).
+func HasNVIDIAGPU() bool {
+	if _, err := os.Stat("/dev/nvidia0"); err == nil {
+		return true
+	}
+	return len(gpuInfos()) > 0
+}
+
+const setupFix = "run `make setup` (scripts/setup.sh) in the course checkout, then restart the kernel"
+
+// Probe reports, without opening anything, which devices can be opened here.
+func Probe() []Status {
+	var out []Status
+	if p, ok := FindPlugin("cpu"); ok {
+		out = append(out, Status{Name: CPU, Available: true, Detail: p})
+	} else {
+		out = append(out, Status{Name: CPU, Detail: missingPluginDetail("cpu"), Fix: setupFix})
+	}
+	gpu := HasNVIDIAGPU()
+	p, ok := FindPlugin("cuda")
+	switch {
+	case gpu && ok:
+		out = append(out, Status{Name: CUDA, Available: true, Detail: p})
+	case gpu:
+		out = append(out, Status{Name: CUDA, Detail: "an NVIDIA GPU is present but " + missingPluginDetail("cuda"),
+			Fix: "run `scripts/setup.sh --cuda` (installs jax-cuda13-pjrt and NVIDIA's cu13 wheels), then restart the kernel"})
+	default:
+		out = append(out, Status{Name: CUDA, Detail: "no NVIDIA GPU on this machine (lessons show recorded GPU results instead)"})
+	}
+	out = append(out, Status{Name: Go, Available: true, Detail: "GoMLX pure-Go backend (compiled in)"})
+	return out
+}
+
+func missingPluginDetail(platform string) string {
+	dirs := PluginDirs()
+	if len(dirs) == 0 {
+		return fmt.Sprintf("%s not found: PJRT_PLUGIN_LIBRARY_PATH is not set", pluginFile(platform))
+	}
+	return fmt.Sprintf("%s not found in PJRT_PLUGIN_LIBRARY_PATH=%s", pluginFile(platform), strings.Join(dirs, ":"))
+}
+
+// Open opens the named device (CPU, CUDA or Go), once per process; later calls return the same Device.
+// A missing plugin or GPU gives an error that names the fix.
+func Open(name string) (*Device, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if d, ok := opened[name]; ok {
+		return d, nil
+	}
+	d, err := open(name)
+	if err != nil {
+		return nil, err
+	}
+	opened[name] = d
+	return d, nil
+}
+
+func open(name string) (*Device, error) {
+	// Never let go-xla download plugins at run time: the set-up installs them from PyPI.
+	if os.Getenv("GOMLX_NO_AUTO_INSTALL") == "" {
+		_ = os.Setenv("GOMLX_NO_AUTO_INSTALL", "1")
+	}
+	switch name {
+	case CPU, CUDA:
+		platform := strings.TrimPrefix(name, "xla:")
+		path, ok := FindPlugin(platform)
+		if !ok {
+			for _, s := range Probe() {
+				if s.Name == name {
+					return nil, fmt.Errorf("devices: cannot open %s: %s; fix: %s", name, s.Detail, orDefault(s.Fix, setupFix))
+				}
+			}
+		}
+		if name == CUDA && !HasNVIDIAGPU() {
+			return nil, fmt.Errorf("devices: cannot open %s: no NVIDIA GPU on this machine", name)
+		}
+		b, err := newBackend("xla:" + platform)
+		if err != nil {
+			return nil, fmt.Errorf("devices: opening %s with plugin %s failed: %w", name, path, err)
+		}
+		d := &Device{Name: name, Plugin: path, backend: b}
+		if plugin, err := pjrt.GetPlugin(platform); err == nil {
+			major, minor := plugin.Version()
+			d.PJRTVersion = fmt.Sprintf("%d.%d", major, minor)
+		}
+		if name == CPU {
+			describeCPU(d)
+		} else {
+			describeGPU(d)
+		}
+		return d, nil
+	case Go:
+		b, err := newBackend("go")
+		if err != nil {
+			return nil, fmt.Errorf("devices: opening the Go backend failed: %w", err)
+		}
+		d := &Device{Name: Go, backend: b}
+		describeCPU(d)
+		d.Spec = goBackendSpec(d.Spec)
+		return d, nil
+	}
+	return nil, fmt.Errorf("devices: unknown device %q (known: %s)", name, strings.Join(Names, ", "))
+}
+
+// newBackend opens a GoMLX backend, turning a panic inside it into an error.
+func newBackend(config string) (b compute.Backend, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return compute.NewWithConfig(config)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// OpenAll opens every device available here, in Names order. Devices that fail to open are reported
+// in the error (joined) but do not stop the others.
+func OpenAll() ([]*Device, error) {
+	var devs []*Device
+	var errs []string
+	for _, s := range Probe() {
+		if !s.Available {
+			continue
+		}
+		d, err := Open(s.Name)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		devs = append(devs, d)
+	}
+	if len(errs) > 0 {
+		return devs, fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return devs, nil
+}
+
+// Accelerated opens the XLA devices available here (xla:cpu, and xla:cuda when present), the ones
+// lessons race against each other. The Go backend is left out: open it by name for contrasts.
+func Accelerated() ([]*Device, error) {
+	var devs []*Device
+	var errs []string
+	for _, s := range Probe() {
+		if !s.Available || s.Name == Go {
+			continue
+		}
+		d, err := Open(s.Name)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		devs = append(devs, d)
+	}
+	if len(devs) == 0 {
+		return nil, fmt.Errorf("devices: no XLA device could be opened: %s", strings.Join(errs, "; "))
+	}
+	return devs, nil
+}
+
+// Default opens the device lessons use by default: xla:cuda when a GPU and its plugin are present,
+// otherwise xla:cpu.
+func Default() (*Device, error) {
+	for _, s := range Probe() {
+		if s.Name == CUDA && s.Available {
+			if d, err := Open(CUDA); err == nil {
+				return d, nil
+			}
+		}
+	}
+	return Open(CPU)
+}
+
+// NumCPU is the number of CPUs this process may use.
+func NumCPU() int { return runtime.NumCPU() }

@@ -1,0 +1,226 @@
+package measure
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Provenance says where and when a result was measured.
+type Provenance struct {
+	Device      string    `json:"device"`                 // device name: xla:cpu, xla:cuda, go
+	Model       string    `json:"model"`                  // hardware model, e.g. "NVIDIA H200 (139 GiB)"
+	Plugin      string    `json:"plugin,omitempty"`       // PJRT plugin file
+	PJRTVersion string    `json:"pjrt_version,omitempty"` // PJRT C API version of the plugin
+	Driver      string    `json:"driver,omitempty"`       // NVIDIA driver version, GPUs only
+	GoMLX       string    `json:"gomlx"`                  // GoMLX module version
+	GoXLA       string    `json:"go_xla"`                 // go-xla module version
+	Go          string    `json:"go"`                     // Go version
+	Host        string    `json:"host"`                   // host name
+	Date        time.Time `json:"date"`                   // when it was measured
+	// Recorded is true for results loaded from a reference file rather than measured in this process.
+	Recorded bool `json:"recorded,omitempty"`
+}
+
+// Label is a short human label: "xla:cpu, live" or "NVIDIA H200, recorded 2026-11-30".
+func (p Provenance) Label() string {
+	if p.Recorded {
+		return fmt.Sprintf("%s (%s), recorded %s", p.Device, p.Model, p.Date.Format("2006-01-02"))
+	}
+	return fmt.Sprintf("%s (%s), measured live", p.Device, p.Model)
+}
+
+// ProvenanceOf builds the provenance of a measurement made now on dev.
+func ProvenanceOf(dev *devices.Device) Provenance {
+	host, _ := os.Hostname()
+	p := Provenance{
+		Device: dev.Name, Model: dev.Model, Plugin: filepath.Base(dev.Plugin), PJRTVersion: dev.PJRTVersion,
+		GoMLX: moduleVersion("github.com/gomlx/gomlx"), GoXLA: moduleVersion("github.com/gomlx/go-xla"),
+		Go: runtime.Version(), Host: host, Date: time.Now().UTC(),
+	}
+	if dev.IsGPU() {
+		if g := devices.GPUs(); len(g) > 0 {
+			p.Driver = g[0].Driver
+		}
+	}
+	return p
+}
+
+// moduleVersion reads a dependency's version from the build info ("" if unknown).
+func moduleVersion(path string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, d := range bi.Deps {
+		if d.Path == path {
+			if d.Replace != nil {
+				return d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return ""
+}
+
+// Result is one timed workload on one device.
+type Result struct {
+	Workload string         `json:"workload"` // kind, e.g. "matmul"
+	Label    string         `json:"label"`    // with shapes, e.g. "matmul 1024×1024 @ 1024×1024 float32"
+	DType    string         `json:"dtype"`
+	Params   map[string]int `json:"params"`
+	FLOPs    float64        `json:"flops"` // per run
+	Bytes    float64        `json:"bytes"` // minimum bytes moved per run
+	Compile  time.Duration  `json:"compile_ns"`
+	Stats    Stats          `json:"stats"`
+	RelErr   float64        `json:"rel_err"` // vs float64 reference; -1 when not checked
+	// PeakFLOPS and PeakSource are the device's ceiling for this dtype (datasheet or model).
+	PeakFLOPS  float64    `json:"peak_flops,omitempty"`
+	PeakSource string     `json:"peak_source,omitempty"`
+	Provenance Provenance `json:"provenance"`
+}
+
+// Seconds is the median run time in seconds.
+func (r Result) Seconds() float64 { return r.Stats.Median.Seconds() }
+
+// FLOPS is the achieved FLOP/s at the median.
+func (r Result) FLOPS() float64 { return safeDiv(r.FLOPs, r.Seconds()) }
+
+// GFLOPS is the achieved GFLOP/s at the median.
+func (r Result) GFLOPS() float64 { return r.FLOPS() / 1e9 }
+
+// BytesPerSec is the achieved bandwidth (minimum bytes over median time).
+func (r Result) BytesPerSec() float64 { return safeDiv(r.Bytes, r.Seconds()) }
+
+// Intensity is the arithmetic intensity in FLOPs per byte.
+func (r Result) Intensity() float64 { return safeDiv(r.FLOPs, r.Bytes) }
+
+// PercentOfPeak is achieved FLOP/s as a percentage of the device's peak (0 when unknown).
+func (r Result) PercentOfPeak() float64 { return 100 * safeDiv(r.FLOPS(), r.PeakFLOPS) }
+
+func safeDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// String is a one-line summary.
+func (r Result) String() string {
+	return fmt.Sprintf("%-9s %-44s median %9s  (min %s, p90 %s, CV %.1f%%)  %8.1f GFLOP/s  %7.2f GB/s",
+		r.Provenance.Device, r.Label, r.Stats.Median.Round(time.Microsecond), r.Stats.Min.Round(time.Microsecond),
+		r.Stats.P90.Round(time.Microsecond), 100*r.Stats.CV, r.GFLOPS(), r.BytesPerSec()/1e9)
+}
+
+// Run prepares w on dev, compiles it (timed apart), checks its result against the float64 reference
+// when check is true, then times it with opt. Errors (bad shapes, an unsupported dtype, out of memory)
+// come back as errors, never as a crash.
+func Run(dev *devices.Device, w workloads.Workload, opt Options, check bool) (res Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("measure: %s on %s: %v", w, dev.Name, r)
+		}
+	}()
+	inst, err := w.Prepare(dev)
+	if err != nil {
+		return Result{}, err
+	}
+	defer inst.Close()
+	res = Result{
+		Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.DType().String()), Params: w.Params(),
+		FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1, Provenance: ProvenanceOf(dev),
+		PeakFLOPS: dev.Spec.Peak(dtypeKey(dev, w)), PeakSource: dev.Spec.Source,
+	}
+	if res.Compile, err = inst.Compile(); err != nil {
+		return Result{}, fmt.Errorf("measure: compiling %s on %s: %w", w, dev.Name, err)
+	}
+	if check {
+		if res.RelErr, err = inst.Check(); err != nil {
+			return Result{}, fmt.Errorf("measure: checking %s on %s: %w", w, dev.Name, err)
+		}
+	}
+	if res.Stats, _, err = Time(inst.Run, opt); err != nil {
+		return Result{}, fmt.Errorf("measure: running %s on %s: %w", w, dev.Name, err)
+	}
+	return res, nil
+}
+
+// dtypeKey picks the ceiling key: float32 matmuls on CUDA use TF32 tensor cores by default.
+func dtypeKey(dev *devices.Device, w workloads.Workload) string {
+	k := strings.ToLower(w.DType().String())
+	if dev.IsGPU() && k == "float32" && w.Name() == "matmul" {
+		return "tf32"
+	}
+	return k
+}
+
+// Save writes results as indented JSON.
+func Save(path string, results []Result) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Load reads results written by Save. Results loaded from a file are marked Recorded.
+func Load(path string) ([]Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rs []Result
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return nil, fmt.Errorf("measure: reading %s: %w", path, err)
+	}
+	for i := range rs {
+		rs[i].Provenance.Recorded = true
+	}
+	return rs, nil
+}
+
+// CacheDir is where results are kept between notebook cells (each GoNB cell is a new process):
+// $WHYGPU_CACHE, or the user's cache dir + "/whygpu".
+func CacheDir() string {
+	if d := os.Getenv("WHYGPU_CACHE"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		d = os.TempDir()
+	}
+	return filepath.Join(d, "whygpu")
+}
+
+// Keep saves results under a name in CacheDir, for a later cell to Recall.
+func Keep(name string, results []Result) error {
+	return Save(filepath.Join(CacheDir(), name+".json"), results)
+}
+
+// Recall loads results kept under name by an earlier cell (they keep Recorded=false: they were
+// measured live on this machine). The error says which cell to run first when there is nothing kept.
+func Recall(name string) ([]Result, error) {
+	b, err := os.ReadFile(filepath.Join(CacheDir(), name+".json"))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("measure: no results kept under %q yet: run the cell that measures them first", name)
+		}
+		return nil, err
+	}
+	var rs []Result
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return nil, fmt.Errorf("measure: reading kept results %q: %w", name, err)
+	}
+	return rs, nil
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# scripts/setup.sh — the one set-up of the course environment.
+#
+# The README's commands (make lab, make test), CI and the Docker images all run this script.
+# It is idempotent: when nothing changed it is a fast no-op, and it repairs a moved checkout.
+#
+# What it builds, all inside the checkout (nothing in the user's global dirs):
+#   .venv/                          Python venv: JupyterLab, nbclient, pytest, ... (requirements.txt)
+#   .venv/bin/{gonb,goimports,gopls} the Go tools pinned by the `tool` lines of go.mod
+#   .venv/lib/pjrt/                 PJRT plugins under the names go-xla looks for
+#                                   (pjrt_c_api_cpu_plugin.so, pjrt_c_api_cuda_plugin.so)
+#   .venv/share/jupyter/kernels/whygpu/  the course kernel, rendered from kernels/whygpu/
+#
+# Options (each also as an environment variable, which is how the Dockerfile passes them):
+#   --cuda       WHYGPU_CUDA=1      also install the CUDA PJRT plugin and NVIDIA libraries (requirements-cuda.txt)
+#   --browser    WHYGPU_BROWSER=1   also install Debian's chromium for the browser test (apt-get)
+#   --no-warm    WHYGPU_NO_WARM=1   skip warming the Go build cache for the course packages
+#   --check                         only report whether the set-up is current (exit 1 if not)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${WHYGPU_VENV:-$ROOT/.venv}"
+CUDA="${WHYGPU_CUDA:-0}"
+BROWSER="${WHYGPU_BROWSER:-0}"
+WARM=1; [ "${WHYGPU_NO_WARM:-0}" = 1 ] && WARM=0
+CHECK_ONLY=0
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) CUDA=1 ;;
+    --browser) BROWSER=1 ;;
+    --no-warm) WARM=0 ;;
+    --check) CHECK_ONLY=1 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+cd "$ROOT"
+export GOTOOLCHAIN=local GOFLAGS="${GOFLAGS:--buildvcs=false}"
+# go-nvml's cgo prologue warns about NVML calls deprecated in CUDA 13; same flags as the kernel and
+# Makefile, so the warmed build cache is the one cells use.
+export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g -Wno-deprecated-declarations}"
+command -v go >/dev/null || die "Go is not on PATH. Install Go 1.26 (https://go.dev/dl) and re-run."
+PY="${WHYGPU_PYTHON:-python3}"
+command -v "$PY" >/dev/null || die "python3 is not on PATH. Install Python 3.11+ and re-run."
+
+# The stamp records everything the environment was built from; a mismatch means "rebuild".
+fingerprint() {
+  {
+    echo "root=$ROOT venv=$VENV cuda=$CUDA"
+    go version
+    "$PY" --version 2>&1
+    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl scripts/setup.sh
+    if [ "$CUDA" = 1 ]; then cat requirements-cuda.txt; fi
+  } | sha256sum | cut -d' ' -f1
+}
+STAMP="$VENV/.whygpu-setup"
+WANT="$(fingerprint)"
+tools_ok() { [ -x "$VENV/bin/gonb" ] && [ -x "$VENV/bin/gopls" ] && [ -x "$VENV/bin/goimports" ] && [ -x "$VENV/bin/jupyter" ]; }
+browser_ok() { [ "$BROWSER" != 1 ] || command -v chromium >/dev/null; }
+
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && tools_ok && browser_ok; then
+  [ "$CHECK_ONLY" = 1 ] && { say "set-up is current ($VENV)"; exit 0; }
+  say "set-up is current (.venv); nothing to do"
+  exit 0
+fi
+[ "$CHECK_ONLY" = 1 ] && { say "set-up is missing or out of date: run scripts/setup.sh"; exit 1; }
+
+# 1. Python venv. A venv hard-codes its own path, so a moved checkout gets a fresh one.
+if [ -d "$VENV" ] && ! grep -qs "root=$ROOT " "$VENV/.whygpu-root" 2>/dev/null; then
+  say "the checkout moved (or .venv is foreign): rebuilding .venv"
+  rm -rf "$VENV"
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+  say "creating $VENV with $("$PY" --version 2>&1)"
+  "$PY" -m venv "$VENV"
+fi
+echo "root=$ROOT " > "$VENV/.whygpu-root"
+say "installing Python packages (requirements.txt)"
+"$VENV/bin/pip" install --quiet --disable-pip-version-check -r requirements.txt
+if [ "$CUDA" = 1 ]; then
+  say "installing the CUDA PJRT plugin and NVIDIA libraries (requirements-cuda.txt)"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check -r requirements-cuda.txt
+fi
+
+# 2. PJRT plugins, linked under the file names go-xla searches for in PJRT_PLUGIN_LIBRARY_PATH.
+SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+PJRT="$VENV/lib/pjrt"
+mkdir -p "$PJRT"
+cpu_so="$SITE/fastatomstruct_xla_cpu/libpjrt_cpu.so"
+[ -f "$cpu_so" ] || die "the CPU PJRT plugin is missing at $cpu_so (pip install fastatomstruct-xla-cpu failed?)"
+ln -sfn "$cpu_so" "$PJRT/pjrt_c_api_cpu_plugin.so"
+if [ "$CUDA" = 1 ]; then
+  cuda_so="$(ls "$SITE"/jax_plugins/xla_cuda13/xla_cuda_plugin.so 2>/dev/null | head -1 || true)"
+  [ -n "$cuda_so" ] || die "the CUDA PJRT plugin is missing under $SITE/jax_plugins/xla_cuda13/"
+  # go-xla looks for the NVIDIA libraries in ../nvidia relative to the plugin's directory
+  # (pjrt/cuda_linux.go: path.Dir(path.Dir(plugin))/nvidia). The plugin sits in lib/pjrt/,
+  # so lib/nvidia must be the wheels' site-packages/nvidia.
+  ln -sfn "$cuda_so" "$PJRT/pjrt_c_api_cuda_plugin.so"
+  ln -sfn "$SITE/nvidia" "$VENV/lib/nvidia"
+else
+  rm -f "$PJRT/pjrt_c_api_cuda_plugin.so"
+fi
+
+# 3. Go tools pinned in go.mod (tool directives): gonb (the kernel), goimports and gopls (autocomplete).
+say "building the Go tools pinned in go.mod (gonb, goimports, gopls)"
+GOBIN="$VENV/bin" go install tool
+
+# 4. The course kernel, installed into the venv's Jupyter data dir (never the user's).
+KDIR="$VENV/share/jupyter/kernels/whygpu"
+mkdir -p "$KDIR"
+GOBIN_DIR="$(dirname "$(command -v go)")"
+sed -e "s|@ROOT@|$ROOT|g" -e "s|@VENV@|$VENV|g" -e "s|@GOBIN@|$GOBIN_DIR|g" \
+  kernels/whygpu/kernel.json.tmpl > "$KDIR/kernel.json"
+cp kernels/whygpu/logo-svg.svg "$KDIR/logo-svg.svg"
+# A kernel of the same name in the user's dir would shadow ours: say so rather than touch it.
+for d in "$HOME/.local/share/jupyter/kernels/whygpu"; do
+  [ -e "$d" ] && say "note: $d exists and may shadow the course kernel; remove it if notebooks pick the wrong one"
+done
+
+# 5. Warm the module and build caches so the first notebook cell compiles in seconds (and offline).
+if [ "$WARM" = 1 ]; then
+  say "warming the Go build cache for pkg/ and lessons/"
+  go build ./... >/dev/null
+fi
+
+# 6. Optional: Debian's Chromium for the real-browser test.
+if [ "$BROWSER" = 1 ] && ! command -v chromium >/dev/null; then
+  say "installing Debian's chromium (browser test)"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+fi
+
+echo "$WANT" > "$STAMP"
+say "done: kernel 'whygpu' in $KDIR"

@@ -1,0 +1,81 @@
+"""The course kernel survives bad input: a compile error in one cell, then a good cell in the same kernel."""
+import json
+import os
+import pathlib
+import subprocess
+
+from jupyter_client.manager import start_new_kernel
+
+from conftest import KERNEL, ROOT
+
+
+def run(kc, code, timeout=300):
+    msg_id = kc.execute(code)
+    outputs = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        t = msg["msg_type"]
+        if t == "status" and msg["content"]["execution_state"] == "idle":
+            break
+        if t in ("stream", "error", "display_data", "execute_result"):
+            outputs.append(msg["content"])
+    reply = kc.get_shell_msg(timeout=timeout)
+    return reply["content"]["status"], outputs
+
+
+def text(outputs):
+    parts = []
+    for o in outputs:
+        parts.append(o.get("text", ""))
+        parts.append(o.get("evalue", ""))
+        parts.extend(o.get("traceback", []) or [])
+        parts.append(o.get("data", {}).get("text/plain", ""))
+        parts.append(o.get("data", {}).get("text/html", ""))
+    return "\n".join(parts)
+
+
+def test_compile_error_leaves_kernel_alive():
+    km, kc = start_new_kernel(kernel_name=KERNEL)
+    try:
+        status, outputs = run(kc, "%%\nx := undefinedThing + 1\n")
+        assert status == "error", outputs
+        assert "undefinedThing" in text(outputs)
+        status, outputs = run(kc, '%%\nfmt.Println("still alive", 6*7)\n')
+        assert status == "ok", outputs
+        assert "still alive 42" in text(outputs)
+        assert km.is_alive()
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_panic_leaves_kernel_alive():
+    km, kc = start_new_kernel(kernel_name=KERNEL)
+    try:
+        status, outputs = run(kc, '%%\nvar m map[string]int\nm["boom"] = 1\n')
+        assert status == "error"
+        status, outputs = run(kc, '%%\nfmt.Println("after panic")\n')
+        assert status == "ok" and "after panic" in text(outputs)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_missing_plugin_names_the_fix(tmp_path):
+    """With the plugin path pointed elsewhere, the doctor and devices.Open say what to run."""
+    env = dict(os.environ, PJRT_PLUGIN_LIBRARY_PATH=str(tmp_path))
+    out = subprocess.run(["go", "run", "./cmd/whygpu", "doctor"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    combined = out.stdout + out.stderr
+    assert "pjrt_c_api_cpu_plugin.so not found" in combined, combined
+    assert "make setup" in combined, combined
+
+
+def test_kernelspec_is_in_the_venv():
+    spec = ROOT / ".venv" / "share" / "jupyter" / "kernels" / KERNEL / "kernel.json"
+    k = json.loads(spec.read_text())
+    assert f"--go_work={ROOT}" in k["argv"]
+    assert k["env"]["GOMLX_NO_AUTO_INSTALL"] == "1"
+    assert pathlib.Path(k["env"]["PJRT_PLUGIN_LIBRARY_PATH"], "pjrt_c_api_cpu_plugin.so").exists()
