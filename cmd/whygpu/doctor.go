@@ -1,6 +1,7 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -45,8 +46,10 @@ func doctor(args []string) error {
 	fmt.Println("whygpu doctor —", root)
 	ok("go", runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)
 
-	if out, err := exec.Command(filepath.Join(venv, "bin", "gonb"), "-V").CombinedOutput(); err == nil {
-		ok("gonb", strings.TrimSpace(firstLine(string(out))))
+	// The module version comes from the binary's build info (gonb -V prints its own version.txt,
+	// which lags the module tag).
+	if bi, err := buildinfo.ReadFile(filepath.Join(venv, "bin", "gonb")); err == nil {
+		ok("gonb", bi.Main.Path+" "+bi.Main.Version+" (built with "+bi.GoVersion+")")
 	} else {
 		bad("gonb", "not built in .venv/bin", setup)
 	}
@@ -132,11 +135,4 @@ func doctor(args []string) error {
 	}
 	fmt.Println("everything the course needs is here")
 	return nil
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

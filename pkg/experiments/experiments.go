@@ -1,0 +1,197 @@
+// Package experiments ties lessons to their measurements: the size knob (Scale), the registry of
+// every experiment a lesson makes (so `whygpu record` can run them all on a chosen device), and the
+// reference results recorded on devices a learner may not have (a GPU), which lessons show next to
+// their live numbers, labeled as recorded.
+//
+// Reference results live in the repository under
+//
+//	lessons/reference/<device-slug>/<lesson>/<experiment>.json
+//
+// written by `whygpu record` from a real run on that device, never by hand.
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+// Scale sizes every experiment of the course. Laptop is the default: each notebook cell runs in
+// seconds on a 2-core laptop CPU. GPU uses the shapes at which a data-center GPU is busy.
+type Scale string
+
+// The scales.
+const (
+	Laptop Scale = "laptop"
+	GPU    Scale = "gpu"
+)
+
+// ScaleEnv is the environment variable that overrides the scale: WHYGPU_SCALE=gpu or laptop.
+const ScaleEnv = "WHYGPU_SCALE"
+
+// CurrentScale returns the scale from $WHYGPU_SCALE, else GPU when an NVIDIA GPU is present, else
+// Laptop.
+func CurrentScale() Scale {
+	switch Scale(strings.ToLower(os.Getenv(ScaleEnv))) {
+	case GPU:
+		return GPU
+	case Laptop:
+		return Laptop
+	}
+	if devices.HasNVIDIAGPU() {
+		return GPU
+	}
+	return Laptop
+}
+
+// Pick returns laptop or gpu depending on the scale: sizes := experiments.Pick(s, 256, 8192).
+func Pick[T any](s Scale, laptop, gpu T) T {
+	if s == GPU {
+		return gpu
+	}
+	return laptop
+}
+
+// Experiment is one measurement a lesson makes, runnable on any device at any scale.
+type Experiment struct {
+	Lesson string // lesson id, the notebook's name without extension, e.g. "01-race"
+	Name   string // experiment id within the lesson, e.g. "batch-sweep"
+	Doc    string // one line: what it measures
+	// Run measures on dev at scale s. It must return an error, not panic, on bad input or OOM.
+	Run func(dev *devices.Device, s Scale) ([]measure.Result, error)
+}
+
+// ID is "lesson/name".
+func (e Experiment) ID() string { return e.Lesson + "/" + e.Name }
+
+var (
+	mu       sync.Mutex
+	registry = map[string]Experiment{}
+)
+
+// Register adds an experiment; lessons call it from init. Registering the same ID twice panics
+// (a programming error caught by any test that imports the lesson).
+func Register(e Experiment) {
+	mu.Lock()
+	defer mu.Unlock()
+	if e.Lesson == "" || e.Name == "" || e.Run == nil {
+		panic(fmt.Sprintf("experiments: incomplete experiment %+v", e))
+	}
+	if _, dup := registry[e.ID()]; dup {
+		panic("experiments: duplicate experiment " + e.ID())
+	}
+	registry[e.ID()] = e
+}
+
+// All returns the registered experiments sorted by ID.
+func All() []Experiment {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]Experiment, 0, len(registry))
+	for _, e := range registry {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID() < out[j].ID() })
+	return out
+}
+
+// Lookup finds a registered experiment by "lesson/name".
+func Lookup(id string) (Experiment, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	e, ok := registry[id]
+	return e, ok
+}
+
+// Root returns the course checkout: $WHYGPU_ROOT (the kernel and Makefile set it), else the
+// directory this source file was compiled from.
+func Root() string {
+	if r := os.Getenv("WHYGPU_ROOT"); r != "" {
+		return r
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "."
+	}
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+}
+
+// ReferenceDir is where reference results are kept: <root>/lessons/reference.
+func ReferenceDir() string { return filepath.Join(Root(), "lessons", "reference") }
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slug turns a device model into a directory name: "NVIDIA H200 (139 GiB)" → "nvidia-h200".
+func Slug(model string) string {
+	m := strings.ToLower(model)
+	if i := strings.IndexByte(m, '('); i > 0 {
+		m = m[:i]
+	}
+	return strings.Trim(nonSlug.ReplaceAllString(m, "-"), "-")
+}
+
+// ReferencePath is the file for one experiment recorded on a device model.
+func ReferencePath(deviceSlug, lesson, name string) string {
+	return filepath.Join(ReferenceDir(), deviceSlug, lesson, name+".json")
+}
+
+// SaveReference writes results recorded for experiment e on the device they were measured on.
+func SaveReference(e Experiment, results []measure.Result) (string, error) {
+	if len(results) == 0 {
+		return "", errors.New("experiments: nothing to record")
+	}
+	path := ReferencePath(Slug(results[0].Provenance.Model), e.Lesson, e.Name)
+	return path, measure.Save(path, results)
+}
+
+// Recorded loads every reference recording of an experiment (one per recorded device), marked
+// Recorded. It returns an empty slice, not an error, when nothing has been recorded yet.
+func Recorded(lesson, name string) ([]measure.Result, error) {
+	dirs, err := os.ReadDir(ReferenceDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []measure.Result
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		p := ReferencePath(d.Name(), lesson, name)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		rs, err := measure.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// RecordedDevices lists the device slugs that have reference results.
+func RecordedDevices() []string {
+	dirs, _ := os.ReadDir(ReferenceDir())
+	var out []string
+	for _, d := range dirs {
+		if d.IsDir() {
+			out = append(out, d.Name())
+		}
+	}
+	slices.Sort(out)
+	return out
+}

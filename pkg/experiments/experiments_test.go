@@ -1,0 +1,69 @@
+package experiments
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+func TestSlug(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"NVIDIA H200 (139 GiB)", "nvidia-h200"},
+		{"NVIDIA H100 80GB HBM3", "nvidia-h100-80gb-hbm3"},
+		{"AMD EPYC 9R14 (2 cores)", "amd-epyc-9r14"},
+	} {
+		if got := Slug(tc.in); got != tc.want {
+			t.Errorf("Slug(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestScale(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want Scale
+	}{{"gpu", GPU}, {"GPU", GPU}, {"laptop", Laptop}} {
+		t.Setenv(ScaleEnv, tc.env)
+		if got := CurrentScale(); got != tc.want {
+			t.Errorf("WHYGPU_SCALE=%s: got %s, want %s", tc.env, got, tc.want)
+		}
+	}
+	if Pick(Laptop, 1, 2) != 1 || Pick(GPU, 1, 2) != 2 {
+		t.Error("Pick picks the wrong size")
+	}
+}
+
+func TestRecordAndLoadReference(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("WHYGPU_ROOT", root)
+	if rs, err := Recorded("01-race", "sweep"); err != nil || len(rs) != 0 {
+		t.Fatalf("Recorded with nothing recorded = %v, %v; want empty, nil", rs, err)
+	}
+	e := Experiment{Lesson: "01-race", Name: "sweep", Run: func(*devices.Device, Scale) ([]measure.Result, error) { return nil, nil }}
+	res := []measure.Result{{Workload: "matmul", Provenance: measure.Provenance{Device: "xla:cuda", Model: "NVIDIA H200 (139 GiB)", Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}}}
+	path, err := SaveReference(e, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(root, "lessons", "reference", "nvidia-h200", "01-race", "sweep.json"); path != want {
+		t.Errorf("path = %s, want %s", path, want)
+	}
+	got, err := Recorded("01-race", "sweep")
+	if err != nil || len(got) != 1 || !got[0].Provenance.Recorded {
+		t.Fatalf("Recorded = %+v, %v; want one recorded result", got, err)
+	}
+	if d := RecordedDevices(); len(d) != 1 || d[0] != "nvidia-h200" {
+		t.Errorf("RecordedDevices = %v", d)
+	}
+	_ = os.RemoveAll(root)
+}
+
+func ExampleSlug() {
+	fmt.Println(Slug("NVIDIA H200 (139 GiB)"))
+	// Output: nvidia-h200
+}
