@@ -1,26 +1,37 @@
 // Package charts draws the course's charts with gonum/plot and renders them to SVG or PNG bytes.
 // It knows nothing about notebooks: package display shows what it renders.
 //
-// Charts use a white background and dark ink so they read the same in JupyterLab's light and dark
-// themes, label every axis with its unit, and say in the title or legend whether a series was
-// measured live, recorded on a named device, or comes from a datasheet or model.
+// Every chart takes plain values (Series of XY points, Lanes, Roofs, Memory bars) so a lesson can
+// feed it results measured a second ago and results recorded on another machine alike. Each series
+// says where its numbers come from (Source): measured live solid, recorded dashed with hollow
+// markers, datasheet models dotted; the legend spells it out ("measured live", "recorded on
+// NVIDIA H200, 2026-11-30", "datasheet model").
+//
+// Values are passed in base units (seconds, bytes, FLOP/s, bytes/s); the charts choose prefixes
+// for the tick labels (ms, GiB, TFLOP/s) and name the unit on every axis.
+//
+// Charts have a white background and dark ink, so they read the same in JupyterLab's light and
+// dark themes; SVG and PNG place the legend under the plot so it never hides data.
 package charts
 
 import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Default chart size.
+// Default chart size (the legend, drawn under the plot, adds to the height).
 const (
 	Width  = 7 * vg.Inch
 	Height = 4 * vg.Inch
@@ -40,38 +51,82 @@ var Palette = []color.Color{
 // ColorOf returns the i-th palette color (cycling).
 func ColorOf(i int) color.Color { return Palette[i%len(Palette)] }
 
-// New returns a plot with the course's style: title, axis labels (with units), white background.
+// Hex returns a color as a CSS hex string, e.g. "#0072b2".
+func Hex(c color.Color) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
+
+// Ink is the color of text, axes and annotations.
+var Ink color.Color = color.RGBA{34, 34, 34, 255}
+
+// Muted is the color of secondary annotations (crossover and limit lines).
+var Muted color.Color = color.RGBA{110, 110, 110, 255}
+
+// Font is the typeface of every chart's text (metric-compatible with Arial and Helvetica).
+var Font = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// textStyle returns the charts' text style at a size in points.
+func textStyle(size float64) text.Style {
+	return text.Style{
+		Color:   Ink,
+		Font:    font.From(Font, font.Length(size)),
+		Handler: plot.DefaultTextHandler,
+		XAlign:  draw.XLeft,
+		YAlign:  draw.YCenter,
+	}
+}
+
+// New returns a plot with the course's style: title, axis labels (with units), sans-serif text,
+// grid, white background.
 func New(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = font.Length(13)
+	p.Title.TextStyle.Font = font.From(Font, 13)
+	p.Title.TextStyle.Color = Ink
+	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
-	p.BackgroundColor = color.White
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(Font, 11)
+		a.Label.TextStyle.Color = Ink
+		a.Tick.Label.Font = font.From(Font, 9.5)
+		a.Tick.Label.Color = Ink
+		a.Color = Ink
+		a.Tick.Color = Ink
+	}
+	p.Legend.TextStyle.Font = font.From(Font, 10)
+	p.Legend.TextStyle.Color = Ink
 	p.Legend.Top = true
 	p.Legend.Left = true
-	p.Add(plotter.NewGrid())
+	p.Legend.ThumbnailWidth = vg.Points(28)
+	p.Legend.Padding = vg.Points(2.5)
+	p.X.Tick.Marker, p.Y.Tick.Marker = NiceTicks{}, NiceTicks{}
+	p.BackgroundColor = color.White
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{Y: 225}
+	g.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(g)
 	return p
 }
 
 // Bar is one labeled value of a bar chart.
 type Bar struct {
-	Label string
-	Value float64
+	Label string  // the bar's name under the axis
+	Value float64 // its height, in the y axis' unit
 }
 
 // Bars draws a bar chart of labeled values.
 func Bars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
+	if len(bars) == 0 {
+		return nil, fmt.Errorf("charts: %q has no bars", title)
+	}
 	p := New(title, "", yLabel)
-	vals := make(plotter.Values, len(bars))
 	names := make([]string, len(bars))
 	for i, b := range bars {
-		vals[i] = b.Value
 		names[i] = b.Label
-	}
-	for i := range bars {
 		one := make(plotter.Values, len(bars))
-		one[i] = vals[i]
+		one[i] = b.Value
 		bc, err := plotter.NewBarChart(one, vg.Points(40))
 		if err != nil {
 			return nil, fmt.Errorf("charts: %w", err)
@@ -85,30 +140,89 @@ func Bars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	return p, nil
 }
 
-// SVG renders a plot to SVG bytes at the given size (0 for the default).
+// SVG renders a plot to SVG bytes at the given size (0 for the default), legend under the plot.
 func SVG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	if w == 0 {
-		w, h = Width, Height
-	}
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
+	w, h, lh := size(p, w, h)
+	c := vgsvg.New(w, h+lh)
+	drawChart(p, draw.New(c), lh)
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("charts: rendering SVG: %w", err)
 	}
-	return buf.Bytes(), nil
+	// gonum/plot names the font without a fallback; browsers without Liberation Sans would pick a
+	// serif font. Name the metric-compatible fallbacks.
+	out := strings.ReplaceAll(buf.String(), "font-family:Liberation Sans;",
+		"font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
+	return []byte(out), nil
 }
 
-// PNG renders a plot to PNG bytes at 96 dpi (0 for the default size).
+// PNG renders a plot to PNG bytes at 96 dpi (0 for the default size), legend under the plot.
 func PNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	if w == 0 {
-		w, h = Width, Height
-	}
-	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))}
-	p.Draw(draw.New(c))
+	w, h, lh := size(p, w, h)
+	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h+lh), vgimg.UseDPI(96))}
+	drawChart(p, draw.New(c), lh)
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("charts: rendering PNG: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// legendPad is the space around the legend strip; margin the space around the plot.
+const (
+	legendPad = vg.Length(8)
+	margin    = vg.Length(6)
+)
+
+// size fills in the default size and returns the height of the legend strip.
+func size(p *plot.Plot, w, h vg.Length) (vg.Length, vg.Length, vg.Length) {
+	if w == 0 {
+		w = Width
+	}
+	if h == 0 {
+		h = Height
+	}
+	lh := p.Legend.Rectangle(draw.Canvas{}).Size().Y
+	if lh > 0 {
+		lh += 2 * legendPad
+	}
+	return w, h, lh
+}
+
+// drawChart draws the plot in the top of c and its legend in a strip of height lh under it.
+func drawChart(p *plot.Plot, c draw.Canvas, lh vg.Length) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	area := draw.Crop(c, margin, -margin, lh, -margin/2)
+	// gonum/plot pads a log y axis as if its label sat at the arithmetic middle of the range (near
+	// the top), leaving a gap under the title: draw the y label here instead, at the data's middle.
+	if ylabel := p.Y.Label.Text; ylabel != "" {
+		p.Y.Label.Text = ""
+		defer func() { p.Y.Label.Text = ylabel }()
+		sty := p.Y.Label.TextStyle
+		h := sty.Height(ylabel)
+		data := p.DataCanvas(draw.Crop(area, h+p.Y.Label.Padding, 0, 0, 0))
+		sty.Rotation += math.Pi / 2
+		area.FillText(sty, vg.Point{X: area.Min.X + h, Y: data.Center().Y}, ylabel)
+		area = draw.Crop(area, h+p.Y.Label.Padding, 0, 0, 0)
+	}
+	p.Draw(area)
+	if lh == 0 {
+		return
+	}
+	strip := c
+	strip.Max.Y = c.Min.Y + lh
+	strip = draw.Crop(strip, 3*legendPad, -legendPad, legendPad, -legendPad)
+	leg.Top, leg.Left = true, true
+	leg.Draw(strip)
+}
+
+// lighten mixes a color halfway with white (recorded lanes and bars).
+func lighten(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8 + 255) / 2) }
+	return color.RGBA{mix(r), mix(g), mix(b), 255}
 }

@@ -18,8 +18,8 @@ import (
 // InNotebook reports whether the process runs as a GoNB cell.
 func InNotebook() bool { return gonbui.IsNotebook }
 
-// Chart renders a plot and shows it inline as an image/svg+xml output (PNG in plain-text runs is
-// pointless, so outside a notebook it prints the title only).
+// Chart renders a plot and shows it inline as an image/svg+xml output (not gonbui.DisplaySVG,
+// which would send it as text/html). Outside a notebook it prints the title only.
 func Chart(p *plot.Plot) error {
 	svg, err := charts.SVG(p, 0, 0)
 	if err != nil {
@@ -30,10 +30,47 @@ func Chart(p *plot.Plot) error {
 		return nil
 	}
 	gonbui.SendData(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
-		protocol.MIMEImageSVG: string(svg),
+		protocol.MIMEImageSVG:  string(svg),
 		protocol.MIMETextPlain: "chart: " + p.Title.Text,
 	}})
 	return nil
+}
+
+// ChartPNG renders a plot and shows it inline as an image/png output: for charts with very many
+// points (long utilization timelines), where an SVG would be heavy. Outside a notebook it prints
+// the title only.
+func ChartPNG(p *plot.Plot) error {
+	png, err := charts.PNG(p, 0, 0)
+	if err != nil {
+		return err
+	}
+	if !InNotebook() {
+		fmt.Printf("[chart: %s]\n", p.Title.Text)
+		return nil
+	}
+	gonbui.SendData(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
+		protocol.MIMEImagePNG:  png, // base64 in the Jupyter message, as gonbui.DisplayPng sends it
+		protocol.MIMETextPlain: "chart: " + p.Title.Text,
+	}})
+	return nil
+}
+
+// Plot shows the chart a charts function returns, or the error that stopped it, so a cell is one
+// line: display.Plot(charts.TimeVsBatch(title, series)). It returns that error.
+func Plot(p *plot.Plot, err error) error {
+	if err != nil {
+		return Error(err)
+	}
+	return Error(Chart(p))
+}
+
+// send shows HTML with a plain-text alternative (what headless runs and text views read); with a
+// display ID it creates or replaces that output block in place.
+func send(displayID, htmlText, plain string) {
+	gonbui.SendData(&protocol.DisplayData{
+		Data:      map[protocol.MIMEType]any{protocol.MIMETextHTML: htmlText, protocol.MIMETextPlain: plain},
+		DisplayID: displayID,
+	})
 }
 
 // HTML shows an HTML fragment (printed as text outside a notebook).
@@ -63,6 +100,15 @@ func Table(header []string, rows [][]string) {
 		}
 		return
 	}
+	plain := strings.Join(header, " | ") + "\n"
+	for _, r := range rows {
+		plain += strings.Join(r, " | ") + "\n"
+	}
+	send("", tableHTML(header, rows), plain)
+}
+
+// tableHTML renders a table with a header row; cells are plain text (escaped).
+func tableHTML(header []string, rows [][]string) string {
 	var b strings.Builder
 	b.WriteString(`<table class="whygpu-table"><thead><tr>`)
 	for _, h := range header {
@@ -77,7 +123,7 @@ func Table(header []string, rows [][]string) {
 		b.WriteString("</tr>")
 	}
 	b.WriteString("</tbody></table>")
-	gonbui.DisplayHTML(b.String())
+	return b.String()
 }
 
 // Error shows an error as a clear message with what to do, without failing the cell. It returns
@@ -95,16 +141,16 @@ func Error(err error) error {
 	return err
 }
 
-// Progress shows a status line that later calls update in place (UpdateHTML), for runs longer than
-// a couple of seconds. Outside a notebook it prints each update on its own line.
+// Progress shows a status line that later calls update in place (gonbui.UpdateHTML), for runs
+// longer than a couple of seconds. Outside a notebook it prints each update on its own line.
 type Progress struct{ id string }
 
 // NewProgress shows an initial status line.
 func NewProgress(text string) *Progress {
 	p := &Progress{}
 	if InNotebook() {
-		p.id = "whygpu-progress-" + gonbui.UniqueID()
-		gonbui.UpdateHTML(p.id, progressHTML(text))
+		p.id = "whygpu-progress-" + gonbui.UniqueId()
+		send(p.id, progressHTML(text, -1, 0), text)
 	} else {
 		fmt.Println(text)
 	}
@@ -115,17 +161,43 @@ func NewProgress(text string) *Progress {
 func (p *Progress) Update(format string, args ...any) {
 	text := fmt.Sprintf(format, args...)
 	if p.id != "" {
-		gonbui.UpdateHTML(p.id, progressHTML(text))
+		send(p.id, progressHTML(text, -1, 0), text)
 	} else {
 		fmt.Println(text)
+	}
+}
+
+// Step replaces the status line with a progress bar at done of total and a text:
+// p.Step(3, 10, "batch %d", 64) shows "[███░░░░░░░] 3/10 batch 64".
+func (p *Progress) Step(done, total int, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	plain := fmt.Sprintf("%s %d/%d %s", textBar(done, total), done, total, text)
+	if p.id != "" {
+		send(p.id, progressHTML(text, done, total), plain)
+	} else {
+		fmt.Println(plain)
 	}
 }
 
 // Done replaces the status line with a final message (it stays in the output).
 func (p *Progress) Done(format string, args ...any) { p.Update(format, args...) }
 
-func progressHTML(text string) string {
-	return `<div class="whygpu-progress" style="font-family:monospace">` + html.EscapeString(text) + `</div>`
+func progressHTML(text string, done, total int) string {
+	bar := ""
+	if total > 0 {
+		bar = fmt.Sprintf(`<progress value="%d" max="%d" style="vertical-align:middle;margin-right:8px"></progress>%d/%d `,
+			done, total, done, total)
+	}
+	return `<div class="whygpu-progress" style="font-family:monospace">` + bar + html.EscapeString(text) + `</div>`
+}
+
+func textBar(done, total int) string {
+	const n = 10
+	k := 0
+	if total > 0 {
+		k = min(n, max(0, done*n/total))
+	}
+	return "[" + strings.Repeat("█", k) + strings.Repeat("░", n-k) + "]"
 }
 
 func stripTags(s string) string {

@@ -2,6 +2,8 @@ package display
 
 import (
 	"fmt"
+	"html"
+	"strings"
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
@@ -52,4 +54,113 @@ func Results(rs []measure.Result) {
 		})
 	}
 	Table([]string{"device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s"}, rows)
+}
+
+// ResultsTable shows results as a table in which every row says where its numbers come from —
+// "measured live" or "recorded <date>" — with a numbered footnote per provenance giving the
+// device, model, driver, PJRT plugin, GoMLX and go-xla versions, host and date. Use it wherever a
+// lesson puts live and recorded numbers side by side.
+func ResultsTable(caption string, rs []measure.Result) {
+	header := []string{"source", "device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s", "% of peak"}
+	notes, index := provenanceNotes(rs)
+	var rows [][]string
+	for _, r := range rs {
+		src := "measured live"
+		if r.Provenance.Recorded {
+			src = "recorded " + r.Provenance.Date.Format("2006-01-02")
+		}
+		peak := "–"
+		if r.PeakFLOPS > 0 {
+			peak = fmt.Sprintf("%.0f%%", r.PercentOfPeak())
+		}
+		rows = append(rows, []string{
+			fmt.Sprintf("%s [%d]", src, index[provenanceKey(r.Provenance)]),
+			r.Provenance.Device, r.Label,
+			r.Stats.Median.Round(time.Microsecond).String(),
+			fmt.Sprintf("%s / %s", r.Stats.Min.Round(time.Microsecond), r.Stats.P90.Round(time.Microsecond)),
+			fmt.Sprintf("%.1f%%", 100*r.Stats.CV),
+			fmt.Sprintf("%.1f", r.GFLOPS()),
+			fmt.Sprintf("%.2f", r.BytesPerSec()/1e9),
+			peak,
+		})
+	}
+	if !InNotebook() {
+		if caption != "" {
+			fmt.Println(caption)
+		}
+		Table(header, rows)
+		for i, n := range notes {
+			fmt.Printf("[%d] %s\n", i+1, n)
+		}
+		return
+	}
+	var b strings.Builder
+	b.WriteString(`<div class="whygpu-results">`)
+	if caption != "" {
+		fmt.Fprintf(&b, `<div style="font-weight:600;margin:4px 0">%s</div>`, html.EscapeString(caption))
+	}
+	b.WriteString(tableHTML(header, rows))
+	b.WriteString(`<ol class="whygpu-provenance" style="font-size:85%;margin:4px 0 0;color:var(--jp-content-font-color2,#555)">`)
+	for _, n := range notes {
+		fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(n))
+	}
+	b.WriteString("</ol></div>")
+	plain := caption + "\n" + strings.Join(header, " | ") + "\n"
+	for _, r := range rows {
+		plain += strings.Join(r, " | ") + "\n"
+	}
+	for i, n := range notes {
+		plain += fmt.Sprintf("[%d] %s\n", i+1, n)
+	}
+	send("", b.String(), plain)
+}
+
+// provenanceKey identifies a provenance for the footnotes (the measuring session, to the day).
+func provenanceKey(p measure.Provenance) string {
+	return strings.Join([]string{p.Device, p.Model, p.Driver, p.Plugin, p.PJRTVersion, p.GoMLX, p.GoXLA, p.Host,
+		p.Date.Format("2006-01-02"), fmt.Sprint(p.Recorded)}, "\x00")
+}
+
+// provenanceNotes returns one footnote per distinct provenance, in order of appearance, and the
+// 1-based footnote number of each provenance key.
+func provenanceNotes(rs []measure.Result) ([]string, map[string]int) {
+	var notes []string
+	index := map[string]int{}
+	for _, r := range rs {
+		k := provenanceKey(r.Provenance)
+		if _, ok := index[k]; ok {
+			continue
+		}
+		index[k] = len(notes) + 1
+		notes = append(notes, ProvenanceNote(r.Provenance))
+	}
+	return notes, index
+}
+
+// ProvenanceNote describes where and when a result was measured, in one line: "recorded on
+// 2026-11-30 · xla:cuda · NVIDIA H200 (139 GiB) · driver 570.86 · plugin pjrt_c_api_cuda_plugin.so
+// (PJRT 0.54) · GoMLX v0.28.1 · go-xla v0.4.0 · host gpu-1".
+func ProvenanceNote(p measure.Provenance) string {
+	when := "measured live on " + p.Date.Format("2006-01-02 15:04 MST")
+	if p.Recorded {
+		when = "recorded on " + p.Date.Format("2006-01-02")
+	}
+	parts := []string{when, p.Device}
+	add := func(label, v string) {
+		if v != "" {
+			parts = append(parts, label+v)
+		}
+	}
+	add("", p.Model)
+	add("driver ", p.Driver)
+	plugin := p.Plugin
+	if p.PJRTVersion != "" {
+		plugin = strings.TrimSpace(plugin + " (PJRT " + p.PJRTVersion + ")")
+	}
+	add("plugin ", plugin)
+	add("GoMLX ", p.GoMLX)
+	add("go-xla ", p.GoXLA)
+	add("", p.Go)
+	add("host ", p.Host)
+	return strings.Join(parts, " · ")
 }

@@ -1,0 +1,72 @@
+// Package fromresult turns measure.Result values, measured live or loaded from a recording, into
+// the plain inputs of package charts (series, race lanes, roofline points), with their provenance:
+// a recorded result becomes a charts.Recorded series noted "<model>, <date>".
+//
+// It is apart from package charts so that charts depends on nothing but gonum/plot.
+package fromresult
+
+import (
+	"sort"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+// Source says where a result comes from, for a chart: charts.Live with no note for a result
+// measured on this machine, charts.Recorded with "<model>, <date>" for one loaded from a reference
+// file.
+func Source(p measure.Provenance) (charts.Source, string) {
+	if !p.Recorded {
+		return charts.Live, ""
+	}
+	note := p.Model
+	if note == "" {
+		note = p.Device
+	}
+	if !p.Date.IsZero() {
+		note += ", " + p.Date.Format("2006-01-02")
+	}
+	return charts.Recorded, note
+}
+
+// Series turns results into series, one per device and provenance (live results of xla:cpu,
+// recorded results of xla:cuda, …), each point read with x and y from a result; e.g. time per
+// step against batch size:
+//
+//	fromresult.Series(rs, func(r measure.Result) float64 { return float64(r.Params["batch"]) },
+//		measure.Result.Seconds)
+//
+// Series come in the order their first result appears; points are sorted by x.
+func Series(rs []measure.Result, x, y func(measure.Result) float64) []charts.Series {
+	var out []charts.Series
+	index := map[string]int{}
+	for _, r := range rs {
+		src, note := Source(r.Provenance)
+		key := r.Provenance.Device + "\x00" + src.String() + "\x00" + note
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, charts.Series{Name: r.Provenance.Device, Source: src, Note: note})
+		}
+		out[i].Points = append(out[i].Points, charts.XY{X: x(r), Y: y(r)})
+	}
+	for i := range out {
+		pts := out[i].Points
+		sort.SliceStable(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
+	}
+	return out
+}
+
+// Lane turns a result into a race lane: its device, median time and provenance.
+func Lane(r measure.Result) charts.Lane {
+	src, note := Source(r.Provenance)
+	return charts.Lane{Device: r.Provenance.Device, Time: r.Stats.Median, Source: src, Note: note}
+}
+
+// Point turns a result into a roofline point: its label, arithmetic intensity, achieved FLOP/s
+// and provenance.
+func Point(r measure.Result) charts.RoofPoint {
+	src, note := Source(r.Provenance)
+	return charts.RoofPoint{Label: r.Label, Intensity: r.Intensity(), FLOPS: r.FLOPS(), Source: src, Note: note}
+}

@@ -1,0 +1,69 @@
+package fromresult
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+func result(device string, recorded bool, batch int, median time.Duration) measure.Result {
+	r := measure.Result{
+		Label: fmt.Sprintf("step batch %d", batch), Params: map[string]int{"batch": batch},
+		FLOPs: 2e9, Bytes: 1e8,
+		Provenance: measure.Provenance{Device: device, Model: "NVIDIA H200 (139 GiB)", Recorded: recorded,
+			Date: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
+	}
+	r.Stats.Median = median
+	return r
+}
+
+func batch(r measure.Result) float64 { return float64(r.Params["batch"]) }
+
+func TestSeries(t *testing.T) {
+	rs := []measure.Result{
+		result("xla:cpu", false, 64, 8*time.Millisecond),
+		result("xla:cuda", true, 8, time.Millisecond),
+		result("xla:cpu", false, 8, time.Millisecond),
+		result("xla:cuda", true, 64, time.Millisecond),
+	}
+	got := Series(rs, batch, measure.Result.Seconds)
+	tests := []struct {
+		name, legend string
+		xs           []float64
+	}{
+		{"xla:cpu", "xla:cpu — measured live", []float64{8, 64}},
+		{"xla:cuda", "xla:cuda — recorded on NVIDIA H200 (139 GiB), 2026-11-30", []float64{8, 64}},
+	}
+	if len(got) != len(tests) {
+		t.Fatalf("got %d series, want %d: %+v", len(got), len(tests), got)
+	}
+	for i, tc := range tests {
+		s := got[i]
+		if s.Name != tc.name || s.Legend() != tc.legend {
+			t.Errorf("series %d: %q / %q, want %q / %q", i, s.Name, s.Legend(), tc.name, tc.legend)
+		}
+		for j, x := range tc.xs {
+			if s.Points[j].X != x {
+				t.Errorf("series %q point %d at x = %v, want %v (sorted)", s.Name, j, s.Points[j].X, x)
+			}
+		}
+	}
+}
+
+func TestLaneAndPoint(t *testing.T) {
+	r := result("xla:cuda", true, 64, 2*time.Millisecond)
+	l := Lane(r)
+	if l.Device != "xla:cuda" || l.Time != 2*time.Millisecond || l.Source != charts.Recorded {
+		t.Errorf("Lane = %+v", l)
+	}
+	p := Point(r)
+	if p.Intensity != 20 || p.FLOPS != 1e12 || p.Source != charts.Recorded {
+		t.Errorf("Point = %+v, want intensity 20 and 1 TFLOP/s", p)
+	}
+	if src, note := Source(measure.Provenance{Device: "xla:cpu"}); src != charts.Live || note != "" {
+		t.Errorf("live provenance gave %v %q", src, note)
+	}
+}
