@@ -20,7 +20,7 @@ lab: setup
 
 ## test: set up (with test tools) if needed, then run every test: Go, notebooks, lint, browser
 test: setup-test
-	$(MAKE) --no-print-directory test-go test-notebooks
+	$(MAKE) --no-print-directory lint test-go test-notebooks test-browser
 
 setup:
 	@scripts/setup.sh
@@ -47,3 +47,38 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) build tests/artifacts
+
+.PHONY: test-classroom
+## test-classroom: the classroom (docker/): image set-up simulated offline, start hook, JupyterHub, parsers
+test-classroom: setup
+	cd docker/dockertest && go vet ./... && go test -count=1 ./...
+	$(VENV)/bin/pytest -q docker/tests
+
+# --- Authoring tools: cmd/whygpu check|run|new|record (lessons/AUTHORING.md) ---
+.PHONY: run-notebooks new record whygpu-bin
+
+## lint: notebook conventions (whygpu check): kernel, stripped outputs, objectives, recall checks, recap, gofmt, imports
+lint:
+	go run ./cmd/whygpu check -q
+
+## test-browser: the course in JupyterLab in Debian's headless Chromium (screenshots: tests/artifacts/browser/)
+test-browser: setup-test
+	go test -tags browser -count=1 -timeout 30m -v ./tests/browser/
+
+## run-notebooks: execute every notebook (or NB=01-race) through the course kernel; executed copies + HTML in build/
+run-notebooks: setup
+	go run ./cmd/whygpu run $(NB)
+
+## new: scaffold a lesson: make new LESSON=07-feeding TITLE="Feeding the device"
+new:
+	@test -n "$(LESSON)" -a -n "$(TITLE)" || { echo 'usage: make new LESSON=NN-topic TITLE="Title"' >&2; exit 2; }
+	go run ./cmd/whygpu new $(LESSON) "$(TITLE)"
+
+## record: run every experiment on a device into lessons/reference: make record DEVICE=xla:cuda [SCALE=gpu] [ONLY=01-race]
+record: setup
+	@test -n "$(DEVICE)" || { echo 'usage: make record DEVICE=xla:cuda [SCALE=gpu|laptop] [ONLY=lesson/name,...] [OUT=dir]' >&2; exit 2; }
+	go run ./cmd/whygpu record -device $(DEVICE) $(if $(SCALE),-scale $(SCALE)) $(if $(ONLY),-only $(ONLY)) $(if $(OUT),-out $(OUT))
+
+## whygpu-bin: build/whygpu, self-contained (-trimpath), to carry to a machine without Go (the GPU machine)
+whygpu-bin:
+	go build -trimpath -ldflags="-s -w" -o build/whygpu ./cmd/whygpu

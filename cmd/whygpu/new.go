@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/gpu-course/whygpu/internal/notebook"
+)
+
+func init() {
+	register("new", "scaffold a lesson: notebook, lessons/<pkg>/ package with a test, experiment stub", newLesson)
+}
+
+// lessonData fills the templates of lessons/_template.
+type lessonData struct {
+	ID     string // "07-feeding"
+	Number string // "07"
+	Topic  string // "feeding"
+	Title  string // "Feeding the device"
+	Pkg    string // Go package name and directory under lessons/: "feeding"
+	Module string // this module's path
+}
+
+func newLesson(args []string) error {
+	fs := flag.NewFlagSet("new", flag.ContinueOnError)
+	pkg := fs.String("pkg", "", "Go package name (and lessons/ directory) for the lesson's code (default: the topic without hyphens)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: whygpu new [-pkg name] NN-topic "Title"
+
+Scaffolds a lesson from lessons/_template:
+  notebooks/NN-topic.ipynb     objectives, time, two sections closed by recall checks, recap
+  lessons/<pkg>/<pkg>.go       the lesson's code: an example measurement registered as an
+                               experiment (for `+"`whygpu record`"+`), its chart, the recall deck
+  lessons/<pkg>/<pkg>_test.go  its tests
+and adds the package to lessons/all/all.go. The result passes `+"`whygpu check`"+` as it is; then
+replace every TODO(author).`)
+		fs.PrintDefaults()
+	}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return fmt.Errorf("new: want NN-topic and a title, got %d argument(s)", fs.NArg())
+	}
+	id, title := strings.TrimSuffix(fs.Arg(0), ".ipynb"), strings.TrimSpace(fs.Arg(1))
+	if !notebook.ValidLessonID(id) {
+		return fmt.Errorf("new: %q is not NN-topic (two digits, a hyphen, lower-case words joined by hyphens, e.g. 07-feeding)", id)
+	}
+	if title == "" {
+		return fmt.Errorf("new: the title is empty")
+	}
+	root := repoRoot()
+	cfg, err := notebook.LoadConfig(root)
+	if err != nil {
+		return fmt.Errorf("new: %w", err)
+	}
+	d := lessonData{ID: id, Number: id[:2], Topic: id[3:], Title: title, Pkg: *pkg, Module: cfg.Module}
+	if d.Pkg == "" {
+		d.Pkg = strings.ReplaceAll(d.Topic, "-", "")
+	}
+	if !token.IsIdentifier(d.Pkg) || token.IsKeyword(d.Pkg) || strings.ToLower(d.Pkg) != d.Pkg || d.Pkg == "all" {
+		return fmt.Errorf("new: %q is not a usable package name (lower-case Go identifier, not a keyword, not \"all\"): pass -pkg", d.Pkg)
+	}
+
+	nbPath := filepath.Join(root, "notebooks", id+".ipynb")
+	pkgDir := filepath.Join(root, "lessons", d.Pkg)
+	tmplDir := filepath.Join(root, "lessons", "_template")
+	if _, err := os.Stat(nbPath); err == nil {
+		return fmt.Errorf("new: %s already exists", relPath(nbPath))
+	}
+	if _, err := os.Stat(pkgDir); err == nil {
+		return fmt.Errorf("new: %s already exists (pass -pkg to choose another package name)", relPath(pkgDir))
+	}
+	others, _ := filepath.Glob(filepath.Join(root, "notebooks", d.Number+"-*.ipynb"))
+	if len(others) > 0 {
+		return fmt.Errorf("new: number %s is taken by %s (lesson numbers are stable: pick a free one)", d.Number, relPath(others[0]))
+	}
+
+	// The notebook: the template's cells with their text filled in, fresh cell ids.
+	nb, err := notebook.Read(filepath.Join(tmplDir, "lesson.ipynb"))
+	if err != nil {
+		return fmt.Errorf("new: reading the template: %w", err)
+	}
+	for _, c := range nb.Cells {
+		text, err := fill("cell", c.Text(), d)
+		if err != nil {
+			return err
+		}
+		c.Source = notebook.Source(text)
+		c.ID = notebook.NewCellID()
+	}
+	nb.Metadata["whygpu"] = map[string]any{"lesson": id}
+	nb.Strip()
+
+	// The package and its test.
+	goFiles := map[string]string{
+		filepath.Join(pkgDir, d.Pkg+".go"):      "lesson.go.tmpl",
+		filepath.Join(pkgDir, d.Pkg+"_test.go"): "lesson_test.go.tmpl",
+	}
+	rendered := map[string][]byte{}
+	for dst, name := range goFiles {
+		b, err := os.ReadFile(filepath.Join(tmplDir, name))
+		if err != nil {
+			return fmt.Errorf("new: reading the template: %w", err)
+		}
+		text, err := fill(name, string(b), d)
+		if err != nil {
+			return err
+		}
+		src, err := format.Source([]byte(text))
+		if err != nil {
+			return fmt.Errorf("new: %s does not render to valid Go: %w", name, err)
+		}
+		rendered[dst] = src
+	}
+	allPath := filepath.Join(root, "lessons", "all", "all.go")
+	allSrc, err := os.ReadFile(allPath)
+	if err != nil {
+		return fmt.Errorf("new: %w", err)
+	}
+	newAll, err := addBlankImport(allSrc, cfg.Module+"/lessons/"+d.Pkg, id)
+	if err != nil {
+		return fmt.Errorf("new: updating %s: %w", relPath(allPath), err)
+	}
+
+	// Everything rendered: write.
+	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+		return err
+	}
+	if err := nb.Write(nbPath); err != nil {
+		return err
+	}
+	created := []string{nbPath}
+	dsts := make([]string, 0, len(rendered))
+	for dst := range rendered {
+		dsts = append(dsts, dst)
+	}
+	sort.Strings(dsts)
+	for _, dst := range dsts {
+		if err := os.WriteFile(dst, rendered[dst], 0o644); err != nil {
+			return err
+		}
+		created = append(created, dst)
+	}
+	if err := os.WriteFile(allPath, newAll, 0o644); err != nil {
+		return err
+	}
+	for _, c := range created {
+		fmt.Println("created ", relPath(c))
+	}
+	fmt.Println("updated ", relPath(allPath))
+	fmt.Printf(`
+next:
+  1. replace every TODO(author) (grep -rn 'TODO(author)' %s %s)
+  2. go run ./cmd/whygpu check %s     # conventions
+  3. go test ./lessons/%s/             # the lesson's Go code
+  4. go run ./cmd/whygpu run %s       # the notebook through the real kernel (build/)
+  5. on a GPU machine: whygpu record -device xla:cuda -only %s   (see lessons/AUTHORING.md)
+`, relPath(nbPath), relPath(pkgDir), id, d.Pkg, id, id)
+	return nil
+}
+
+// fill executes a template with missingkey=error, so a typo in a placeholder fails loudly.
+func fill(name, text string, d lessonData) (string, error) {
+	t, err := template.New(name).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("new: template %s: %w", name, err)
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, d); err != nil {
+		return "", fmt.Errorf("new: template %s: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// addBlankImport adds `_ "path" // comment` to the import block of lessons/all/all.go, keeping the
+// block sorted, and gofmts the file.
+func addBlankImport(src []byte, path, comment string) ([]byte, error) {
+	lines := strings.Split(string(src), "\n")
+	start, end := -1, -1
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if start < 0 && t == "import (" {
+			start = i
+		} else if start >= 0 && t == ")" {
+			end = i
+			break
+		}
+	}
+	if start < 0 || end < 0 {
+		return nil, fmt.Errorf("no import ( … ) block")
+	}
+	quoted := fmt.Sprintf("%q", path)
+	var imports []string
+	for _, l := range lines[start+1 : end] {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if strings.Contains(l, quoted) {
+			return src, nil // already there
+		}
+		imports = append(imports, strings.TrimSpace(l))
+	}
+	imports = append(imports, fmt.Sprintf("_ %s // %s", quoted, comment))
+	sort.Slice(imports, func(i, j int) bool { return importPath(imports[i]) < importPath(imports[j]) })
+	for i := range imports {
+		imports[i] = "\t" + imports[i]
+	}
+	out := append(append(append([]string{}, lines[:start+1]...), imports...), lines[end:]...)
+	return format.Source([]byte(strings.Join(out, "\n")))
+}
+
+func importPath(line string) string {
+	if i := strings.IndexByte(line, '"'); i >= 0 {
+		return line[i:]
+	}
+	return line
+}

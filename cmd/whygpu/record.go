@@ -1,0 +1,332 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+
+	// Every lesson package: their init functions register the experiments this command runs.
+	_ "github.com/gpu-course/whygpu/lessons/all"
+)
+
+func init() {
+	register("record", "run every lesson's experiments on a device and write reference results (JSON + charts)", record)
+}
+
+// Manifest is written next to the reference results of one device: what was recorded, how, and
+// what failed. <out>/<device-slug>/record.json
+type Manifest struct {
+	Device      string            `json:"device"`
+	Model       string            `json:"model"`
+	Scale       string            `json:"scale"`
+	Plugin      string            `json:"plugin,omitempty"`
+	PJRTVersion string            `json:"pjrt_version,omitempty"`
+	Host        string            `json:"host"`
+	Command     string            `json:"command"`
+	Build       map[string]string `json:"build"` // Go and module versions of the whygpu binary
+	Updated     time.Time         `json:"updated"`
+	Experiments []ManifestEntry   `json:"experiments"`
+}
+
+// ManifestEntry is one experiment's outcome in a recording run.
+type ManifestEntry struct {
+	ID       string    `json:"id"`
+	Doc      string    `json:"doc,omitempty"`
+	File     string    `json:"file,omitempty"`  // JSON results, relative to the device's directory
+	Chart    string    `json:"chart,omitempty"` // SVG chart, relative to the device's directory
+	Results  int       `json:"results"`
+	Seconds  float64   `json:"seconds"`
+	Error    string    `json:"error,omitempty"`
+	Recorded time.Time `json:"recorded"`
+}
+
+func record(args []string) error {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	device := fs.String("device", devices.CPU, "device to record on: "+strings.Join(devices.Names, ", "))
+	scaleFlag := fs.String("scale", "", "experiment sizes: gpu or laptop (default: gpu on a GPU device, laptop otherwise)")
+	out := fs.String("out", "", "reference directory to write <device-slug>/<lesson>/<name>.json under (default: <checkout>/lessons/reference)")
+	only := fs.String("only", "", "comma-separated experiment ids (lesson/name) or lesson ids to run (default: all)")
+	list := fs.Bool("list", false, "list the registered experiments and exit")
+	noCharts := fs.Bool("no-charts", false, "do not write an SVG chart next to each JSON file")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: whygpu record [-device xla:cuda] [-scale gpu] [-out dir] [-only lesson/name,...] [-list]
+
+Runs every registered experiment (lessons register them in init; lessons/all imports every lesson)
+on one device and writes its results with provenance (device, model, driver, PJRT, GoMLX and Go
+versions, date) to <out>/<device-slug>/<lesson>/<name>.json, a chart next to it, and a manifest
+<out>/<device-slug>/record.json. Lessons show these results, labeled as recorded, where the device
+is absent. The binary needs no Go and no checkout: only the PJRT plugin (PJRT_PLUGIN_LIBRARY_PATH)
+and, outside a checkout, -out.`)
+		fs.PrintDefaults()
+	}
+	if help, err := parseFlags(fs, args); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("record: unexpected arguments %q (use -only)", fs.Args())
+	}
+
+	exps, err := selectExperiments(experiments.All(), *only)
+	if err != nil {
+		return err
+	}
+	if *list {
+		for _, e := range exps {
+			fmt.Printf("%-32s %s\n", e.ID(), e.Doc)
+		}
+		return nil
+	}
+
+	outDir := *out
+	if outDir == "" {
+		if _, err := os.Stat(filepath.Join(experiments.Root(), "go.mod")); err != nil {
+			return fmt.Errorf("record: no course checkout at %s (set WHYGPU_ROOT or pass -out DIR)", experiments.Root())
+		}
+		outDir = experiments.ReferenceDir()
+	}
+
+	dev, err := devices.Open(*device)
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	scale := experiments.Laptop
+	if dev.IsGPU() {
+		scale = experiments.GPU
+	}
+	switch experiments.Scale(*scaleFlag) {
+	case "":
+	case experiments.GPU, experiments.Laptop:
+		scale = experiments.Scale(*scaleFlag)
+	default:
+		return fmt.Errorf("record: -scale must be %s or %s, not %q", experiments.GPU, experiments.Laptop, *scaleFlag)
+	}
+	slug := experiments.Slug(dev.Model)
+	devDir := filepath.Join(outDir, slug)
+	fmt.Printf("record: %d experiment(s) on %s (%s), scale %s → %s\n", len(exps), dev.Name, dev.Model, scale, devDir)
+
+	man := loadManifest(filepath.Join(devDir, "record.json"))
+	host, _ := os.Hostname()
+	man.Device, man.Model, man.Scale = dev.Name, dev.Model, string(scale)
+	man.Plugin, man.PJRTVersion, man.Host = filepath.Base(dev.Plugin), dev.PJRTVersion, host
+	man.Command = "whygpu record " + strings.Join(args, " ")
+	man.Build = buildVersions()
+
+	failed := 0
+	for _, e := range exps {
+		entry := runOne(e, dev, scale, outDir, devDir, !*noCharts)
+		if entry.Error != "" {
+			failed++
+			fmt.Printf("  FAIL %-32s %6.1fs  %s\n", e.ID(), entry.Seconds, entry.Error)
+		} else {
+			fmt.Printf("  ok   %-32s %6.1fs  %d result(s) → %s\n", e.ID(), entry.Seconds, entry.Results, filepath.Join(devDir, entry.File))
+		}
+		man.put(entry)
+		man.Updated = time.Now().UTC()
+		if err := writeJSON(filepath.Join(devDir, "record.json"), man); err != nil {
+			return fmt.Errorf("record: writing the manifest: %w", err)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("record: %d of %d experiment(s) failed (see above and %s)", failed, len(exps), filepath.Join(devDir, "record.json"))
+	}
+	fmt.Printf("record: done; manifest %s\n", filepath.Join(devDir, "record.json"))
+	return nil
+}
+
+// selectExperiments filters by -only: exact ids ("01-race/sweep") or whole lessons ("01-race").
+func selectExperiments(all []experiments.Experiment, only string) ([]experiments.Experiment, error) {
+	if len(all) == 0 {
+		return nil, errors.New("record: no experiments are registered (lessons register them in init; is the lesson imported by lessons/all?)")
+	}
+	if strings.TrimSpace(only) == "" {
+		return all, nil
+	}
+	var out []experiments.Experiment
+	for _, want := range strings.Split(only, ",") {
+		want = strings.Trim(strings.TrimSpace(want), "/")
+		if want == "" {
+			continue
+		}
+		found := false
+		for _, e := range all {
+			if e.ID() == want || e.Lesson == want {
+				out = append(out, e)
+				found = true
+			}
+		}
+		if !found {
+			var ids []string
+			for _, e := range all {
+				ids = append(ids, e.ID())
+			}
+			return nil, fmt.Errorf("record: no experiment or lesson %q (registered: %s)", want, strings.Join(ids, ", "))
+		}
+	}
+	return out, nil
+}
+
+// runOne runs an experiment (a panic becomes its error), saves its results and chart.
+func runOne(e experiments.Experiment, dev *devices.Device, scale experiments.Scale, outDir, devDir string, chart bool) (entry ManifestEntry) {
+	entry = ManifestEntry{ID: e.ID(), Doc: e.Doc, Recorded: time.Now().UTC()}
+	t0 := time.Now()
+	defer func() { entry.Seconds = time.Since(t0).Seconds() }()
+	results, err := func() (rs []measure.Result, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return e.Run(dev, scale)
+	}()
+	if err != nil {
+		entry.Error = err.Error()
+		return entry
+	}
+	if len(results) == 0 {
+		entry.Error = "the experiment returned no results"
+		return entry
+	}
+	// Every number carries its provenance: fill in what an experiment left empty, and refuse
+	// results that claim another device.
+	for i := range results {
+		p := &results[i].Provenance
+		if p.Device == "" {
+			*p = measure.ProvenanceOf(dev)
+		}
+		if p.Device != dev.Name || p.Recorded {
+			entry.Error = fmt.Sprintf("result %d (%s) has provenance %q, recorded=%v; want a live measurement on %s", i, results[i].Label, p.Device, p.Recorded, dev.Name)
+			return entry
+		}
+	}
+	var path string
+	if filepath.Clean(outDir) == filepath.Clean(experiments.ReferenceDir()) {
+		path, err = experiments.SaveReference(e, results)
+	} else {
+		path = filepath.Join(devDir, e.Lesson, e.Name+".json")
+		err = measure.Save(path, results)
+	}
+	if err != nil {
+		entry.Error = "saving: " + err.Error()
+		return entry
+	}
+	entry.Results = len(results)
+	entry.File, _ = filepath.Rel(devDir, path)
+	if chart {
+		svgPath := strings.TrimSuffix(path, ".json") + ".svg"
+		if err := writeChart(svgPath, e, results, scale); err != nil {
+			fmt.Printf("  note: no chart for %s: %v\n", e.ID(), err)
+		} else {
+			entry.Chart, _ = filepath.Rel(devDir, svgPath)
+		}
+	}
+	return entry
+}
+
+// writeChart draws one bar per result: achieved GFLOP/s, or GB/s for results without FLOPs.
+func writeChart(path string, e experiments.Experiment, results []measure.Result, scale experiments.Scale) error {
+	useFLOPs := false
+	for _, r := range results {
+		if r.FLOPs > 0 {
+			useFLOPs = true
+		}
+	}
+	var bars []charts.Bar
+	for _, r := range results {
+		v := r.BytesPerSec() / 1e9
+		if useFLOPs {
+			v = r.GFLOPS()
+		}
+		bars = append(bars, charts.Bar{Label: shortLabel(r.Label), Value: v})
+	}
+	unit := "achieved GB/s"
+	if useFLOPs {
+		unit = "achieved GFLOP/s"
+	}
+	p0 := results[0].Provenance
+	title := fmt.Sprintf("%s on %s, recorded %s (scale %s)", e.ID(), p0.Model, p0.Date.Format("2006-01-02"), scale)
+	p, err := charts.Bars(title, unit, bars)
+	if err != nil {
+		return err
+	}
+	w := charts.Width
+	if n := len(bars); n > 6 {
+		w = charts.Width * vg.Length(float64(n)/6)
+	}
+	svg, err := charts.SVG(p, w, charts.Height)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, svg, 0o644)
+}
+
+func shortLabel(s string) string {
+	r := []rune(s)
+	if len(r) > 28 {
+		return string(r[:27]) + "…"
+	}
+	return s
+}
+
+func loadManifest(path string) *Manifest {
+	m := &Manifest{}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, m)
+	}
+	return m
+}
+
+// put replaces the entry with the same id or appends it.
+func (m *Manifest) put(e ManifestEntry) {
+	for i := range m.Experiments {
+		if m.Experiments[i].ID == e.ID {
+			m.Experiments[i] = e
+			return
+		}
+	}
+	m.Experiments = append(m.Experiments, e)
+}
+
+func writeJSON(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// buildVersions lists the Go version and the versions of the modules that shape the numbers.
+func buildVersions() map[string]string {
+	out := map[string]string{}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return out
+	}
+	out["go"] = bi.GoVersion
+	for _, d := range bi.Deps {
+		switch d.Path {
+		case "github.com/gomlx/gomlx", "github.com/gomlx/go-xla", "github.com/gomlx/compute", "github.com/janpfeifer/gonb":
+			v := d.Version
+			if d.Replace != nil {
+				v = d.Replace.Version
+			}
+			out[d.Path] = v
+		}
+	}
+	return out
+}
