@@ -29,7 +29,7 @@ def error_outputs(cell):
                 bad.append(text[:2000])
         elif out.get("output_type") in ("display_data", "execute_result"):
             html = out.get("data", {}).get("text/html", "")
-            if "whygpu-error" in html or "gonb_error" in html.lower():
+            if "whygpu-error" in html or "gonb-err" in html:
                 bad.append(re.sub(r"<[^>]+>", "", html)[:2000])
     return bad
 

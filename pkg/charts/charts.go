@@ -137,6 +137,10 @@ func Bars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	}
 	p.NominalX(names...)
 	p.Y.Min = 0
+	// Leave headroom above the tallest bar so it does not look clipped by the frame.
+	for _, b := range bars {
+		p.Y.Max = max(p.Y.Max, 1.1*b.Value)
+	}
 	return p, nil
 }
 

@@ -130,14 +130,19 @@ func Root() string {
 // ReferenceDir is where reference results are kept: <root>/lessons/reference.
 func ReferenceDir() string { return filepath.Join(Root(), "lessons", "reference") }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var (
+	nonSlug   = regexp.MustCompile(`[^a-z0-9]+`)
+	trademark = regexp.MustCompile(`\((r|tm|c)\)`)
+	// sizeNote is the " (139 GiB)" / " (2 cores)" suffix package devices appends to a model name.
+	sizeNote = regexp.MustCompile(`\s*\([^()]*\)\s*$`)
+)
 
-// Slug turns a device model into a directory name: "NVIDIA H200 (139 GiB)" → "nvidia-h200".
+// Slug turns a device model into a directory name: "NVIDIA H200 (139 GiB)" → "nvidia-h200",
+// "Intel(R) Xeon(R) Processor (2 cores)" → "intel-xeon-processor".
 func Slug(model string) string {
 	m := strings.ToLower(model)
-	if i := strings.IndexByte(m, '('); i > 0 {
-		m = m[:i]
-	}
+	m = trademark.ReplaceAllString(m, "")
+	m = sizeNote.ReplaceAllString(m, "")
 	return strings.Trim(nonSlug.ReplaceAllString(m, "-"), "-")
 }
 

@@ -16,6 +16,8 @@ func TestSlug(t *testing.T) {
 		{"NVIDIA H200 (139 GiB)", "nvidia-h200"},
 		{"NVIDIA H100 80GB HBM3", "nvidia-h100-80gb-hbm3"},
 		{"AMD EPYC 9R14 (2 cores)", "amd-epyc-9r14"},
+		{"Intel(R) Xeon(R) Processor (2 cores)", "intel-xeon-processor"},
+		{"Intel(R) Core(TM) i7-1185G7 @ 3.00GHz (8 cores)", "intel-core-i7-1185g7-3-00ghz"},
 	} {
 		if got := Slug(tc.in); got != tc.want {
 			t.Errorf("Slug(%q) = %q, want %q", tc.in, got, tc.want)
