@@ -20,7 +20,7 @@ lab: setup
 
 ## test: set up (with test tools) if needed, then run every test: Go, notebooks, lint, browser
 test: setup-test
-	$(MAKE) --no-print-directory lint test-go test-notebooks test-browser
+	$(MAKE) --no-print-directory lint test-go test-notebooks test-browser test-classroom
 
 setup:
 	@scripts/setup.sh

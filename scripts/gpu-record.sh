@@ -34,13 +34,22 @@ PLUGIN="$(ls "$SITE"/jax_plugins/xla_cuda13/xla_cuda_plugin.so 2>/dev/null | hea
 [ -n "$PLUGIN" ] || PLUGIN="$(find "$SITE/jax_plugins" -name '*cuda*plugin*.so' 2>/dev/null | head -1)"
 [ -n "$PLUGIN" ] || { echo "gpu-record: no CUDA PJRT plugin under $SITE/jax_plugins (pip install jax-cuda13-pjrt)" >&2; exit 2; }
 
-# go-xla (pjrt/cuda_linux.go) looks for NVIDIA's libraries in <dir of the plugin's dir>/nvidia, and the
-# plugin's own RPATH is relative to where it is loaded from: stage lib/pjrt/<plugin> + lib/nvidia.
+# Stage the plugin as scripts/setup.sh --cuda does: lib/pjrt/pjrt_c_api_cuda_plugin.so and lib/nvidia,
+# a directory of links to the NVIDIA wheels (the plugin's RPATH is $ORIGIN/../nvidia/<wheel>/lib, and
+# go-xla's pjrt/cuda_linux.go hands <dir of the plugin's dir>/nvidia to XLA as its CUDA data dir, where
+# it looks for bin/ptxas and nvvm/libdevice).
 STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT
-mkdir -p "$STAGE/lib/pjrt"
+mkdir -p "$STAGE/lib/pjrt" "$STAGE/lib/nvidia"
 ln -s "$PLUGIN" "$STAGE/lib/pjrt/pjrt_c_api_cuda_plugin.so"
-ln -s "$SITE/nvidia" "$STAGE/lib/nvidia"
+for d in "$SITE"/nvidia/*/; do
+  d="${d%/}"; [ "$(basename "$d")" = __pycache__ ] || ln -s "$d" "$STAGE/lib/nvidia/$(basename "$d")"
+done
+for sub in bin nvvm; do
+  for cand in "$SITE/nvidia/cu13/$sub" "$SITE/nvidia/cuda_nvcc/$sub"; do
+    [ -e "$cand" ] && [ ! -e "$STAGE/lib/nvidia/$sub" ] && ln -s "$cand" "$STAGE/lib/nvidia/$sub"
+  done
+done
 LIBS="$(find -L "$SITE/nvidia" -maxdepth 2 -type d -name lib 2>/dev/null | tr '\n' ':')"
 export PJRT_PLUGIN_LIBRARY_PATH="$STAGE/lib/pjrt" GOMLX_NO_AUTO_INSTALL=1 TF_CPP_MIN_LOG_LEVEL=2
 export LD_LIBRARY_PATH="${LIBS}${LD_LIBRARY_PATH:-}"

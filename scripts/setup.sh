@@ -94,13 +94,26 @@ cpu_so="$SITE/fastatomstruct_xla_cpu/libpjrt_cpu.so"
 [ -f "$cpu_so" ] || die "the CPU PJRT plugin is missing at $cpu_so (pip install fastatomstruct-xla-cpu failed?)"
 ln -sfn "$cpu_so" "$PJRT/pjrt_c_api_cpu_plugin.so"
 if [ "$CUDA" = 1 ]; then
-  cuda_so="$(ls "$SITE"/jax_plugins/xla_cuda13/xla_cuda_plugin.so 2>/dev/null | head -1 || true)"
-  [ -n "$cuda_so" ] || die "the CUDA PJRT plugin is missing under $SITE/jax_plugins/xla_cuda13/"
-  # go-xla looks for the NVIDIA libraries in ../nvidia relative to the plugin's directory
-  # (pjrt/cuda_linux.go: path.Dir(path.Dir(plugin))/nvidia). The plugin sits in lib/pjrt/,
-  # so lib/nvidia must be the wheels' site-packages/nvidia.
+  # The wheel jax-cuda13-pjrt ships the plugin as jax_plugins/xla_cuda13/xla_cuda_plugin.so.
+  cuda_so="$SITE/jax_plugins/xla_cuda13/xla_cuda_plugin.so"
+  [ -f "$cuda_so" ] || die "the CUDA PJRT plugin is missing at $cuda_so (pip install -r requirements-cuda.txt failed?)"
+  [ -d "$SITE/nvidia/cu13/lib" ] || die "NVIDIA's CUDA 13 libraries are missing under $SITE/nvidia (pip install -r requirements-cuda.txt failed?)"
   ln -sfn "$cuda_so" "$PJRT/pjrt_c_api_cuda_plugin.so"
-  ln -sfn "$SITE/nvidia" "$VENV/lib/nvidia"
+  # NVIDIA's libraries must sit in lib/nvidia, next to lib/pjrt: the plugin's RPATH is
+  # $ORIGIN/../nvidia/{cu13,cudnn,nccl}/lib ($ORIGIN is lib/pjrt, the symlink's directory), and go-xla
+  # v0.4.0 (pjrt/cuda_linux.go) passes path.Dir(path.Dir(plugin))/nvidia to XLA as
+  # --xla_gpu_cuda_data_dir, where XLA looks for bin/ptxas and nvvm/libdevice. So lib/nvidia is a
+  # directory of links: one per wheel directory of site-packages/nvidia, plus bin and nvvm from cu13.
+  NV="$VENV/lib/nvidia"
+  rm -rf "$NV"   # an older set-up made it a single symlink; either way it holds only links
+  mkdir -p "$NV"
+  for d in "$SITE"/nvidia/*/; do
+    d="${d%/}"
+    case "$(basename "$d")" in __pycache__) continue ;; esac
+    ln -sfn "$d" "$NV/$(basename "$d")"
+  done
+  ln -sfn "$SITE/nvidia/cu13/bin" "$NV/bin"
+  ln -sfn "$SITE/nvidia/cu13/nvvm" "$NV/nvvm"
 else
   rm -f "$PJRT/pjrt_c_api_cuda_plugin.so"
 fi
@@ -124,6 +137,10 @@ done
 # 5. Warm the module and build caches so the first notebook cell compiles in seconds (and offline).
 if [ "$WARM" = 1 ]; then
   say "warming the Go build cache for pkg/ and lessons/"
+  # Every module go.mod requires, not only those `go build` needs: GoNB builds each cell in a workspace
+  # (go.work) with this checkout, where the go command wants the go.mod of every required module, and the
+  # kernel runs with GOPROXY=off (found by docker/tests/test_image_setup.py on fresh caches).
+  go mod download
   go build ./... >/dev/null
 fi
 
