@@ -16,7 +16,14 @@
 #     compare.json, compare.txt      GoMLX/xla:cuda vs PyTorch, with the issue's targets checked
 #     reference/<gpu-slug>/...       every lesson's experiments at GPU scale (whygpu record)
 # Copy $OUT/reference/<gpu-slug> into lessons/reference/ and commit it: lessons then show it.
+#
+# Dry run without a GPU (what CI does, tests/test_gpu_record.py): DEVICE=xla:cpu SCALE=laptop
+# ONLY=<lesson/name> with PJRT_PLUGIN_LIBRARY_PATH pointing at the CPU plugin; PyTorch is skipped and
+# the comparison runs at small sizes.
 set -uo pipefail
+DEVICE="${DEVICE:-xla:cuda}"
+SCALE="${SCALE:-gpu}"
+ONLY="${ONLY:-}"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${WHYGPU_BIN:-$ROOT/build/whygpu}"
@@ -27,6 +34,16 @@ mkdir -p "$OUT"
 step() { printf '\n== %s\n' "$*"; }
 
 [ -x "$BIN" ] || { echo "gpu-record: $BIN missing: run 'make whygpu-bin' on the build machine first" >&2; exit 2; }
+if [ "$DEVICE" != xla:cuda ]; then
+  step "dry run on $DEVICE (no PyTorch, small comparison)"
+  rc=0
+  "$BIN" doctor > "$OUT/doctor.txt" 2>&1 || true
+  "$BIN" compare -device "$DEVICE" -n 256 -ln-rows 256 -ln-cols 256 -copy-bytes 4194304 -check-n 128 \
+    -out "$OUT/compare.json" > "$OUT/compare.txt" 2>&1 || grep -q "target(s) missed" "$OUT/compare.txt" || rc=1
+  "$BIN" record -device "$DEVICE" -scale "$SCALE" ${ONLY:+-only "$ONLY"} -out "$OUT/reference" 2>&1 | tee "$OUT/record.txt"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  exit $rc
+fi
 [ -x "$PY" ] || { echo "gpu-record: no Python at $PY (set TORCH_VENV)" >&2; exit 2; }
 
 SITE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
@@ -71,10 +88,12 @@ step "PyTorch on the same shapes"
 "$PY" "$ROOT/scripts/torch_compare.py" --out "$OUT/torch.json" || rc=1
 
 step "GoMLX on xla:cuda vs PyTorch"
-"$BIN" compare -device xla:cuda -torch "$OUT/torch.json" -out "$OUT/compare.json" 2>&1 | tee "$OUT/compare.txt" || rc=1
+"$BIN" compare -device xla:cuda -torch "$OUT/torch.json" -out "$OUT/compare.json" 2>&1 | tee "$OUT/compare.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
 step "every lesson's experiments at GPU scale"
-"$BIN" record -device xla:cuda -scale gpu -out "$OUT/reference" 2>&1 | tee "$OUT/record.txt" || rc=1
+"$BIN" record -device xla:cuda -scale "$SCALE" ${ONLY:+-only "$ONLY"} -out "$OUT/reference" 2>&1 | tee "$OUT/record.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
 step "done (rc=$rc): results in $OUT"
 exit $rc

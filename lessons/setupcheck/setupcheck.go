@@ -11,12 +11,28 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // KeepName is the name results are kept under between cells.
 const KeepName = "setupcheck-matmul"
+
+func init() {
+	experiments.Register(experiments.Experiment{
+		Lesson: "00-setup-check", Name: "matmul",
+		Doc: "one float32 matmul (512³ on a laptop, 8192³ on a GPU), checked against float64",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			n := experiments.Pick(s, 512, 8192)
+			r, err := measure.Run(dev, workloads.Square(n, dtypes.Float32), measure.Options{Warmup: 2, Reps: 10}, n <= 2048)
+			if err != nil {
+				return nil, err
+			}
+			return []measure.Result{r}, nil
+		},
+	})
+}
 
 // MatMulOnEachDevice times an n×n float32 matmul on every device available here (checking the
 // result against a float64 reference first) and keeps the results for the chart cell.
