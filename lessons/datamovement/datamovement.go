@@ -1,0 +1,526 @@
+// Package datamovement is the code behind notebooks/04-moving-data.ipynb: moving data between host
+// and device, keeping the model and batch resident, hidden synchronization points, and why timing
+// without waiting for the device gives impossible numbers.
+//
+// On xla:cpu the "device" memory is host memory: a host→device transfer is a memcpy inside RAM, not a
+// trip over PCIe. The lesson measures what really happens here, says so, and shows the source's PCIe
+// figures (labeled as such) and results recorded on a GPU when they exist.
+package datamovement
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Lesson is the lesson id: the notebook's file name without ".ipynb".
+const Lesson = "04-moving-data"
+
+// Names results are kept under between cells.
+const (
+	KeepTransfer = Lesson + "-transfer"
+	KeepResident = Lesson + "-resident"
+	KeepSync     = Lesson + "-sync"
+	KeepUnsynced = Lesson + "-unsynced"
+)
+
+func init() {
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "transfer-sweep",
+		Doc: "host→device and device→host bandwidth vs transfer size",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return TransferSweep(dev, TransferSizes(s))
+		},
+	})
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "resident",
+		Doc: "an MLP training step with everything resident vs re-uploading the batch, vs the parameters too",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return Resident(dev, ResidentModel(s))
+		},
+	})
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "sync-variants",
+		Doc: "a training loop reading the loss every step, every 10 steps, only at the end",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return SyncVariants(dev, SyncModel(s), experiments.Pick(s, 30, 200), experiments.Pick(s, 2*time.Millisecond, 2*time.Millisecond))
+		},
+	})
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "unsynced",
+		Doc: "a matmul timed with the clock stopped at launch (wrong) and at completion",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			u, err := Unsynced(dev, experiments.Pick(s, 512, 4096))
+			if err != nil {
+				return nil, err
+			}
+			return []measure.Result{u.Launch, u.Synced}, nil
+		},
+	})
+}
+
+// ---- host ↔ device bandwidth ----
+
+// TransferSizes are the transfer sizes of the sweep: powers of 4 from 4 KiB to 64 MiB on a laptop,
+// to 1 GiB on a GPU.
+func TransferSizes(s experiments.Scale) []int {
+	hi := experiments.Pick(s, 64<<20, 1<<30)
+	var out []int
+	for n := 4 << 10; n <= hi; n *= 4 {
+		out = append(out, n)
+	}
+	return out
+}
+
+// TransferSweep times host→device and device→host copies of each size on dev. Small copies are
+// timed many at a time (fixed per-call costs jitter), large ones a few times.
+func TransferSweep(dev *devices.Device, sizes []int) ([]measure.Result, error) {
+	var out []measure.Result
+	for _, dir := range []workloads.Direction{workloads.HostToDevice, workloads.DeviceToHost} {
+		for _, n := range sizes {
+			opt := measure.Options{Warmup: 2, Reps: 5, SampleTime: 2 * time.Millisecond}
+			r, err := measure.Run(dev, workloads.Transfer{Size: n, Direction: dir}, opt, false)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// TransferOnEachDevice runs the sweep on every XLA device here, adds recorded results of devices
+// this machine lacks, and keeps them for the chart cell.
+func TransferOnEachDevice() ([]measure.Result, error) {
+	return onEachDevice(KeepTransfer, "transfer-sweep", func(d *devices.Device) ([]measure.Result, error) {
+		return TransferSweep(d, TransferSizes(experiments.CurrentScale()))
+	})
+}
+
+// TransferChart draws bandwidth against transfer size, a line per device and direction.
+func TransferChart(results []measure.Result) (*plot.Plot, error) {
+	return charts.Bandwidth("host↔device copies: bandwidth vs transfer size", seriesBy(results,
+		func(r measure.Result) string { return directionName(r.Workload) },
+		func(r measure.Result) float64 { return float64(r.Params["bytes"]) }, measure.Result.BytesPerSec))
+}
+
+func directionName(workload string) string {
+	switch workload {
+	case "transfer-h2d":
+		return "host→device"
+	case "transfer-d2h":
+		return "device→host"
+	}
+	return workload
+}
+
+// seriesBy groups results into series by device, provenance and what(r).
+func seriesBy(results []measure.Result, what func(measure.Result) string, x, y func(measure.Result) float64) []charts.Series {
+	var out []charts.Series
+	index := map[string]int{}
+	for _, r := range results {
+		src, note := sourceOf(r)
+		name := r.Provenance.Device + " " + what(r)
+		if r.Provenance.Recorded {
+			name = r.Provenance.Device + " (" + r.Provenance.Model + ") " + what(r)
+		}
+		key := name + "|" + note
+		i, ok := index[key]
+		if !ok {
+			out = append(out, charts.Series{Name: name, Source: src, Note: note})
+			i = len(out) - 1
+			index[key] = i
+		}
+		out[i].Points = append(out[i].Points, charts.XY{X: x(r), Y: y(r)})
+	}
+	return out
+}
+
+func sourceOf(r measure.Result) (charts.Source, string) {
+	if r.Provenance.Recorded {
+		return charts.Recorded, fmt.Sprintf("%s, %s", r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
+	}
+	return charts.Live, ""
+}
+
+// TransferTable summarizes the sweep: for each device and direction, the time of the smallest copy
+// (the fixed cost) and the bandwidth of the largest.
+func TransferTable(results []measure.Result) ([]string, [][]string) {
+	type span struct{ small, large measure.Result }
+	var keys []string
+	m := map[string]*span{}
+	for _, r := range results {
+		k := r.Provenance.Label() + "|" + directionName(r.Workload)
+		s := m[k]
+		if s == nil {
+			s = &span{r, r}
+			m[k] = s
+			keys = append(keys, k)
+		}
+		if r.Bytes < s.small.Bytes {
+			s.small = r
+		}
+		if r.Bytes > s.large.Bytes {
+			s.large = r
+		}
+	}
+	var rows [][]string
+	for _, k := range keys {
+		s := m[k]
+		rows = append(rows, []string{s.small.Provenance.Label(), directionName(s.small.Workload),
+			workloads.FormatBytes(s.small.Bytes) + " in " + charts.SI(s.small.Seconds(), "s"),
+			workloads.FormatBytes(s.large.Bytes) + " at " + charts.SI(s.large.BytesPerSec(), "B/s")})
+	}
+	return []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, rows
+}
+
+// PCIe figures quoted by the source text (not measured here).
+const (
+	SourcePCIeLow   = 16e9  // "roughly 16–32 GB/s" over PCIe
+	SourcePCIeHigh  = 32e9  //
+	SourceOnDevice  = 900e9 // "900+ GB/s of GPU memory bandwidth"
+	SourceExamplePC = 10e9  // its worked example: "at ~10 GB/s over PCIe"
+)
+
+// SourceTransferTable is the source's worked example — 1, 16 and 256 MB at ~10 GB/s — computed
+// (a formula on its figures), next to the datasheet HBM bandwidth of an H100 for the same bytes.
+func SourceTransferTable() ([]string, [][]string) {
+	h100, _ := devices.SpecByModel("NVIDIA H100 SXM")
+	var rows [][]string
+	for _, mb := range []float64{1, 16, 256} {
+		b := mb * 1e6
+		rows = append(rows, []string{fmt.Sprintf("%.0f MB", mb),
+			charts.SI(b/SourceExamplePC, "s"),
+			charts.SI(b/SourcePCIeHigh, "s"),
+			charts.SI(b/h100.Ceilings.BandwidthBytes, "s")})
+	}
+	return []string{"batch", "over PCIe at ~10 GB/s (source's example)", "at 32 GB/s (source's upper PCIe figure)",
+		"read once from H100 HBM at 3.35 TB/s (datasheet)"}, rows
+}
+
+// ---- resident vs re-uploaded ----
+
+// ResidentModel is the MLP of the residency experiment.
+func ResidentModel(s experiments.Scale) workloads.MLP {
+	return experiments.Pick(s,
+		workloads.MLP{Batch: 64, In: 256, Hidden: 512, Out: 16, Depth: 2, Type: dtypes.Float32},
+		workloads.MLP{Batch: 256, In: 1024, Hidden: 4096, Out: 64, Depth: 4, Type: dtypes.Float32})
+}
+
+// Residency variants.
+const (
+	AllResident   = "everything resident"
+	BatchUpload   = "upload the batch each step"
+	ParamsUpload  = "upload batch + parameters each step"
+	ParamsRoundUp = "parameters to host and back + batch, each step"
+)
+
+// Resident times one training step of w on dev four ways: with everything resident on the device;
+// with a fresh batch uploaded every step (Trainer.SetBatch, the normal case); with the batch and as
+// many bytes as the parameters uploaded every step (a model moved to the device every step); and
+// with those bytes also copied back to the host first (a `.cpu()` / `.cuda()` round trip of the
+// model). The parameter-sized copies are real host↔device copies (workloads.Transfer) of exactly
+// the parameters' bytes; the step itself keeps using its resident parameters, so its result stays
+// right. Each result's Label names the variant; Bytes counts what crosses the bus per step.
+func Resident(dev *devices.Device, w workloads.MLP) ([]measure.Result, error) {
+	tr, err := w.NewTrainer(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	if _, err := tr.Compile(); err != nil {
+		return nil, err
+	}
+	pbytes := int(w.NumParams()) * w.ParamType().Size()
+	x := make([]float32, w.Batch*w.In)
+	y := make([]float32, w.Batch*w.Out)
+	for i := range x {
+		x[i] = float32(i%97)/97 - 0.5
+	}
+	for i := range y {
+		y[i] = float32(i%89)/89 - 0.5
+	}
+	batchBytes := (len(x) + len(y)) * w.Type.Size()
+	up, err := workloads.Transfer{Size: pbytes, Direction: workloads.HostToDevice}.Prepare(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer up.Close()
+	down, err := workloads.Transfer{Size: pbytes, Direction: workloads.DeviceToHost}.Prepare(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer down.Close()
+	variants := []struct {
+		name  string
+		bytes int
+		fn    func() error
+	}{
+		{AllResident, 0, tr.Step},
+		{BatchUpload, batchBytes, func() error {
+			if err := tr.SetBatch(x, y); err != nil {
+				return err
+			}
+			return tr.Step()
+		}},
+		{ParamsUpload, batchBytes + pbytes, func() error {
+			if err := up.Run(); err != nil {
+				return err
+			}
+			if err := tr.SetBatch(x, y); err != nil {
+				return err
+			}
+			return tr.Step()
+		}},
+		{ParamsRoundUp, batchBytes + 2*pbytes, func() error {
+			if err := down.Run(); err != nil {
+				return err
+			}
+			if err := up.Run(); err != nil {
+				return err
+			}
+			if err := tr.SetBatch(x, y); err != nil {
+				return err
+			}
+			return tr.Step()
+		}},
+	}
+	var out []measure.Result
+	for i, v := range variants {
+		st, _, err := measure.Time(v.fn, measure.Options{Warmup: 2, Reps: 7, SampleTime: 5 * time.Millisecond})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, measure.Result{
+			Workload: "train-step-" + fmt.Sprint(i), Label: v.name, DType: w.Type.String(),
+			Params: map[string]int{"batch": w.Batch, "variant": i, "bus_bytes": v.bytes, "params": int(w.NumParams())},
+			FLOPs:  w.FLOPs(), Bytes: float64(v.bytes), Stats: st, RelErr: -1,
+			Provenance: measure.ProvenanceOf(dev),
+		})
+	}
+	return out, nil
+}
+
+// ResidentOnEachDevice runs Resident on every XLA device here and adds recorded results.
+func ResidentOnEachDevice() ([]measure.Result, error) {
+	return onEachDevice(KeepResident, "resident", func(d *devices.Device) ([]measure.Result, error) {
+		return Resident(d, ResidentModel(experiments.CurrentScale()))
+	})
+}
+
+// ResidentTable shows each variant's step time and its cost over the resident step.
+func ResidentTable(results []measure.Result) ([]string, [][]string) {
+	var rows [][]string
+	base := map[string]time.Duration{}
+	for _, r := range results {
+		k := r.Provenance.Label()
+		if r.Params["variant"] == 0 {
+			base[k] = r.Stats.Median
+		}
+	}
+	for _, r := range results {
+		k := r.Provenance.Label()
+		extra := "—"
+		if b := base[k]; b > 0 && r.Params["variant"] > 0 {
+			extra = fmt.Sprintf("%+.0f%%", 100*(float64(r.Stats.Median)/float64(b)-1))
+		}
+		rows = append(rows, []string{k, r.Label, workloads.FormatBytes(r.Bytes), charts.SI(r.Seconds(), "s"),
+			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), extra})
+	}
+	return []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, rows
+}
+
+// GPUModelRows estimates, for the same MLP on the source's H100 (a formula on datasheet figures,
+// not a measurement), the step's matmul time at 40% of the dense bf16 peak and the time to push the
+// parameters over PCIe at the source's 16–32 GB/s: how many steps' worth of compute one upload costs.
+func GPUModelRows(w workloads.MLP) ([]string, [][]string) {
+	h100, _ := devices.SpecByModel("NVIDIA H100 SXM")
+	compute := w.FLOPs() / (0.4 * h100.Ceilings.Peak("bfloat16"))
+	pbytes := float64(w.NumParams()) * 4
+	rows := [][]string{
+		{"step compute at 40% of 989 TFLOP/s (datasheet bf16)", charts.SI(compute, "s"), "model"},
+		{"parameters over PCIe at 32 GB/s (source)", charts.SI(pbytes/SourcePCIeHigh, "s"), "model"},
+		{"parameters over PCIe at 16 GB/s (source)", charts.SI(pbytes/SourcePCIeLow, "s"), "model"},
+		{"batch over PCIe at 16 GB/s (source)", charts.SI(float64(w.Memory().Batch)*2/SourcePCIeLow, "s"), "model (bf16 batch)"},
+	}
+	return []string{w.String() + " on an H100", "time", "source"}, rows
+}
+
+// ---- hidden sync points ----
+
+// SyncModel is the MLP of the sync experiment.
+func SyncModel(s experiments.Scale) workloads.MLP {
+	return experiments.Pick(s,
+		workloads.MLP{Batch: 32, In: 256, Hidden: 256, Out: 16, Depth: 2, Type: dtypes.Float32},
+		workloads.MLP{Batch: 256, In: 1024, Hidden: 2048, Out: 64, Depth: 4, Type: dtypes.Float32})
+}
+
+// ReadEvery are the loop variants: the loss read every step, every 10 steps, only at the end (0).
+var ReadEvery = []int{1, 10, 0}
+
+// SyncVariants runs w's training loop on dev once per ReadEvery variant, each with hostWork of real
+// CPU work per step (logging, bookkeeping) that an asynchronous launch can overlap with the device's
+// step unless a loss read made the host wait. Each variant is run three times; the results hold the
+// wall time per step (median of the three) and, in Params, the reads and the device's idle time.
+func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time.Duration) ([]measure.Result, error) {
+	tr, err := w.NewTrainer(dev)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	var out []measure.Result
+	for _, k := range ReadEvery {
+		var per []time.Duration
+		var last workloads.LoopReport
+		var idle []time.Duration
+		for range 3 {
+			rep, err := tr.Train(workloads.LoopOptions{Steps: steps, ReadEvery: k, HostWork: hostWork})
+			if err != nil {
+				return out, err
+			}
+			per = append(per, rep.StepTime())
+			idle = append(idle, rep.DeviceIdle()/time.Duration(rep.Steps))
+			last = rep
+		}
+		slices.Sort(idle)
+		out = append(out, measure.Result{
+			Workload: "train-loop", Label: readLabel(k), DType: w.Type.String(),
+			Params: map[string]int{"read_every": k, "reads": last.Reads, "steps": steps,
+				"host_work_us": int(hostWork / time.Microsecond), "idle_per_step_us": int(idle[1] / time.Microsecond),
+				"busy_per_step_us": int(last.DeviceBusy / time.Duration(last.Steps) / time.Microsecond)},
+			FLOPs: w.FLOPs(), Stats: measure.Summarize(per), RelErr: -1,
+			Provenance: measure.ProvenanceOf(dev),
+		})
+	}
+	return out, nil
+}
+
+func readLabel(k int) string {
+	switch k {
+	case 0:
+		return "loss read only at the end"
+	case 1:
+		return "loss read every step"
+	}
+	return fmt.Sprintf("loss read every %d steps", k)
+}
+
+// SyncOnEachDevice runs SyncVariants on every XLA device here and adds recorded results.
+func SyncOnEachDevice() ([]measure.Result, error) {
+	s := experiments.CurrentScale()
+	return onEachDevice(KeepSync, "sync-variants", func(d *devices.Device) ([]measure.Result, error) {
+		return SyncVariants(d, SyncModel(s), experiments.Pick(s, 30, 200), 2*time.Millisecond)
+	})
+}
+
+// SyncTable shows each loop variant's time per step, reads, and the device's idle time per step.
+func SyncTable(results []measure.Result) ([]string, [][]string) {
+	var rows [][]string
+	for _, r := range results {
+		rows = append(rows, []string{r.Provenance.Label(), r.Label, fmt.Sprint(r.Params["reads"]),
+			charts.SI(r.Seconds(), "s"), fmt.Sprintf("±%.0f%%", 100*r.Stats.CV),
+			charts.SI(float64(r.Params["busy_per_step_us"])*1e-6, "s"),
+			charts.SI(float64(r.Params["idle_per_step_us"])*1e-6, "s")})
+	}
+	return []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, rows
+}
+
+// ---- timing without waiting ----
+
+// Unsynced times an n×n float32 matmul on dev with the clock stopped at launch and at completion
+// (measure.TimeWithoutWaiting).
+func Unsynced(dev *devices.Device, n int) (measure.Unsynced, error) {
+	if _, err := measure.MeasureCeilings(dev); err != nil {
+		return measure.Unsynced{}, err
+	}
+	return measure.TimeWithoutWaiting(dev, workloads.Square(n, dtypes.Float32), measure.Options{Warmup: 2, Reps: 10})
+}
+
+// UnsyncedOnEachDevice runs Unsynced on every XLA device here (n = 512 on a laptop, 4096 on a GPU)
+// and keeps the pairs as results: launch-timed first, then completion-timed.
+func UnsyncedOnEachDevice() ([]measure.Result, error) {
+	n := experiments.Pick(experiments.CurrentScale(), 512, 4096)
+	return onEachDevice(KeepUnsynced, "unsynced", func(d *devices.Device) ([]measure.Result, error) {
+		u, err := Unsynced(d, n)
+		if err != nil {
+			return nil, err
+		}
+		return []measure.Result{u.Launch, u.Synced}, nil
+	})
+}
+
+// UnsyncedTable shows both clocks next to the device's model peak and measured ceiling: the
+// launch-timed FLOP/s are impossible, above any roof.
+func UnsyncedTable(results []measure.Result) ([]string, [][]string) {
+	var rows [][]string
+	for _, r := range results {
+		clock := "at completion (right)"
+		if strings.Contains(r.Label, "stopped at launch") {
+			clock = "at launch (wrong)"
+		}
+		ceil := "—"
+		if r.CeilingFLOPS > 0 {
+			ceil = fmt.Sprintf("%.0f%%", 100*r.FLOPS()/r.CeilingFLOPS)
+		}
+		rows = append(rows, []string{r.Provenance.Label(), clock, charts.SI(r.Seconds(), "s"), charts.SI(r.FLOPS(), "FLOP/s"),
+			fmt.Sprintf("%.0f%%", r.PercentOfPeak()), ceil})
+	}
+	return []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, rows
+}
+
+// ---- helpers ----
+
+// onEachDevice runs fn live on every XLA device here, appends the experiment's recordings for
+// devices not measured live, and keeps everything under keep.
+func onEachDevice(keep, name string, fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
+	devs, err := devices.Accelerated()
+	if len(devs) == 0 {
+		return nil, err
+	}
+	var results []measure.Result
+	live := map[string]bool{}
+	for _, d := range devs {
+		rs, err := fn(d)
+		results = append(results, rs...)
+		if err != nil {
+			return results, err
+		}
+		live[d.Name] = true
+	}
+	rec, err := experiments.Recorded(Lesson, name)
+	if err != nil {
+		return results, err
+	}
+	for _, r := range rec {
+		if !live[r.Provenance.Device] {
+			results = append(results, r)
+		}
+	}
+	return results, measure.Keep(keep, results)
+}
+
+// BandwidthLines says, per device and direction, the bandwidth of the largest transfer measured:
+// "xla:cpu, measured live  host→device  64.0 MiB: 1.45 GB/s".
+func BandwidthLines(results []measure.Result) string {
+	_, rows := TransferTable(results)
+	s := ""
+	for _, r := range rows {
+		s += fmt.Sprintf("%-40s %-12s largest copy %s\n", r[0], r[1], r[3])
+	}
+	return s
+}
+
+// GPUModelTable is GPUModelRows for the MLP ResidentModel measures at the current scale.
+func GPUModelTable() ([]string, [][]string) {
+	return GPUModelRows(ResidentModel(experiments.CurrentScale()))
+}

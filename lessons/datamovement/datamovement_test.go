@@ -1,0 +1,101 @@
+package datamovement
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+func TestRegistered(t *testing.T) {
+	for _, n := range []string{"transfer-sweep", "resident", "sync-variants", "unsynced"} {
+		if _, ok := experiments.Lookup(Lesson + "/" + n); !ok {
+			t.Errorf("experiment %s is not registered", n)
+		}
+	}
+}
+
+func TestSizesAndModels(t *testing.T) {
+	for _, c := range []struct {
+		s        experiments.Scale
+		min, max int
+	}{{experiments.Laptop, 4 << 10, 64 << 20}, {experiments.GPU, 4 << 10, 1 << 30}} {
+		sz := TransferSizes(c.s)
+		if sz[0] != c.min || sz[len(sz)-1] != c.max {
+			t.Errorf("%s: sizes %v", c.s, sz)
+		}
+		for _, w := range []workloads.MLP{ResidentModel(c.s), SyncModel(c.s)} {
+			if err := w.Validate(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// The source's worked example: 1, 16, 256 MB at ~10 GB/s is 0.1, 1.6, 25.6 ms.
+func TestSourceTransferTable(t *testing.T) {
+	_, rows := SourceTransferTable()
+	for i, want := range []string{"100 µs", "1.6 ms", "25.6 ms"} {
+		if rows[i][1] != want {
+			t.Errorf("row %d: %q, want %q", i, rows[i][1], want)
+		}
+	}
+	_, rows = GPUModelRows(ResidentModel(experiments.Laptop))
+	if len(rows) != 4 {
+		t.Errorf("GPU model rows %v", rows)
+	}
+}
+
+// TestOnGoBackend runs every experiment tiny on the pure-Go backend.
+func TestOnGoBackend(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	dev, err := devices.Open(devices.Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := TransferSweep(dev, []int{4 << 10, 64 << 10})
+	if err != nil || len(rs) != 4 {
+		t.Fatalf("transfer: %v %d", err, len(rs))
+	}
+	if _, err := TransferChart(rs); err != nil {
+		t.Error(err)
+	}
+	if _, rows := TransferTable(rs); len(rows) != 2 {
+		t.Errorf("transfer table %v", rows)
+	}
+	tiny := workloads.MLP{Batch: 4, In: 8, Hidden: 16, Out: 2, Depth: 1, Type: ResidentModel(experiments.Laptop).Type}
+	rs, err = Resident(dev, tiny)
+	if err != nil || len(rs) != 4 {
+		t.Fatalf("resident: %v %d", err, len(rs))
+	}
+	if rs[0].Bytes != 0 || rs[2].Bytes <= rs[1].Bytes || rs[3].Bytes <= rs[2].Bytes {
+		t.Errorf("bus bytes %v %v %v %v", rs[0].Bytes, rs[1].Bytes, rs[2].Bytes, rs[3].Bytes)
+	}
+	if _, rows := ResidentTable(rs); len(rows) != 4 || rows[0][5] != "—" {
+		t.Errorf("resident table %v", rows)
+	}
+	rs, err = SyncVariants(dev, tiny, 5, 0)
+	if err != nil || len(rs) != len(ReadEvery) {
+		t.Fatalf("sync: %v %d", err, len(rs))
+	}
+	if rs[0].Params["reads"] != 5 || rs[2].Params["reads"] != 1 {
+		t.Errorf("reads %v %v", rs[0].Params, rs[2].Params)
+	}
+	if _, rows := SyncTable(rs); len(rows) != 3 {
+		t.Errorf("sync table %v", rows)
+	}
+	u, err := Unsynced(dev, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Launch.Stats.Median >= u.Synced.Stats.Median {
+		t.Errorf("launch %v ≥ completion %v", u.Launch.Stats.Median, u.Synced.Stats.Median)
+	}
+	_, rows := UnsyncedTable([]measure.Result{u.Launch, u.Synced})
+	if !strings.Contains(rows[0][1], "wrong") || !strings.Contains(rows[1][1], "right") {
+		t.Errorf("unsynced table %v", rows)
+	}
+}

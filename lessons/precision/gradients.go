@@ -1,0 +1,524 @@
+package precision
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/measure"
+
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+)
+
+// Float16 limits (IEEE 754 binary16).
+var (
+	F16SmallestSubnormal = math.Ldexp(1, -24) // 2⁻²⁴ ≈ 5.96e-8: below about half of it a value rounds to 0
+	F16SmallestNormal    = math.Ldexp(1, -14) // 2⁻¹⁴ ≈ 6.10e-5: below it precision is lost bit by bit
+	F16Max               = 65504.0            // above it a value becomes +Inf
+)
+
+// GradModel is the small MLP whose real gradients the lesson inspects: In → Hidden (Depth times,
+// tanh) → Out, mean-squared-error loss Σ(y − target)²/(2·Batch), learning to imitate a fixed random
+// "teacher" network, so its loss (and its gradients) shrink as it trains — as late in a real run.
+type GradModel struct {
+	Batch, In, Hidden, Out, Depth int
+	Seed                          uint64
+}
+
+// DefaultGradModel is small enough to train a thousand steps in about a second on a laptop CPU.
+var DefaultGradModel = GradModel{Batch: 256, In: 32, Hidden: 128, Out: 4, Depth: 2, Seed: 1}
+
+func (m GradModel) dims() []int {
+	d := []int{m.In}
+	for range m.Depth {
+		d = append(d, m.Hidden)
+	}
+	return append(d, m.Out)
+}
+
+// GradLab holds the model's parameters and its batch on a device, a compiled float32 SGD step and a
+// compiled graph that returns the gradients of S·loss (S the loss scale) with respect to every
+// parameter and to every layer's output (the gradients that flow backward through the network).
+type GradLab struct {
+	m      GradModel
+	dev    *devices.Device
+	step   *graph.Exec
+	grads  *graph.Exec
+	x, y   *tensors.Tensor
+	params []*tensors.Tensor
+	steps  int
+}
+
+// NewGradLab uploads random inputs, the teacher's targets and Xavier-initialized parameters to dev.
+func NewGradLab(dev *devices.Device, m GradModel) (lab *GradLab, err error) {
+	if m.Batch <= 0 || m.In <= 0 || m.Hidden <= 0 || m.Out <= 0 || m.Depth < 1 {
+		return nil, fmt.Errorf("precision: invalid model %+v", m)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("precision: building the gradient graphs on %s: %v", dev.Name, r)
+		}
+	}()
+	r := rand.New(rand.NewPCG(m.Seed, 0x5eed))
+	uniform := func(n int, scale float64) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32((2*r.Float64() - 1) * scale)
+		}
+		return v
+	}
+	// The teacher: y = tanh(x·A)·B, fixed.
+	const teacherWidth = 16
+	x := uniform(m.Batch*m.In, 1)
+	a := uniform(m.In*teacherWidth, math.Sqrt(3/float64(m.In)))
+	b := uniform(teacherWidth*m.Out, math.Sqrt(3/float64(teacherWidth)))
+	y := make([]float32, m.Batch*m.Out)
+	for i := 0; i < m.Batch; i++ {
+		for j := 0; j < m.Out; j++ {
+			s := 0.0
+			for k := 0; k < teacherWidth; k++ {
+				h := 0.0
+				for l := 0; l < m.In; l++ {
+					h += float64(x[i*m.In+l]) * float64(a[l*teacherWidth+k])
+				}
+				s += math.Tanh(h) * float64(b[k*m.Out+j])
+			}
+			y[i*m.Out+j] = float32(s)
+		}
+	}
+	lab = &GradLab{m: m, dev: dev}
+	lab.x = tensors.FromFlatDataAndDimensions(x, m.Batch, m.In)
+	lab.y = tensors.FromFlatDataAndDimensions(y, m.Batch, m.Out)
+	d := m.dims()
+	for i := 0; i+1 < len(d); i++ {
+		lab.params = append(lab.params,
+			tensors.FromFlatDataAndDimensions(uniform(d[i]*d[i+1], math.Sqrt(3/float64(d[i]))), d[i], d[i+1]),
+			tensors.FromFlatDataAndDimensions(uniform(d[i+1], 0.1), 1, d[i+1]))
+	}
+	if lab.step, err = graph.NewExec(dev.Backend(), lab.stepGraph); err != nil {
+		return nil, err
+	}
+	if lab.grads, err = graph.NewExec(dev.Backend(), lab.gradGraph); err != nil {
+		return nil, err
+	}
+	return lab, nil
+}
+
+// forward returns the loss and every layer's output before its activation.
+func (l *GradLab) forward(x, target *graph.Node, params []*graph.Node) (loss *graph.Node, outs []*graph.Node) {
+	h := x
+	n := len(params) / 2
+	for i := 0; i < n; i++ {
+		z := graph.Add(graph.MatMul(h, params[2*i]), params[2*i+1])
+		outs = append(outs, z)
+		h = z
+		if i < n-1 {
+			h = graph.Tanh(z)
+		}
+	}
+	loss = graph.DivScalar(graph.ReduceAllSum(graph.Square(graph.Sub(h, target))), 2*float64(l.m.Batch))
+	return loss, outs
+}
+
+// stepGraph: inputs [x, y, lr, params...] → [new params..., loss].
+func (l *GradLab) stepGraph(in []*graph.Node) []*graph.Node {
+	x, y, lr, params := in[0], in[1], in[2], in[3:]
+	loss, _ := l.forward(x, y, params)
+	g := graph.Gradient(loss, params...)
+	var out []*graph.Node
+	for i, p := range params {
+		out = append(out, graph.Sub(p, graph.Mul(lr, g[i])))
+	}
+	return append(out, loss)
+}
+
+// gradGraph: inputs [x, y, scale, params...] → [loss, ∂(S·loss)/∂params..., ∂(S·loss)/∂layer outputs...].
+func (l *GradLab) gradGraph(in []*graph.Node) []*graph.Node {
+	x, y, scale, params := in[0], in[1], in[2], in[3:]
+	loss, outs := l.forward(x, y, params)
+	scaled := graph.Mul(loss, scale)
+	g := graph.Gradient(scaled, append(append([]*graph.Node{}, params...), outs...)...)
+	return append([]*graph.Node{loss}, g...)
+}
+
+func (l *GradLab) args(scalar float32) []any {
+	args := []any{l.x, l.y, tensors.FromScalar(scalar)}
+	for _, p := range l.params {
+		args = append(args, p)
+	}
+	return args
+}
+
+// Train runs steps float32 SGD steps (parameters stay on the device) and returns the last loss.
+func (l *GradLab) Train(steps int, lr float64) (loss float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("precision: training on %s: %v", l.dev.Name, r)
+		}
+	}()
+	var last *tensors.Tensor
+	for range steps {
+		outs, err := l.step.Exec(l.args(float32(lr))...)
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range l.params {
+			_ = p.FinalizeAll()
+		}
+		l.params = outs[:len(outs)-1]
+		if last != nil {
+			_ = last.FinalizeAll()
+		}
+		last = outs[len(outs)-1]
+		l.steps++
+	}
+	if last == nil {
+		return math.NaN(), nil
+	}
+	defer func() { _ = last.FinalizeAll() }()
+	return float64(tensors.ToScalar[float32](last)), nil
+}
+
+// Steps is how many SGD steps the lab has run.
+func (l *GradLab) Steps() int { return l.steps }
+
+// Grads are the float32 gradients of S·loss, read to the host.
+type Grads struct {
+	Scale  float64   // the loss scale S
+	Loss   float64   // the unscaled loss
+	Params []float32 // ∂(S·loss)/∂(every weight and bias), concatenated
+	Acts   []float32 // ∂(S·loss)/∂(every layer's output, every sample), concatenated
+}
+
+// Gradients computes the gradients of scale·loss in float32 on the device and reads them to the host.
+func (l *GradLab) Gradients(scale float64) (g Grads, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("precision: gradients on %s: %v", l.dev.Name, r)
+		}
+	}()
+	outs, err := l.grads.Exec(l.args(float32(scale))...)
+	if err != nil {
+		return g, err
+	}
+	defer func() {
+		for _, o := range outs {
+			_ = o.FinalizeAll()
+		}
+	}()
+	g = Grads{Scale: scale, Loss: float64(tensors.ToScalar[float32](outs[0]))}
+	np := len(l.params)
+	for i, o := range outs[1:] {
+		v := tensors.MustCopyFlatData[float32](o)
+		if i < np {
+			g.Params = append(g.Params, v...)
+		} else {
+			g.Acts = append(g.Acts, v...)
+		}
+	}
+	return g, nil
+}
+
+// Close frees the device buffers.
+func (l *GradLab) Close() {
+	for _, t := range append([]*tensors.Tensor{l.x, l.y}, l.params...) {
+		if t != nil {
+			_ = t.FinalizeAll()
+		}
+	}
+}
+
+// Census counts what happens to float32 gradients of S·loss when they are stored in a 16-bit type and
+// divided by S again in float32 (what a loss scaler does).
+type Census struct {
+	What       string      // which gradients
+	Scale      float64     // the loss scale S
+	N          int         // values
+	Nonzero32  int         // non-zero in float32
+	Zero16     int         // non-zero in float32, zero in float16: underflow, the gradient is lost
+	Subnormal  int         // float16 subnormals (below 2⁻¹⁴): kept with fewer significant bits
+	Inf16      int         // overflow to ±Inf in float16 (|S·g| > 65504): the scale was too large
+	ZeroBF16   int         // non-zero in float32, zero in bfloat16
+	RelErr16   float64     // ‖f16(S·g)/S − g‖ / ‖g‖ (Inf when any value overflowed)
+	RelErrBF16 float64     // the same through bfloat16
+	MinAbs     float64     // the smallest non-zero |g| (unscaled)
+	Hist       map[int]int `json:",omitempty"` // non-zero |S·g| per power-of-two bucket (Histogram)
+}
+
+// Count takes a census of scaled gradients scaled (= S·g) against the unscaled float32 reference ref
+// (= g, the gradients at S = 1) of the same model state.
+func Count(what string, scale float64, scaled, ref []float32) Census {
+	c := Census{What: what, Scale: scale, N: len(scaled), MinAbs: math.Inf(1)}
+	var num16, numBF, den float64
+	for i, v := range scaled {
+		g := float64(ref[i])
+		den += g * g
+		if v != 0 {
+			c.Nonzero32++
+			c.MinAbs = math.Min(c.MinAbs, math.Abs(float64(v))/scale)
+		}
+		h := RoundF16(v)
+		switch {
+		case math.IsInf(h, 0):
+			c.Inf16++
+		case h == 0 && v != 0:
+			c.Zero16++
+		case h != 0 && math.Abs(h) < F16SmallestNormal:
+			c.Subnormal++
+		}
+		b := RoundBF16(v)
+		if b == 0 && v != 0 {
+			c.ZeroBF16++
+		}
+		d16 := h/scale - g
+		dbf := b/scale - g
+		num16 += d16 * d16
+		numBF += dbf * dbf
+	}
+	c.RelErr16, c.RelErrBF16 = math.Sqrt(num16/den), math.Sqrt(numBF/den)
+	c.Hist = Histogram(scaled)
+	if c.Inf16 > 0 {
+		c.RelErr16 = -1 // meaningless: some values overflowed (JSON has no Inf)
+	}
+	if math.IsInf(c.MinAbs, 0) {
+		c.MinAbs = 0
+	}
+	if den == 0 {
+		c.RelErr16, c.RelErrBF16 = 0, 0
+	}
+	return c
+}
+
+// Scales are the loss scales the lesson tries: none, 2⁸, 2¹⁶ (GradScaler's starting scale) and 2²⁴
+// (too much for some values).
+var Scales = []float64{1, 1 << 8, 1 << 16, 1 << 24}
+
+// Underflow is one census table row source: a training stage and the gradients' census at each scale.
+type Underflow struct {
+	Steps int     // SGD steps trained before taking the gradients
+	Loss  float64 // the loss then
+	Rows  []Census
+}
+
+// UnderflowStudy trains a GradModel on dev and, at each of the given step counts, takes the census
+// of its parameter and activation gradients at every scale in Scales.
+func UnderflowStudy(dev *devices.Device, m GradModel, at []int, lr float64) ([]Underflow, error) {
+	lab, err := NewGradLab(dev, m)
+	if err != nil {
+		return nil, err
+	}
+	defer lab.Close()
+	var out []Underflow
+	for _, n := range at {
+		if n > lab.Steps() {
+			if _, err := lab.Train(n-lab.Steps(), lr); err != nil {
+				return out, err
+			}
+		}
+		ref, err := lab.Gradients(1)
+		if err != nil {
+			return out, err
+		}
+		u := Underflow{Steps: lab.Steps(), Loss: ref.Loss}
+		for _, s := range Scales {
+			g := ref
+			if s != 1 {
+				if g, err = lab.Gradients(s); err != nil {
+					return out, err
+				}
+			}
+			u.Rows = append(u.Rows, Count("weights and biases", s, g.Params, ref.Params), Count("layer outputs (backward flow)", s, g.Acts, ref.Acts))
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// UnscaledTable is the study's rows without loss scaling (S = 1), at every training stage.
+func UnscaledTable(us []Underflow) ([]string, [][]string) {
+	var keep []Underflow
+	for _, u := range us {
+		v := u
+		v.Rows = nil
+		for _, c := range u.Rows {
+			if c.Scale == 1 {
+				v.Rows = append(v.Rows, c)
+			}
+		}
+		keep = append(keep, v)
+	}
+	return UnderflowTable(keep)
+}
+
+// ScalingTable is the study's rows at every loss scale, at its first (untrained) and last training
+// stages: scaling rescues the small gradients of the trained model, and too large a scale overflows
+// the large gradients of the untrained one.
+func ScalingTable(us []Underflow) ([]string, [][]string) {
+	if len(us) <= 1 {
+		return UnderflowTable(us)
+	}
+	return UnderflowTable([]Underflow{us[0], us[len(us)-1]})
+}
+
+// KeepStudy saves a study for later cells (under measure.CacheDir()).
+func KeepStudy(us []Underflow) error {
+	b, err := json.Marshal(us)
+	if err != nil {
+		return err
+	}
+	dir := measure.CacheDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, KeepStudyName+".json"), b, 0o644)
+}
+
+// RecallStudy loads the study kept by KeepStudy.
+func RecallStudy() ([]Underflow, error) {
+	b, err := os.ReadFile(filepath.Join(measure.CacheDir(), KeepStudyName+".json"))
+	if err != nil {
+		return nil, fmt.Errorf("no gradient study kept yet: run the cell that calls precision.Study() first (%w)", err)
+	}
+	var us []Underflow
+	return us, json.Unmarshal(b, &us)
+}
+
+// KeepStudyName is the name the gradient study is kept under.
+const KeepStudyName = Lesson + "-gradients"
+
+// StudySteps are the training stages of Study: untrained, after 300 and after 3000 SGD steps.
+var StudySteps = []int{0, 300, 3000}
+
+// Study runs UnderflowStudy of DefaultGradModel on xla:cpu (lr 0.1, StudySteps), keeps it, and
+// returns it. The gradients are a numeric property of the model, not of the device: any device
+// computing them in float32 gives the same census up to rounding.
+func Study() ([]Underflow, error) {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		return nil, err
+	}
+	us, err := UnderflowStudy(dev, DefaultGradModel, StudySteps, 0.1)
+	if err != nil {
+		return us, err
+	}
+	return us, KeepStudy(us)
+}
+
+// GradientChart draws how many gradients of the last stage fall in each power-of-two bucket of |g|,
+// with float16's limits as vertical lines.
+func GradientChart(us []Underflow) (*plot.Plot, error) {
+	if len(us) == 0 {
+		return nil, fmt.Errorf("precision: no study")
+	}
+	u := us[len(us)-1]
+	var series []charts.Series
+	top := 1.0
+	for _, c := range u.Rows {
+		if c.Scale != 1 || c.Hist == nil {
+			continue
+		}
+		s := charts.Series{Name: "gradients of " + c.What, Source: charts.Live}
+		for e := -40; e <= 10; e++ {
+			if n := c.Hist[e]; n > 0 {
+				s.Points = append(s.Points, charts.XY{X: math.Ldexp(1.5, e), Y: float64(n)})
+				top = math.Max(top, float64(n))
+			}
+		}
+		series = append(series, s)
+	}
+	for _, l := range []struct {
+		name string
+		x    float64
+	}{{"f16 smallest subnormal 2^-24 (below ~half of it: 0)", F16SmallestSubnormal}, {"f16 smallest normal 2^-14 (below: fewer bits)", F16SmallestNormal}} {
+		series = append(series, charts.Series{Name: l.name, Source: charts.Model, Note: "IEEE 754 binary16",
+			Points: []charts.XY{{X: l.x, Y: 1}, {X: l.x * 1.0001, Y: top}}})
+	}
+	return charts.Lines(charts.Axes{
+		Title: fmt.Sprintf("float32 gradients after %d steps (loss %.2g), by magnitude", u.Steps, u.Loss),
+		X:     "|gradient| (power-of-two buckets)", Y: "how many", LogX: true, LogY: true,
+	}, series...)
+}
+
+// UnderflowTable renders a study as a table.
+func UnderflowTable(us []Underflow) ([]string, [][]string) {
+	var rows [][]string
+	pct := func(n, of int) string {
+		if of == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d (%.2f%%)", n, 100*float64(n)/float64(of))
+	}
+	for _, u := range us {
+		for _, c := range u.Rows {
+			err16 := fmt.Sprintf("%.1e", c.RelErr16)
+			if c.Inf16 > 0 {
+				err16 = "∞ (overflow)"
+			}
+			rows = append(rows, []string{fmt.Sprintf("%d (loss %.2g)", u.Steps, u.Loss), c.What, scaleName(c.Scale),
+				pct(c.Zero16, c.Nonzero32), pct(c.Subnormal, c.Nonzero32), fmt.Sprint(c.Inf16), err16,
+				pct(c.ZeroBF16, c.Nonzero32), fmt.Sprintf("%.1e", c.RelErrBF16)})
+		}
+	}
+	return []string{"after steps", "gradients of", "loss scale S", "f16: became 0", "f16: subnormal", "f16: overflow",
+		"f16 error after ÷S", "bf16: became 0", "bf16 error"}, rows
+}
+
+func scaleName(s float64) string {
+	if s == 1 {
+		return "1 (none)"
+	}
+	return fmt.Sprintf("2^%d", int(math.Round(math.Log2(s))))
+}
+
+// Histogram counts |g| per power-of-two bucket (log2 floor) of the non-zero values.
+func Histogram(g []float32) map[int]int {
+	h := map[int]int{}
+	for _, v := range g {
+		if v != 0 {
+			_, e := math.Frexp(math.Abs(float64(v)))
+			h[e-1]++
+		}
+	}
+	return h
+}
+
+// RoundF16 rounds v to the nearest IEEE 754 binary16 value (ties to even), subnormals included, and
+// returns it as a float64: ±Inf above the largest finite value, 0 below half the smallest subnormal.
+// (It is written out here because the float16 package of gomlx/compute flushes float16 subnormals to
+// zero, as some hardware modes do; GPUs keep them, and so does the IEEE format this lesson is about.)
+func RoundF16(v float32) float64 { return roundBinary(float64(v), 10, -14, F16Max) }
+
+// RoundBF16 rounds v to the nearest bfloat16 value (ties to even): float32's 8-bit exponent with 7
+// stored mantissa bits.
+func RoundBF16(v float32) float64 {
+	return roundBinary(float64(v), 7, -126, math.Ldexp(2-math.Ldexp(1, -7), 127))
+}
+
+// roundBinary rounds x to a binary format with mant stored mantissa bits, smallest normal exponent
+// emin and largest finite value max.
+func roundBinary(x float64, mant, emin int, max float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	a := math.Abs(x)
+	_, exp := math.Frexp(a) // a = f·2^exp, f in [0.5, 1)
+	e := exp - 1
+	if e < emin {
+		e = emin // subnormal: fixed quantum 2^(emin−mant)
+	}
+	q := math.Ldexp(1, e-mant)
+	r := math.RoundToEven(a/q) * q
+	if r > max {
+		r = math.Inf(1)
+	}
+	return math.Copysign(r, x)
+}

@@ -1,0 +1,327 @@
+// Package precision is the code behind notebooks/05-precision.ipynb: matmul throughput per
+// precision on every device, why 16-bit is no faster on this CPU while a GPU's tensor cores make it
+// several times faster, float16 underflow shown on real gradients of a small MLP, loss scaling
+// fixing it, bfloat16 needing no scaler, and mixed precision's float32 master weights.
+package precision
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Lesson is the lesson id: the notebook's file name without ".ipynb".
+const Lesson = "05-precision"
+
+// Names results are kept under between cells.
+const (
+	KeepDTypes = Lesson + "-dtypes"
+	KeepMixed  = Lesson + "-mixed"
+)
+
+func init() {
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "matmul-dtypes",
+		Doc: "n×n matmul in float64, float32 (and TF32 on CUDA), bfloat16, float16",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return MatMulDTypes(dev, experiments.Pick(s, 512, 8192))
+		},
+	})
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "mixed-precision",
+		Doc: "the same MLP trained in float32, bfloat16 and float16 (f32 master weights): step time, memory, final loss",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return Mixed(dev, MixedModel(s), experiments.Pick(s, 60, 200))
+		},
+	})
+}
+
+// DTypes are the element types of the sweep, widest first.
+var DTypes = []dtypes.DType{dtypes.Float64, dtypes.Float32, dtypes.BFloat16, dtypes.Float16}
+
+// MatMulDTypes times an n×n matmul in every dtype on dev, each checked against float64 first.
+// On xla:cuda float32 runs twice: on a CUDA device opened with TF32 off (true float32) and on dev,
+// whose float32 matmuls run in TF32 on the tensor cores (go-xla's default); Result.Precision says
+// which. A dtype the device cannot run is skipped.
+func MatMulDTypes(dev *devices.Device, n int) ([]measure.Result, error) {
+	var out []measure.Result
+	for _, dt := range DTypes {
+		d := dev
+		if dt == dtypes.Float32 && dev.TF32 {
+			if strict, err := devices.Open(devices.CUDANoTF32); err == nil {
+				r, err := timeMatMul(strict, n, dt)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, r)
+			}
+		}
+		if ok, _ := workloads.Supports(d, dt); !ok {
+			continue
+		}
+		r, err := timeMatMul(d, n, dt)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func timeMatMul(dev *devices.Device, n int, dt dtypes.DType) (measure.Result, error) {
+	w := workloads.Square(n, dt)
+	r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5, SampleTime: 3 * time.Millisecond}, true)
+	if err != nil {
+		return r, err
+	}
+	if tol := workloads.ToleranceOf(dev, w); r.RelErr > tol {
+		return r, fmt.Errorf("%s: %s on %s is wrong (relative error %.2g > %.2g)", Lesson, w, dev.Name, r.RelErr, tol)
+	}
+	return r, nil
+}
+
+// DTypesOnEachDevice runs MatMulDTypes on every XLA device here (n = 512 on a laptop, 8192 on a GPU),
+// adds recorded results of devices this machine lacks, and keeps them.
+func DTypesOnEachDevice() ([]measure.Result, error) {
+	n := experiments.Pick(experiments.CurrentScale(), 512, 8192)
+	return onEachDevice(KeepDTypes, "matmul-dtypes", func(d *devices.Device) ([]measure.Result, error) {
+		return MatMulDTypes(d, n)
+	})
+}
+
+// SoftwareContrast times the source's numpy example — a 128×128 matmul in float64, float32 and
+// float16 — on GoMLX's pure-Go backend, which like numpy has no 16-bit hardware path and does
+// float16 in software.
+func SoftwareContrast() ([]measure.Result, error) {
+	d, err := devices.Open(devices.Go)
+	if err != nil {
+		return nil, err
+	}
+	var out []measure.Result
+	for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32, dtypes.Float16} {
+		r, err := timeMatMul(d, 128, dt)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// DTypeTable shows each result's time and GFLOP/s, and its time relative to float32 on the same
+// device.
+func DTypeTable(results []measure.Result) ([]string, [][]string) {
+	f32 := map[string]time.Duration{}
+	for _, r := range results {
+		if r.Precision == "float32" {
+			f32[r.Provenance.Device+r.Provenance.Model] = r.Stats.Median
+		}
+	}
+	var rows [][]string
+	for _, r := range results {
+		rel := "—"
+		if b := f32[r.Provenance.Device+r.Provenance.Model]; b > 0 {
+			rel = fmt.Sprintf("%.2f×", float64(r.Stats.Median)/float64(b))
+		}
+		rows = append(rows, []string{r.Provenance.Label(), r.Label, r.Precision, charts.SI(r.Seconds(), "s"),
+			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), fmt.Sprintf("%.1f", r.GFLOPS()), rel})
+	}
+	return []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, rows
+}
+
+// DTypeChart draws achieved GFLOP/s per device and precision.
+func DTypeChart(results []measure.Result) (*plot.Plot, error) {
+	var bars []charts.Bar
+	title := "matmul throughput by precision, measured live"
+	for _, r := range results {
+		label := r.Provenance.Device + " " + short(r.Precision)
+		if r.Provenance.Recorded {
+			label += " (rec.)"
+			title = "matmul throughput by precision (live; rec. = recorded)"
+		}
+		bars = append(bars, charts.Bar{Label: label, Value: r.GFLOPS()})
+	}
+	return charts.Bars(title, "GFLOP/s", bars)
+}
+
+func short(p string) string {
+	switch p {
+	case "float64":
+		return "f64"
+	case "float32":
+		return "f32"
+	case "bfloat16":
+		return "bf16"
+	case "float16":
+		return "f16"
+	}
+	return p
+}
+
+// GPUPeakTable is the H100/H200 datasheet peaks per precision (a model, not a measurement), with
+// each one's ratio to plain float32: what tensor cores buy.
+func GPUPeakTable() ([]string, [][]string) {
+	var rows [][]string
+	for _, m := range []string{"NVIDIA H100 SXM", "NVIDIA H200 SXM"} {
+		s, _ := devices.SpecByModel(m)
+		for _, p := range []string{"float64", "float32", workloads.TF32, "bfloat16", "float16"} {
+			peak := s.Ceilings.Peak(p)
+			rows = append(rows, []string{m, p, charts.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/s.Ceilings.Peak("float32")), "datasheet (dense)"})
+		}
+	}
+	return []string{"GPU", "precision", "peak", "vs plain float32", "source"}, rows
+}
+
+// CPUFlags says what this CPU reports about 16-bit arithmetic.
+func CPUFlags() string {
+	f := devices.ReadCPUFacts()
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	return fmt.Sprintf("%s: native bf16 dot products (avx512_bf16/amx_bf16) %s, native f16 arithmetic (avx512_fp16) %s",
+		f.ModelName, yes(f.BF16), yes(f.F16))
+}
+
+// ---- mixed precision ----
+
+// MixedModel is the MLP of the mixed-precision experiment.
+func MixedModel(s experiments.Scale) workloads.MLP {
+	return experiments.Pick(s,
+		workloads.MLP{Batch: 128, In: 256, Hidden: 512, Out: 16, Depth: 2, Seed: 7},
+		workloads.MLP{Batch: 1024, In: 1024, Hidden: 4096, Out: 64, Depth: 4, Seed: 7})
+}
+
+// Mixed trains w (same seed, so the same initial weights and batch) for steps SGD steps in float32,
+// bfloat16 and float16 on dev. For the 16-bit runs workloads.MLP keeps float32 master parameters,
+// gradients and updates, and runs the matmuls and activations in 16 bits. Each result carries the
+// step time, and in Params the final loss ×1e6 ("loss_e6") and the memory the shapes imply
+// (Memory(): "param_bytes", "activation_bytes", "total_bytes").
+func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, error) {
+	var out []measure.Result
+	for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.BFloat16, dtypes.Float16} {
+		m := w
+		m.Type = dt
+		if ok, _ := workloads.Supports(dev, dt); !ok {
+			continue
+		}
+		tr, err := m.NewTrainer(dev)
+		if err != nil {
+			return out, err
+		}
+		if _, err := tr.Compile(); err != nil {
+			tr.Close()
+			return out, err
+		}
+		first := 0.0
+		var samples []time.Duration
+		for i := 0; i < steps; i++ {
+			t0 := time.Now()
+			if err := tr.Step(); err != nil {
+				tr.Close()
+				return out, err
+			}
+			samples = append(samples, time.Since(t0))
+			if i == 0 {
+				if first, err = tr.Loss(); err != nil {
+					tr.Close()
+					return out, err
+				}
+			}
+		}
+		loss, err := tr.Loss()
+		tr.Close()
+		if err != nil {
+			return out, err
+		}
+		mem := m.Memory()
+		out = append(out, measure.Result{
+			Workload: m.Name(), Label: m.String(), DType: dt.String(), Precision: dt.String(),
+			Params: map[string]int{"steps": steps, "loss_e6": int(math.Round(loss * 1e6)), "first_loss_e6": int(math.Round(first * 1e6)),
+				"param_bytes": int(mem.Parameters), "activation_bytes": int(mem.Activations), "total_bytes": int(mem.Total())},
+			FLOPs: m.FLOPs(), Bytes: m.Bytes(), Stats: measure.Summarize(samples[1:]), RelErr: -1,
+			Provenance: measure.ProvenanceOf(dev),
+		})
+	}
+	return out, nil
+}
+
+// MixedOnEachDevice runs Mixed on every XLA device here and adds recorded results.
+func MixedOnEachDevice() ([]measure.Result, error) {
+	s := experiments.CurrentScale()
+	return onEachDevice(KeepMixed, "mixed-precision", func(d *devices.Device) ([]measure.Result, error) {
+		return Mixed(d, MixedModel(s), experiments.Pick(s, 60, 200))
+	})
+}
+
+// MixedTable shows, per device and compute type: step time, the loss after training (and its
+// difference from float32's), and the memory the shapes imply.
+func MixedTable(results []measure.Result) ([]string, [][]string) {
+	f32 := map[string]float64{}
+	for _, r := range results {
+		if r.DType == dtypes.Float32.String() {
+			f32[r.Provenance.Label()] = float64(r.Params["loss_e6"]) / 1e6
+		}
+	}
+	var rows [][]string
+	for _, r := range results {
+		loss := float64(r.Params["loss_e6"]) / 1e6
+		diff := "—"
+		if b, ok := f32[r.Provenance.Label()]; ok && r.DType != dtypes.Float32.String() && b > 0 {
+			diff = fmt.Sprintf("%+.2f%%", 100*(loss/b-1))
+		}
+		rows = append(rows, []string{r.Provenance.Label(), r.DType, charts.SI(r.Seconds(), "s"),
+			fmt.Sprintf("%.4f → %.4f", float64(r.Params["first_loss_e6"])/1e6, loss), diff,
+			workloads.FormatBytes(float64(r.Params["param_bytes"])), workloads.FormatBytes(float64(r.Params["activation_bytes"])),
+			workloads.FormatBytes(float64(r.Params["total_bytes"]))})
+	}
+	return []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(results)), "vs float32",
+		"parameters (f32 master)", "activations", "total (formula)"}, rows
+}
+
+func firstSteps(rs []measure.Result) int {
+	if len(rs) == 0 {
+		return 0
+	}
+	return rs[0].Params["steps"]
+}
+
+// onEachDevice runs fn live on every XLA device here, appends the experiment's recordings for
+// devices not measured live, and keeps everything under keep.
+func onEachDevice(keep, name string, fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
+	devs, err := devices.Accelerated()
+	if len(devs) == 0 {
+		return nil, err
+	}
+	var results []measure.Result
+	live := map[string]bool{}
+	for _, d := range devs {
+		rs, err := fn(d)
+		results = append(results, rs...)
+		if err != nil {
+			return results, err
+		}
+		live[d.Name] = true
+	}
+	rec, err := experiments.Recorded(Lesson, name)
+	if err != nil {
+		return results, err
+	}
+	for _, r := range rec {
+		if !live[r.Provenance.Device] {
+			results = append(results, r)
+		}
+	}
+	return results, measure.Keep(keep, results)
+}

@@ -1,0 +1,141 @@
+package precision
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+)
+
+func TestRegistered(t *testing.T) {
+	for _, n := range []string{"matmul-dtypes", "mixed-precision"} {
+		if _, ok := experiments.Lookup(Lesson + "/" + n); !ok {
+			t.Errorf("experiment %s is not registered", n)
+		}
+	}
+}
+
+func TestRoundF16(t *testing.T) {
+	for _, c := range []struct{ in, want float64 }{
+		{1, 1},
+		{65504, 65504},
+		{65519, 65504},
+		{65520, math.Inf(1)},
+		{-1e6, math.Inf(-1)},
+		{6e-8, F16SmallestSubnormal},         // rounds to the smallest subnormal
+		{4e-8, F16SmallestSubnormal},         // above half of it: rounds up
+		{2.9e-8, 0},                          // below half: 0
+		{math.Ldexp(1, -25), 0},              // exactly half: ties to even (0)
+		{-1e-5, -168 * F16SmallestSubnormal}, // a subnormal, 1e-5/2^-24 = 167.77 → 168
+		{1 + math.Ldexp(1, -11), 1},          // tie to even at 1
+		{1 + 3*math.Ldexp(1, -11), 1 + math.Ldexp(1, -9)},
+	} {
+		if got := RoundF16(float32(c.in)); got != c.want && !(math.IsInf(c.want, 0) && got == c.want) {
+			t.Errorf("RoundF16(%g) = %g, want %g", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want float64 }{
+		{1, 1}, {1e-30, 1e-30}, {1 + math.Ldexp(1, -9), 1}, {3e-8, 3e-8},
+	} {
+		if got := RoundBF16(float32(c.in)); math.Abs(got-c.want) > math.Abs(c.want)*math.Ldexp(1, -8) {
+			t.Errorf("RoundBF16(%g) = %g, want ≈ %g", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	ref := []float32{1e-3, 1e-6, 1e-9, 0}
+	c := Count("x", 1, ref, ref)
+	if c.Nonzero32 != 3 || c.Zero16 != 1 || c.Subnormal != 1 || c.Inf16 != 0 || c.ZeroBF16 != 0 {
+		t.Errorf("unscaled: %+v", c)
+	}
+	for _, c2 := range []struct {
+		scale     float64
+		zero, inf int
+	}{{1 << 16, 0, 0}, {1 << 27, 0, 1}} {
+		scaled := make([]float32, len(ref))
+		for i, v := range ref {
+			scaled[i] = v * float32(c2.scale)
+		}
+		c = Count("x", c2.scale, scaled, ref)
+		if c.Zero16 != c2.zero || c.Inf16 != c2.inf || (c2.inf > 0) != (c.RelErr16 == -1) {
+			t.Errorf("scaled by %g: %+v", c2.scale, c)
+		}
+	}
+}
+
+// TestStudyOnGoBackend trains the gradient model a few steps on the pure-Go backend.
+func TestStudyOnGoBackend(t *testing.T) {
+	dev, err := devices.Open(devices.Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := GradModel{Batch: 16, In: 4, Hidden: 8, Out: 2, Depth: 1, Seed: 3}
+	us, err := UnderflowStudy(dev, m, []int{0, 20}, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(us) != 2 || us[1].Steps != 20 || !(us[1].Loss < us[0].Loss) {
+		t.Fatalf("study: %+v", us)
+	}
+	c := us[0].Rows[0]
+	if c.N != 4*8+8+8*2+2 || c.Scale != 1 {
+		t.Errorf("census of parameters: %+v", c)
+	}
+	if c := us[0].Rows[1]; c.N != 16*(8+2) {
+		t.Errorf("census of layer outputs: %+v", c)
+	}
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	if err := KeepStudy(us); err != nil {
+		t.Fatal(err)
+	}
+	back, err := RecallStudy()
+	if err != nil || len(back) != 2 {
+		t.Fatalf("recall: %v", err)
+	}
+	if _, err := GradientChart(back); err != nil {
+		t.Error(err)
+	}
+	if _, rows := UnscaledTable(back); len(rows) != 4 {
+		t.Errorf("unscaled rows %d", len(rows))
+	}
+	if _, rows := ScalingTable(back); len(rows) != 4*len(Scales) {
+		t.Errorf("scaling rows %d", len(rows))
+	}
+}
+
+func TestMixedAndDTypesOnGoBackend(t *testing.T) {
+	dev, err := devices.Open(devices.Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := MixedModel(experiments.Laptop)
+	m.Batch, m.In, m.Hidden, m.Out, m.Depth = 4, 8, 16, 2, 1
+	rs, err := Mixed(dev, m, 3)
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("mixed: %v, %d results", err, len(rs))
+	}
+	if rs[1].Params["param_bytes"] != rs[0].Params["param_bytes"] || rs[1].Params["activation_bytes"]*2 != rs[0].Params["activation_bytes"] {
+		t.Errorf("memory: f32 %v, bf16 %v", rs[0].Params, rs[1].Params)
+	}
+	if _, rows := MixedTable(rs); len(rows) != 3 {
+		t.Errorf("mixed table %v", rows)
+	}
+	rs, err = MatMulDTypes(dev, 16)
+	if err != nil || len(rs) != len(DTypes) {
+		t.Fatalf("dtypes: %v %d", err, len(rs))
+	}
+	if _, err := DTypeChart(rs); err != nil {
+		t.Error(err)
+	}
+	if _, rows := DTypeTable(rs); rows[1][6] != "1.00×" {
+		t.Errorf("dtype table %v", rows)
+	}
+	if _, rows := GPUPeakTable(); len(rows) != 10 {
+		t.Errorf("GPU peaks %v", rows)
+	}
+	if CPUFlags() == "" {
+		t.Error("no CPU flags")
+	}
+}
