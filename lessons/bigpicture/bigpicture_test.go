@@ -1,0 +1,132 @@
+package bigpicture
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+)
+
+func TestDeck(t *testing.T) {
+	if err := Deck.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if Deck.Lesson != Lesson {
+		t.Errorf("Deck.Lesson = %q, want %q", Deck.Lesson, Lesson)
+	}
+}
+
+func TestExperimentsAreRegistered(t *testing.T) {
+	for _, n := range []string{"step-rate", "batch1-inference"} {
+		if _, ok := experiments.Lookup(Lesson + "/" + n); !ok {
+			t.Errorf("experiment %s/%s is not registered", Lesson, n)
+		}
+	}
+}
+
+func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
+
+// TestSourceExample checks the calculator against the source's numbers (which round 10.24 TF to
+// 10.2, hence 412 s and 477 days there).
+func TestSourceExample(t *testing.T) {
+	r := SourceRun
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"steps", r.Steps(), 1e5},
+		{"FLOPs per step", r.FLOPsPerStep(), 2.1e15},
+		{"forward + backward", r.ForwardFLOPsPerStep() + r.BackwardFLOPsPerStep(), 2.1e15},
+		{"state at 16 B/param", r.StateBytes(16), 5.6e9},
+	} {
+		if !near(c.got, c.want, 1e-9) {
+			t.Errorf("%s = %g, want %g", c.name, c.got, c.want)
+		}
+	}
+	rates := SourceRates()
+	if len(rates) != 2 {
+		t.Fatalf("SourceRates = %+v", rates)
+	}
+	cpu, gpu := rates[0], rates[1]
+	if s := cpu.SecondsPerStep(r); !near(s, 412, 0.01) {
+		t.Errorf("CPU socket: %v s/step, want ≈ 412", s)
+	}
+	if d := cpu.Days(r); !near(d, 477, 0.01) {
+		t.Errorf("CPU socket: %v days, want ≈ 477", d)
+	}
+	if s := gpu.SecondsPerStep(r); !near(s, 5.3, 0.01) {
+		t.Errorf("H100: %v s/step, want ≈ 5.3", s)
+	}
+	if d := gpu.Days(r); !near(d, 6.1, 0.01) {
+		t.Errorf("H100: %v days, want ≈ 6.1", d)
+	}
+	if x := gpu.FLOPS / cpu.FLOPS; !near(x, 78, 0.01) {
+		t.Errorf("ratio %v, want ≈ 78", x)
+	}
+}
+
+func TestScaling(t *testing.T) {
+	eff, lr := DataParallel(32, 8, 1e-3, 32)
+	if eff != 256 || !near(lr, 8e-3, 1e-12) {
+		t.Errorf("DataParallel = %d, %g", eff, lr)
+	}
+	if s := AllReduceSeconds(1e9, 1, 1e9); s != 0 {
+		t.Errorf("one device syncs nothing, got %v", s)
+	}
+	if s := AllReduceSeconds(1e9, 2, 1e9); !near(s, 1, 1e-12) {
+		t.Errorf("ring all-reduce over 2: %v s, want 1", s)
+	}
+}
+
+func TestInferenceOnGoBackend(t *testing.T) {
+	dev, err := devices.Open(devices.Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := SmallMLP.NumParams(); n < 50_000 || n > 300_000 {
+		t.Errorf("SmallMLP has %d parameters: not 'a small model'", n)
+	}
+	r, err := Inference(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Seconds() <= 0 || r.RelErr < 0 || r.RelErr > 1e-4 {
+		t.Errorf("result %+v", r)
+	}
+	if _, err := InferenceChart(nil); err == nil {
+		t.Error("an empty chart should be an error")
+	}
+}
+
+// TestNotebookRecallSections checks that the notebook's display.Recall calls name sections of the
+// deck, and that every section of the deck is shown.
+func TestNotebookRecallSections(t *testing.T) {
+	path := filepath.Join("..", "..", "notebooks", Lesson+".ipynb")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no notebook " + path)
+	}
+	nb, err := notebook.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := regexp.MustCompile(`display\.Recall\(\w+\.Deck, "([^"]+)"\)`)
+	used := map[string]bool{}
+	for i, c := range nb.Cells {
+		for _, m := range call.FindAllStringSubmatch(c.Text(), -1) {
+			if _, err := Deck.Section(m[1]); err != nil {
+				t.Errorf("cell %d: %v", i+1, err)
+			}
+			used[m[1]] = true
+		}
+	}
+	for _, s := range Deck.Sections {
+		if !used[s.ID] {
+			t.Errorf("deck section %q is never shown", s.ID)
+		}
+	}
+}

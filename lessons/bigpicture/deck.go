@@ -1,0 +1,37 @@
+package bigpicture
+
+import "github.com/gpu-course/whygpu/pkg/recall"
+
+// Deck is the lesson's recall checks: one section per "## " section of the notebook.
+var Deck = &recall.Deck{
+	Lesson: Lesson,
+	Title:  "The whole picture",
+	Sections: []recall.Section{
+		{ID: "estimate", Title: "The 6·N·T estimate", Cards: []recall.Card{
+			{ID: "six", Question: "Where do the 6 in 6·N·T come from, and what does the source's run (350M parameters, 100B tokens, 1M tokens per step) cost per step?",
+				Answer: "2·N·T for the forward pass (one multiply-add per parameter per token) plus about 4·N·T for the backward pass (gradients w.r.t. activations and weights). Per step: 6 × 3.5e8 × 1e6 = 2.1e15 FLOPs, for 100,000 steps."},
+		}},
+		{ID: "rates", Title: "Fed with real rates", Cards: []recall.Card{
+			{ID: "ratio", Question: "At the source's rates, how long does the run take on the CPU socket and on one H100, and why is the real gap larger?",
+				Answer: "About 412 s per step (≈ 477 days) on the socket at 50% of 10.2 TF, about 5.3 s per step (≈ 6 days) on one H100 at 40% MFU in bf16: ≈ 78×. The GPU run also splits over eight GPUs with fast links, while CPU sockets hit network bandwidth first."},
+			{ID: "mfu", Question: "What is MFU and why is a real training step below the matmul ceiling?",
+				Answer: "Model FLOPs utilization: the useful FLOPs (6·N per token) per second over the peak. A step also runs memory-bound work — activations, the loss, the optimizer update — and launches and syncs, so it gets less than a large matmul alone."},
+		}},
+		{ID: "scaling", Title: "Past one device", Cards: []recall.Card{
+			{ID: "dp", Question: "What does data parallelism do, and what must change when you add devices?",
+				Answer: "Every device holds a full copy of the model, takes its own slice of the batch, and the gradients are averaged every step (use DistributedDataParallel, not DataParallel). The effective batch is per-device batch × devices, so the learning rate needs rescaling (linear scaling is a common start)."},
+			{ID: "shard", Question: "When do you need model, pipeline or sharded (ZeRO/FSDP) training?",
+				Answer: "When the model or its training state does not fit on one device: model parallelism splits layers' tensors, pipeline parallelism splits by layers and streams micro-batches, sharding splits parameters, gradients and optimizer state (Adam's alone is twice the model) across devices."},
+		}},
+		{ID: "cpu", Title: "When the CPU is the right choice", Cards: []recall.Card{
+			{ID: "list", Question: "Name four jobs where a CPU is the right (or good enough) choice.",
+				Answer: "Small models (below a few hundred thousand parameters) and batch-1 inference; gradient-boosted trees and other tabular/classical ML; huge sparse embedding tables kept in host memory; data preparation (parsing, tokenizing, deduplication); debugging and deterministic reference runs."},
+		}},
+		{ID: "faq", Title: "Choosing, and the FAQ", Cards: []recall.Card{
+			{ID: "util", Question: "Your GPU sits at 30% utilization. What does the source say to check first?",
+				Answer: "The input pipeline, almost always: raise num_workers, pre-resize or pre-tokenize data, and look for .item()/.cpu() calls in the loop. Then check whether the batch is too small to fill the device."},
+			{ID: "costs", Question: "Which costs should decide CPU vs GPU for a workload?",
+				Answer: "Hardware or rental price, energy per useful FLOP, the utilization you can actually sustain, and the engineering effort of each software stack."},
+		}},
+	},
+}

@@ -1,0 +1,35 @@
+package feeding
+
+import "github.com/gpu-course/whygpu/pkg/recall"
+
+// Deck is the lesson's recall checks: one section per "## " section of the notebook.
+var Deck = &recall.Deck{
+	Lesson: Lesson,
+	Title:  "Feeding the device",
+	Sections: []recall.Section{
+		{ID: "job", Title: "The CPU's job in a GPU node", Cards: []recall.Card{
+			{ID: "list", Question: "Name five things the CPU still does when the math runs on a GPU.",
+				Answer: "Read and decode the data, tokenize or augment it, collate batches, copy them to the device, launch every kernel and run the training loop, write checkpoints — and in offloading setups even run the optimizer."},
+			{ID: "arith", Question: "A step takes 300 ms on the GPU and the loader needs 400 ms per batch. How busy is the GPU with one loader, and how many loaders keep it fed?",
+				Answer: "One batch every 400 ms, so the GPU computes 300 of every 400 ms: 75% busy, 100 ms idle per step. ⌈400/300⌉ = 2 loaders (with cores to run them) keep it fed."},
+		}},
+		{ID: "workers", Title: "Starved or fed", Cards: []recall.Card{
+			{ID: "symptom", Question: "What does a starved device look like on a utilization timeline, and what is the usual fix?",
+				Answer: "A saw-tooth: busy during each step, idle while the loop waits for the next batch. More loader workers (cores permitting), cheaper preprocessing (pre-resized or pre-tokenized data) or prefetching ahead fix it."},
+			{ID: "cores", Question: "Why did adding workers stop helping on this machine?",
+				Answer: "Workers need cores: once the loaders and the training step use every core, another worker only shares the same cores. On xla:cpu the 'device' is those same cores too — on a GPU node the device is separate, so the loader only has to keep pace with it."},
+		}},
+		{ID: "launch", Title: "Launch-bound tiny models", Cards: []recall.Card{
+			{ID: "why", Question: "Why is a tiny model at batch 1 slow per FLOP on any device, and what reduces the cost?",
+				Answer: "Each operation is microseconds or less of arithmetic, but each launch (kernel launch, executable call) has a fixed host cost, so overhead dominates. Fusing operations, CUDA graphs and compiling the whole step (XLA compiles it into one executable) cut the number of launches."},
+		}},
+		{ID: "oversubscription", Title: "Too many threads", Cards: []recall.Card{
+			{ID: "what", Question: "What is thread oversubscription and what does it cost?",
+				Answer: "More runnable threads than cores — e.g. many loader workers each running a multi-threaded math library. Throughput cannot rise past the cores; each job takes longer (it shares them), holds its memory longer and may thrash caches. Give workers one thread each, or fewer workers."},
+		}},
+		{ID: "knobs", Title: "The knobs, mapped", Cards: []recall.Card{
+			{ID: "map", Question: "What do num_workers, prefetch_factor and pin_memory do, and what is the sizing rule?",
+				Answer: "num_workers: parallel loader processes (here: goroutines); prefetch_factor: batches queued ahead per worker (here: the queue depth); pin_memory: page-locked host buffers so the copy to the GPU can be asynchronous DMA (with non_blocking=True it overlaps GPU work). Size the node's CPU cores and host memory to the input pipeline."},
+		}},
+	},
+}

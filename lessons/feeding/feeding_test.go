@@ -1,0 +1,133 @@
+package feeding
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+func TestDeck(t *testing.T) {
+	if err := Deck.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if Deck.Lesson != Lesson {
+		t.Errorf("Deck.Lesson = %q, want %q", Deck.Lesson, Lesson)
+	}
+}
+
+func TestExperimentsAreRegistered(t *testing.T) {
+	for _, n := range []string{"workers-sweep", "launch-bound", "oversubscription"} {
+		if _, ok := experiments.Lookup(Lesson + "/" + n); !ok {
+			t.Errorf("experiment %s/%s is not registered", Lesson, n)
+		}
+	}
+}
+
+func TestFed(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		step, load time.Duration
+		workers    int
+		period     time.Duration
+		util       float64
+	}{
+		{300 * ms, 400 * ms, 1, 400 * ms, 0.75}, // the source's example
+		{300 * ms, 400 * ms, 2, 300 * ms, 1},
+		{100 * ms, 400 * ms, 2, 200 * ms, 0.5},
+		{100 * ms, 50 * ms, 0, 100 * ms, 1},
+	} {
+		p, u := Fed(c.step, c.load, c.workers)
+		if p != c.period || u != c.util {
+			t.Errorf("Fed(%v, %v, %d) = %v, %v; want %v, %v", c.step, c.load, c.workers, p, u, c.period, c.util)
+		}
+	}
+	if n := WorkersNeeded(300*ms, 400*ms); n != 2 {
+		t.Errorf("WorkersNeeded = %d, want 2", n)
+	}
+}
+
+func TestActivity(t *testing.T) {
+	rep := workloads.PipelineReport{Spans: []workloads.Span{
+		{Kind: workloads.SpanWait, Start: 0, End: 10}, {Kind: workloads.SpanCompute, Start: 10, End: 20},
+		{Kind: workloads.SpanCompute, Start: 30, End: 40}}, Wall: 40, Steps: 2}
+	if got := len(activity(rep, 1)); got != 4 {
+		t.Errorf("activity of one step has %d points, want 4", got)
+	}
+	if got := len(activity(rep, 5)); got != 8 {
+		t.Errorf("activity of two steps has %d points, want 8", got)
+	}
+}
+
+// TestOnGoBackend runs each experiment tiny on the pure-Go backend (no plugin needed).
+func TestOnGoBackend(t *testing.T) {
+	dev, err := devices.Open(devices.Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := workloads.MLP{Batch: 4, In: 8, Hidden: 8, Depth: 1, Out: 2, Type: dtypes.Float32}.NewTrainer(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	rep, err := tr.TrainFrom(workloads.Pipeline{Workers: 1, CostPerBatch: time.Millisecond}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TimelineChart(Timeline{Report: rep}, 3); err != nil {
+		t.Errorf("TimelineChart: %v", err)
+	}
+	rs, err := LaunchBound(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Params[ParamCalls] != 3*launchLayers || rs[1].Params[ParamCalls] != 1 {
+		t.Errorf("LaunchBound = %+v", rs)
+	}
+	os, err := Oversubscription(dev, []int{1, 2}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(os) != 2 || os[1].Seconds() <= 0 {
+		t.Errorf("Oversubscription = %+v", os)
+	}
+	if _, err := OverChart(os); err != nil {
+		t.Errorf("OverChart: %v", err)
+	}
+}
+
+// TestNotebookRecallSections checks that the notebook's display.Recall calls name sections of the
+// deck, and that every section of the deck is shown.
+func TestNotebookRecallSections(t *testing.T) {
+	path := filepath.Join("..", "..", "notebooks", Lesson+".ipynb")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no notebook " + path)
+	}
+	nb, err := notebook.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := regexp.MustCompile(`display\.Recall\(\w+\.Deck, "([^"]+)"\)`)
+	used := map[string]bool{}
+	for i, c := range nb.Cells {
+		for _, m := range call.FindAllStringSubmatch(c.Text(), -1) {
+			if _, err := Deck.Section(m[1]); err != nil {
+				t.Errorf("cell %d: %v", i+1, err)
+			}
+			used[m[1]] = true
+		}
+	}
+	for _, s := range Deck.Sections {
+		if !used[s.ID] {
+			t.Errorf("deck section %q is never shown", s.ID)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package memory
+
+import "github.com/gpu-course/whygpu/pkg/recall"
+
+// Deck is the lesson's recall checks: one section per "## " section of the notebook.
+var Deck = &recall.Deck{
+	Lesson: Lesson,
+	Title:  "Memory",
+	Sections: []recall.Section{
+		{ID: "ledger", Title: "Four kinds of memory", Cards: []recall.Card{
+			{ID: "kinds", Question: "Which four things does a training step keep in device memory, and which of them grow with the batch?",
+				Answer: "Weights, gradients, optimizer state and activations. Only the activations (and the batch itself) grow with the batch size; the other three depend on the parameter count alone."},
+			{ID: "adam", Question: "How big is Adam's state compared with the model, and how many bytes per parameter does mixed-precision Adam need?",
+				Answer: "Adam keeps two moments per parameter, so its state alone is twice the model size. Mixed-precision Adam needs about 16 bytes per parameter: 2 + 2 for the 16-bit weights and gradients, 4 for the float32 master weights and 4 + 4 for the two moments."},
+		}},
+		{ID: "batch", Title: "Memory as the batch grows", Cards: []recall.Card{
+			{ID: "grows", Question: "Why does memory grow linearly with the batch, and why is the measured peak above the shapes' estimate?",
+				Answer: "Every sample's layer outputs are kept for the backward pass, so activations are batch × Σ widths × bytes. The measured peak also holds the step's temporaries (gradient buffers of the backward pass, the new state written before the old is freed) and allocator overhead."},
+		}},
+		{ID: "oom", Title: "Out of memory, caught", Cards: []recall.Card{
+			{ID: "when", Question: "Why does out-of-memory usually happen when you raise the batch size rather than when you load the model?",
+				Answer: "The model's weights (and even its gradients and optimizer state) are a fixed cost that fits at load time; activations scale with the batch and soon dominate — the source's ResNet-50 has about 100 MB of weights but a few GB of activations at batch 64."},
+			{ID: "catch", Question: "How does a careful program handle a step that will not fit?",
+				Answer: "It computes the need from shapes and compares it with the free memory before allocating, or it catches the device's out-of-memory error as a value, then lowers the batch (or checkpoints, or accumulates gradients) instead of crashing."},
+		}},
+		{ID: "checkpoint", Title: "Gradient checkpointing", Cards: []recall.Card{
+			{ID: "trade", Question: "What does gradient checkpointing trade, and roughly at what price?",
+				Answer: "It keeps only some layers' outputs in the forward pass and recomputes the rest during the backward pass: activation memory falls from L layers' worth to about 2·√L with a checkpoint every √L layers, for about one extra forward pass — roughly a third more FLOPs per step."},
+		}},
+		{ID: "faq", Title: "How much GPU memory?", Cards: []recall.Card{
+			{ID: "vram", Question: "More VRAM or a faster GPU: which decides what, according to the source?",
+				Answer: "Memory decides what you can train at all (model state plus activations at your batch); speed decides how long it takes. Memory is often the constraint you hit first."},
+		}},
+	},
+}
