@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/go-xla/compute/xla"
 	"github.com/gomlx/go-xla/pjrt"
 
 	// Registers the "xla" and "go" backends.
@@ -31,6 +32,12 @@ const (
 	CUDA = "xla:cuda" // XLA CUDA PJRT plugin on an NVIDIA GPU
 	Go   = "go"       // GoMLX's pure-Go backend
 )
+
+// CUDANoTF32 opens the CUDA device with TF32 off: float32 matrix products then run in true float32
+// (IEEE single precision on the CUDA cores) instead of on the tensor cores in TF32 (10-bit mantissa).
+// [CUDA] has TF32 on, go-xla's default. The two are separate PJRT clients on the same GPU; Device.TF32
+// says which one a result came from.
+const CUDANoTF32 = CUDA + ",tf32=false"
 
 // Names lists the device names in the order lessons show them.
 var Names = []string{CPU, CUDA, Go}
@@ -47,6 +54,8 @@ const (
 // Device is an opened compute device: a GoMLX backend and a description of the hardware behind it.
 type Device struct {
 	Name        string   `json:"name"`                   // stable name: CPU, CUDA or Go
+	Config      string   `json:"config,omitempty"`       // what Open was given, options included, e.g. "xla:cuda,tf32=false"
+	TF32        bool     `json:"tf32,omitempty"`         // float32 matrix products run in TF32 on tensor cores
 	Kind        Kind     `json:"kind"`                   // cpu or gpu
 	Model       string   `json:"model"`                  // e.g. "AMD EPYC 9R14 (2 cores)", "NVIDIA H200 (141 GiB)"
 	Cores       int      `json:"cores,omitempty"`        // CPU cores the backend may use; 0 for a GPU
@@ -64,8 +73,13 @@ func (d *Device) Backend() compute.Backend { return d.backend }
 // IsGPU reports whether the device is a GPU.
 func (d *Device) IsGPU() bool { return d.Kind == KindGPU }
 
-// String returns "name: model".
-func (d *Device) String() string { return fmt.Sprintf("%s: %s", d.Name, d.Model) }
+// String returns "name: model", with "(TF32 off)" for a CUDA device opened with [CUDANoTF32].
+func (d *Device) String() string {
+	if d.Name == CUDA && !d.TF32 {
+		return fmt.Sprintf("%s (TF32 off): %s", d.Name, d.Model)
+	}
+	return fmt.Sprintf("%s: %s", d.Name, d.Model)
+}
 
 // Status says whether a device can be opened here and, if not, what to do about it.
 type Status struct {
@@ -148,6 +162,11 @@ func missingPluginDetail(platform string) string {
 
 // Open opens the named device (CPU, CUDA or Go), once per process; later calls return the same Device.
 // A missing plugin or GPU gives an error that names the fix.
+//
+// An XLA device name may carry go-xla backend options after commas, e.g. [CUDANoTF32]
+// ("xla:cuda,tf32=false"); each distinct config is its own Device (and PJRT client). The CUDA device is
+// always opened with preallocate=false unless the config says otherwise, so memory measurements mean
+// something (a preallocating client grabs 75% of the GPU at start).
 func Open(name string) (*Device, error) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -162,11 +181,12 @@ func Open(name string) (*Device, error) {
 	return d, nil
 }
 
-func open(name string) (*Device, error) {
-	// Never let go-xla download plugins at run time: the set-up installs them from PyPI.
-	if os.Getenv("GOMLX_NO_AUTO_INSTALL") == "" {
-		_ = os.Setenv("GOMLX_NO_AUTO_INSTALL", "1")
-	}
+func open(config string) (*Device, error) {
+	// Never let go-xla download plugins at run time: the set-up installs them from PyPI. go-xla reads
+	// GOMLX_NO_AUTO_INSTALL only in its init, so switch auto-install off explicitly as well, for
+	// programs started without that variable (e.g. the record binary on a GPU machine).
+	xla.EnableAutoInstall(false)
+	name, options, _ := strings.Cut(config, ",")
 	switch name {
 	case CPU, CUDA:
 		platform := strings.TrimPrefix(name, "xla:")
@@ -181,11 +201,21 @@ func open(name string) (*Device, error) {
 		if name == CUDA && !HasNVIDIAGPU() {
 			return nil, fmt.Errorf("devices: cannot open %s: no NVIDIA GPU on this machine", name)
 		}
-		b, err := newBackend("xla:" + platform)
-		if err != nil {
-			return nil, fmt.Errorf("devices: opening %s with plugin %s failed: %w", name, path, err)
+		backendConfig := "xla:" + platform
+		if options != "" {
+			backendConfig += "," + options
 		}
-		d := &Device{Name: name, Plugin: path, backend: b}
+		if name == CUDA && !strings.Contains(options, "preallocate") {
+			backendConfig += ",preallocate=false"
+		}
+		b, err := newBackend(backendConfig)
+		if err != nil {
+			return nil, fmt.Errorf("devices: opening %s with plugin %s failed: %w", config, path, err)
+		}
+		d := &Device{Name: name, Config: config, Plugin: path, backend: b}
+		if xb, ok := b.(*xla.Backend); ok {
+			d.TF32 = xb.DotGeneralUseTF32
+		}
 		if plugin, err := pjrt.GetPlugin(platform); err == nil {
 			major, minor := plugin.Version()
 			d.PJRTVersion = fmt.Sprintf("%d.%d", major, minor)
@@ -197,16 +227,19 @@ func open(name string) (*Device, error) {
 		}
 		return d, nil
 	case Go:
+		if options != "" {
+			return nil, fmt.Errorf("devices: the Go backend takes no options, got %q", config)
+		}
 		b, err := newBackend("go")
 		if err != nil {
 			return nil, fmt.Errorf("devices: opening the Go backend failed: %w", err)
 		}
-		d := &Device{Name: Go, backend: b}
+		d := &Device{Name: Go, Config: Go, backend: b}
 		describeCPU(d)
 		d.Spec = goBackendSpec(d.Spec)
 		return d, nil
 	}
-	return nil, fmt.Errorf("devices: unknown device %q (known: %s)", name, strings.Join(Names, ", "))
+	return nil, fmt.Errorf("devices: unknown device %q (known: %s)", config, strings.Join(Names, ", "))
 }
 
 // newBackend opens a GoMLX backend, turning a panic inside it into an error.

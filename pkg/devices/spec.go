@@ -17,8 +17,8 @@ import (
 // Peak FLOP/s are keyed by dtype name as GoMLX spells it ("float64", "float32", "bfloat16",
 // "float16") plus "tf32" for float32 matmuls on tensor cores. A zero or missing entry means unknown.
 type Ceilings struct {
-	PeakFLOPS      map[string]float64 `json:"peak_flops"`
-	BandwidthBytes float64            `json:"bandwidth_bytes_per_s,omitempty"`
+	PeakFLOPS      map[string]float64 `json:"peak_flops"`                      // FLOP/s by dtype name or "tf32"
+	BandwidthBytes float64            `json:"bandwidth_bytes_per_s,omitempty"` // main-memory bytes/s (0: unknown)
 	// Source says where the figures come from: "datasheet: ..." or "model: ..." (never a measurement;
 	// measured ceilings live in package measure).
 	Source string `json:"source"`
@@ -40,8 +40,8 @@ func (c Ceilings) Ridge(dtype string) float64 {
 type Spec struct {
 	Model       string   // marketing name, e.g. "NVIDIA H200 SXM"
 	Match       []string // lower-case substrings of the device name reported by the driver
-	MemoryBytes uint64
-	Ceilings    Ceilings
+	MemoryBytes uint64   // device memory
+	Ceilings    Ceilings // peaks and bandwidth
 }
 
 const (
@@ -103,7 +103,7 @@ func SpecByModel(model string) (Spec, bool) {
 
 // CPUFacts are what the CPU ceiling model is built from, read with gopsutil.
 type CPUFacts struct {
-	ModelName string
+	ModelName string  // e.g. "Intel(R) Xeon(R) Processor"
 	Cores     int     // CPUs this process may use
 	MHz       float64 // nominal clock reported by the OS
 	Lanes32   int     // f32 lanes per SIMD register: 16 (AVX-512), 8 (AVX2), 4 (SSE)
@@ -175,10 +175,10 @@ func goBackendSpec(c Ceilings) Ceilings {
 
 // GPUInfo is what NVML reports about one GPU.
 type GPUInfo struct {
-	Index       int
-	Name        string
-	MemoryBytes uint64
-	Driver      string
+	Index       int    // NVML device index
+	Name        string // e.g. "NVIDIA H200"
+	MemoryBytes uint64 // device memory installed
+	Driver      string // NVIDIA driver version
 }
 
 var nvmlOnce sync.Once

@@ -26,16 +26,23 @@ type Provenance struct {
 	Go          string    `json:"go"`                     // Go version
 	Host        string    `json:"host"`                   // host name
 	Date        time.Time `json:"date"`                   // when it was measured
+	Config      string    `json:"config,omitempty"`       // device config when it has options, e.g. "xla:cuda,tf32=false"
+	TF32        bool      `json:"tf32,omitempty"`         // float32 matrix products ran in TF32
 	// Recorded is true for results loaded from a reference file rather than measured in this process.
 	Recorded bool `json:"recorded,omitempty"`
 }
 
 // Label is a short human label: "xla:cpu, live" or "NVIDIA H200, recorded 2026-11-30".
+// The device part is Config when the device was opened with options.
 func (p Provenance) Label() string {
-	if p.Recorded {
-		return fmt.Sprintf("%s (%s), recorded %s", p.Device, p.Model, p.Date.Format("2006-01-02"))
+	dev := p.Device
+	if p.Config != "" {
+		dev = p.Config
 	}
-	return fmt.Sprintf("%s (%s), measured live", p.Device, p.Model)
+	if p.Recorded {
+		return fmt.Sprintf("%s (%s), recorded %s", dev, p.Model, p.Date.Format("2006-01-02"))
+	}
+	return fmt.Sprintf("%s (%s), measured live", dev, p.Model)
 }
 
 // ProvenanceOf builds the provenance of a measurement made now on dev.
@@ -44,7 +51,10 @@ func ProvenanceOf(dev *devices.Device) Provenance {
 	p := Provenance{
 		Device: dev.Name, Model: dev.Model, Plugin: filepath.Base(dev.Plugin), PJRTVersion: dev.PJRTVersion,
 		GoMLX: moduleVersion("github.com/gomlx/gomlx"), GoXLA: moduleVersion("github.com/gomlx/go-xla"),
-		Go: runtime.Version(), Host: host, Date: time.Now().UTC(),
+		Go: runtime.Version(), Host: host, Date: time.Now().UTC(), TF32: dev.TF32,
+	}
+	if dev.Config != dev.Name {
+		p.Config = dev.Config
 	}
 	if dev.IsGPU() {
 		if g := devices.GPUs(); len(g) > 0 {
@@ -73,19 +83,29 @@ func moduleVersion(path string) string {
 
 // Result is one timed workload on one device.
 type Result struct {
-	Workload string         `json:"workload"` // kind, e.g. "matmul"
-	Label    string         `json:"label"`    // with shapes, e.g. "matmul 1024×1024 @ 1024×1024 float32"
-	DType    string         `json:"dtype"`
-	Params   map[string]int `json:"params"`
-	FLOPs    float64        `json:"flops"` // per run
-	Bytes    float64        `json:"bytes"` // minimum bytes moved per run
-	Compile  time.Duration  `json:"compile_ns"`
-	Stats    Stats          `json:"stats"`
-	RelErr   float64        `json:"rel_err"` // vs float64 reference; -1 when not checked
-	// PeakFLOPS and PeakSource are the device's ceiling for this dtype (datasheet or model).
-	PeakFLOPS  float64    `json:"peak_flops,omitempty"`
-	PeakSource string     `json:"peak_source,omitempty"`
-	Provenance Provenance `json:"provenance"`
+	Workload string         `json:"workload"`   // kind, e.g. "matmul"
+	Label    string         `json:"label"`      // with shapes, e.g. "matmul 1024×1024 @ 1024×1024 float32"
+	DType    string         `json:"dtype"`      // element type, lower case: "float32"
+	Params   map[string]int `json:"params"`     // shape parameters, e.g. {"m":1024,"k":1024,"n":1024}
+	FLOPs    float64        `json:"flops"`      // per run
+	Bytes    float64        `json:"bytes"`      // minimum bytes moved per run
+	Compile  time.Duration  `json:"compile_ns"` // graph compilation, timed apart from the runs
+	Stats    Stats          `json:"stats"`      // the timed runs
+	RelErr   float64        `json:"rel_err"`    // vs float64 reference; -1 when not checked
+	// Tolerance is the relative error allowed for Precision (see workloads.ToleranceOf).
+	Tolerance float64 `json:"tolerance,omitempty"`
+	// Precision is the arithmetic actually used: the dtype, or "tf32" for float32 matrix products on
+	// tensor cores. It keys PeakFLOPS and CeilingFLOPS.
+	Precision string `json:"precision,omitempty"`
+	// PeakFLOPS, PeakBytesPerSec and PeakSource are the device's datasheet or model ceilings.
+	PeakFLOPS       float64 `json:"peak_flops,omitempty"`       // peak FLOP/s for Precision
+	PeakBytesPerSec float64 `json:"peak_bytes_per_s,omitempty"` // datasheet memory bandwidth (0 for CPUs)
+	PeakSource      string  `json:"peak_source,omitempty"`      // where the peaks come from
+	// CeilingFLOPS and CeilingBytesPerSec are what this device measured on a large matmul and a large
+	// copy (see MeasureCeilings), when they had been measured; 0 otherwise.
+	CeilingFLOPS       float64    `json:"ceiling_flops,omitempty"`       // measured matmul FLOP/s for Precision
+	CeilingBytesPerSec float64    `json:"ceiling_bytes_per_s,omitempty"` // measured copy bandwidth
+	Provenance         Provenance `json:"provenance"`                    // where, when and with what
 }
 
 // Seconds is the median run time in seconds.
@@ -100,11 +120,49 @@ func (r Result) GFLOPS() float64 { return r.FLOPS() / 1e9 }
 // BytesPerSec is the achieved bandwidth (minimum bytes over median time).
 func (r Result) BytesPerSec() float64 { return safeDiv(r.Bytes, r.Seconds()) }
 
+// GBPerSec is the achieved bandwidth in GB/s (10⁹ bytes per second).
+func (r Result) GBPerSec() float64 { return r.BytesPerSec() / 1e9 }
+
 // Intensity is the arithmetic intensity in FLOPs per byte.
 func (r Result) Intensity() float64 { return safeDiv(r.FLOPs, r.Bytes) }
 
 // PercentOfPeak is achieved FLOP/s as a percentage of the device's peak (0 when unknown).
 func (r Result) PercentOfPeak() float64 { return 100 * safeDiv(r.FLOPS(), r.PeakFLOPS) }
+
+// PercentOfPeakBandwidth is achieved bandwidth as a percentage of the device's datasheet bandwidth
+// (0 when unknown, as for CPUs, whose model has no bandwidth).
+func (r Result) PercentOfPeakBandwidth() float64 {
+	return 100 * safeDiv(r.BytesPerSec(), r.PeakBytesPerSec)
+}
+
+// Attainable is what the measured roofline allows at this result's intensity:
+// min(CeilingFLOPS, Intensity × CeilingBytesPerSec) in FLOP/s. For a workload without FLOPs (a copy,
+// a transfer) it is CeilingBytesPerSec in bytes/s. 0 when the ceilings were not measured.
+func (r Result) Attainable() float64 {
+	if r.FLOPs == 0 {
+		return r.CeilingBytesPerSec
+	}
+	switch {
+	case r.CeilingFLOPS > 0 && r.CeilingBytesPerSec > 0:
+		return min(r.CeilingFLOPS, r.Intensity()*r.CeilingBytesPerSec)
+	case r.CeilingFLOPS > 0:
+		return r.CeilingFLOPS
+	}
+	return 0
+}
+
+// PercentOfCeiling is how close this result came to what this machine measurably does at its
+// arithmetic intensity: achieved FLOP/s over Attainable (achieved bytes/s for workloads without
+// FLOPs), in percent. It can pass 100 a little: ceilings are medians too. 0 when not measured.
+func (r Result) PercentOfCeiling() float64 {
+	if r.FLOPs == 0 {
+		return 100 * safeDiv(r.BytesPerSec(), r.Attainable())
+	}
+	return 100 * safeDiv(r.FLOPS(), r.Attainable())
+}
+
+// Correct reports whether the result was checked and its error is within Tolerance.
+func (r Result) Correct() bool { return r.RelErr >= 0 && r.RelErr <= r.Tolerance }
 
 func safeDiv(a, b float64) float64 {
 	if b == 0 {
@@ -117,12 +175,13 @@ func safeDiv(a, b float64) float64 {
 func (r Result) String() string {
 	return fmt.Sprintf("%-9s %-44s median %9s  (min %s, p90 %s, CV %.1f%%)  %8.1f GFLOP/s  %7.2f GB/s",
 		r.Provenance.Device, r.Label, r.Stats.Median.Round(time.Microsecond), r.Stats.Min.Round(time.Microsecond),
-		r.Stats.P90.Round(time.Microsecond), 100*r.Stats.CV, r.GFLOPS(), r.BytesPerSec()/1e9)
+		r.Stats.P90.Round(time.Microsecond), 100*r.Stats.CV, r.GFLOPS(), r.GBPerSec())
 }
 
 // Run prepares w on dev, compiles it (timed apart), checks its result against the float64 reference
 // when check is true, then times it with opt. Errors (bad shapes, an unsupported dtype, out of memory)
-// come back as errors, never as a crash.
+// come back as errors, never as a crash. If the device's ceilings were measured this session (see
+// MeasureCeilings) the result carries them, for PercentOfCeiling.
 func Run(dev *devices.Device, w workloads.Workload, opt Options, check bool) (res Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -134,11 +193,7 @@ func Run(dev *devices.Device, w workloads.Workload, opt Options, check bool) (re
 		return Result{}, err
 	}
 	defer inst.Close()
-	res = Result{
-		Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.DType().String()), Params: w.Params(),
-		FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1, Provenance: ProvenanceOf(dev),
-		PeakFLOPS: dev.Spec.Peak(dtypeKey(dev, w)), PeakSource: dev.Spec.Source,
-	}
+	res = newResult(dev, w)
 	if res.Compile, err = inst.Compile(); err != nil {
 		return Result{}, fmt.Errorf("measure: compiling %s on %s: %w", w, dev.Name, err)
 	}
@@ -153,13 +208,19 @@ func Run(dev *devices.Device, w workloads.Workload, opt Options, check bool) (re
 	return res, nil
 }
 
-// dtypeKey picks the ceiling key: float32 matmuls on CUDA use TF32 tensor cores by default.
-func dtypeKey(dev *devices.Device, w workloads.Workload) string {
-	k := strings.ToLower(w.DType().String())
-	if dev.IsGPU() && k == "float32" && w.Name() == "matmul" {
-		return "tf32"
+// newResult fills in everything but the timings.
+func newResult(dev *devices.Device, w workloads.Workload) Result {
+	prec := workloads.Precision(dev, w)
+	res := Result{
+		Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.DType().String()), Params: w.Params(),
+		FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1, Tolerance: workloads.ToleranceOf(dev, w),
+		Precision: prec, Provenance: ProvenanceOf(dev),
+		PeakFLOPS: dev.Spec.Peak(prec), PeakBytesPerSec: dev.Spec.BandwidthBytes, PeakSource: dev.Spec.Source,
 	}
-	return k
+	if c, ok := CachedCeilings(dev); ok {
+		res.CeilingFLOPS, res.CeilingBytesPerSec = c.FLOPS[prec], c.BytesPerSec
+	}
+	return res
 }
 
 // Save writes results as indented JSON.

@@ -9,7 +9,12 @@
 //
 // Results are plain structs with provenance that marshal to JSON, so a sweep measured in one notebook
 // cell can be charted in the next, and results recorded on a GPU last month are charted the same way,
-// labeled as recorded.
+// labeled as recorded. Besides time, a Result knows its achieved FLOP/s and GB/s, arithmetic
+// intensity, % of the datasheet peak and % of the device's measured ceiling (MeasureCeilings: a large
+// matmul and a large copy, measured once and cached for the session).
+//
+// Also here: ReadMemory (process RSS and GPU memory in use) and TimeWithoutWaiting (the same workload
+// timed with the timer stopped at launch and at completion).
 package measure
 
 import (
@@ -20,13 +25,16 @@ import (
 
 // Stats summarizes repeated timings of one operation.
 type Stats struct {
-	N      int           `json:"n"`
-	Median time.Duration `json:"median_ns"`
-	Min    time.Duration `json:"min_ns"`
-	P90    time.Duration `json:"p90_ns"`
-	Mean   time.Duration `json:"mean_ns"`
+	N      int           `json:"n"`         // timed runs
+	Median time.Duration `json:"median_ns"` // the middle run (mean of the middle two for even N)
+	Min    time.Duration `json:"min_ns"`    // fastest run
+	P90    time.Duration `json:"p90_ns"`    // 90th percentile, nearest rank
+	Mean   time.Duration `json:"mean_ns"`   // arithmetic mean
 	// CV is the coefficient of variation: standard deviation over mean (0.03 = 3%).
 	CV float64 `json:"cv"`
+	// RunsPerSample is how many consecutive runs each timed sample covered (Options.RunsPerSample);
+	// the durations above are per run. 0 or 1: every run was timed on its own.
+	RunsPerSample int `json:"runs_per_sample,omitempty"`
 }
 
 // Summarize computes Stats from samples. The p90 uses the nearest-rank method.
@@ -71,10 +79,18 @@ var RealClock Clock = realClock{}
 // Options control a timing run.
 type Options struct {
 	Warmup  int           // untimed runs first (default 2)
-	Reps    int           // minimum timed runs (default 5)
+	Reps    int           // minimum timed samples (default 5)
 	MinTime time.Duration // keep repeating until this much timed time has passed (default 0)
-	MaxReps int           // upper bound on timed runs when MinTime is set (default 1000)
-	Clock   Clock         // default RealClock
+	MaxReps int           // upper bound on timed samples when MinTime is set (default 1000)
+	// RunsPerSample is how many consecutive runs one timed sample covers (default 1); the sample's
+	// duration is divided by it, so Stats stay per run. Runs shorter than a millisecond or so jitter
+	// with every scheduler tick and interrupt; timing a few milliseconds of them at once (as timeit
+	// and Google Benchmark do) measures their throughput and keeps the CV meaningful.
+	RunsPerSample int
+	// SampleTime, when set, chooses RunsPerSample instead: after the warm-up one more run is timed
+	// and RunsPerSample becomes the number of such runs that fill SampleTime (at least 1).
+	SampleTime time.Duration
+	Clock      Clock // default RealClock
 }
 
 func (o Options) withDefaults() Options {
@@ -90,14 +106,18 @@ func (o Options) withDefaults() Options {
 	if o.MaxReps <= 0 {
 		o.MaxReps = 1000
 	}
+	if o.RunsPerSample <= 0 {
+		o.RunsPerSample = 1
+	}
 	if o.Clock == nil {
 		o.Clock = RealClock
 	}
 	return o
 }
 
-// Time runs fn Warmup times untimed, then at least Reps times (and until MinTime has passed), timing
-// each call separately. fn must return only when its work has completed. The first error stops it.
+// Time runs fn Warmup times untimed, then takes at least Reps timed samples (and more until MinTime
+// has passed), each of RunsPerSample consecutive calls (or as many as fill SampleTime), and returns
+// per-call durations (a sample's time over RunsPerSample). fn must return only when its work has completed. The first error stops it.
 func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
 	opt = opt.withDefaults()
 	for i := 0; i < opt.Warmup; i++ {
@@ -105,16 +125,29 @@ func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
 			return Stats{}, nil, err
 		}
 	}
+	if opt.SampleTime > 0 {
+		t0 := opt.Clock.Now()
+		if err := fn(); err != nil {
+			return Stats{}, nil, err
+		}
+		if d := opt.Clock.Now().Sub(t0); d > 0 {
+			opt.RunsPerSample = max(1, int(math.Ceil(float64(opt.SampleTime)/float64(d))))
+		}
+	}
 	var samples []time.Duration
 	var total time.Duration
 	for len(samples) < opt.Reps || (total < opt.MinTime && len(samples) < opt.MaxReps) {
 		t0 := opt.Clock.Now()
-		if err := fn(); err != nil {
-			return Stats{}, samples, err
+		for k := 0; k < opt.RunsPerSample; k++ {
+			if err := fn(); err != nil {
+				return Stats{}, samples, err
+			}
 		}
 		d := opt.Clock.Now().Sub(t0)
-		samples = append(samples, d)
+		samples = append(samples, d/time.Duration(opt.RunsPerSample))
 		total += d
 	}
-	return Summarize(samples), samples, nil
+	st := Summarize(samples)
+	st.RunsPerSample = opt.RunsPerSample
+	return st, samples, nil
 }

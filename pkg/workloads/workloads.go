@@ -1,16 +1,30 @@
 // Package workloads holds the GoMLX graphs the course measures. Each one runs unchanged on every
 // device (xla:cpu, xla:cuda, go), reports the FLOPs it performs and the minimum bytes it must move to
-// and from device memory, and checks its own result against a float64 reference computed on the host.
+// and from device memory (formulas in each type's doc), and checks its own result against a float64
+// reference computed on the host from fresh random inputs.
 //
 // A Workload describes the experiment (shapes, dtype); Prepare builds it on a device and uploads its
 // inputs, outside any timed region; the Instance it returns compiles once and then runs repeatedly,
 // with inputs and outputs resident on the device.
+//
+//   - compute-bound: MatMul (f64, f32 — TF32 on CUDA unless devices.CUDANoTF32 —, bf16, f16)
+//   - memory-bound: LayerNorm, Elementwise (y = a·x + b), Copy (the bandwidth ceiling)
+//   - the bus: Transfer (host→device, device→host, N bytes)
+//   - training: MLP (forward, loss, backward, SGD or Adam), whose Trainer keeps parameters on the
+//     device, reads the loss only when asked (Loss), runs loops that read it every step, every k steps
+//     or at the end (Train), and trains from an input pipeline of loader goroutines (TrainFrom)
+//   - asynchrony: Stream, a CUDA-stream-like launch queue, to show what timing without waiting does
+//
+// Bad input — invalid shapes, a dtype a backend lacks, a workload larger than memory — comes back as
+// an error value (ErrOutOfMemory for the last), never a crash.
 package workloads
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -56,6 +70,7 @@ type Instance interface {
 }
 
 // Tolerance is the relative error Check may show for a dtype: f64 1e-12, f32 1e-5, bf16/f16 1e-2.
+// Use [ToleranceOf] for a workload on a device: it knows about TF32.
 func Tolerance(dt dtypes.DType) float64 {
 	switch dt {
 	case dtypes.Float64:
@@ -67,13 +82,106 @@ func Tolerance(dt dtypes.DType) float64 {
 	}
 }
 
-// Supports reports whether a device can run arithmetic in dtype dt, with the reason when it cannot.
-// The pure-Go backend has no float16 arithmetic; the XLA CPU plugin emulates bf16/f16 (converts to f32).
-func Supports(dev *devices.Device, dt dtypes.DType) (bool, string) {
-	if dev.Name == devices.Go && dt == dtypes.Float16 {
-		return false, "the pure-Go backend has no float16 arithmetic; use xla:cpu or xla:cuda"
+// TF32 is the precision name of float32 matrix products run on tensor cores in TF32 (8-bit exponent,
+// 10-bit mantissa, float32 accumulation). It is also the key of the TF32 entry of devices.Ceilings.
+const TF32 = "tf32"
+
+// Precision is the arithmetic precision w actually runs in on dev: its dtype name as GoMLX spells it
+// in lower case ("float32", "bfloat16", ...), or [TF32] for a float32 workload dominated by matrix
+// products on a device with TF32 on (xla:cuda by default, see devices.CUDANoTF32). It is the key to
+// the device's peak FLOP/s in devices.Ceilings.
+func Precision(dev *devices.Device, w Workload) string {
+	dt := w.DType()
+	if dev.TF32 && dt == dtypes.Float32 && usesDot(w) {
+		return TF32
 	}
-	return true, ""
+	return strings.ToLower(dt.String())
+}
+
+// ToleranceOf is the relative error w's Check may show on dev: [Tolerance] of its dtype, or 1e-2
+// when its matrix products run in TF32 (10-bit mantissa, like float16).
+func ToleranceOf(dev *devices.Device, w Workload) float64 {
+	if Precision(dev, w) == TF32 {
+		return 1e-2
+	}
+	return Tolerance(w.DType())
+}
+
+// usesDot reports whether w's FLOPs are in matrix products (which TF32 affects).
+func usesDot(w Workload) bool {
+	d, ok := w.(interface{ usesDot() bool })
+	return ok && d.usesDot()
+}
+
+// Supports reports whether a device can run arithmetic in dtype dt, with the reason when it cannot.
+// It asks the backend's own capability table (compute.Capabilities.DTypes), so it stays true to the
+// GoMLX version in use: in compute v0.1.0 the pure-Go backend has float16 and bfloat16 (in software)
+// but no float8. go-xla v0.4.0's table omits float16, which the XLA compiler and its CPU and CUDA
+// plugins do run (this package's tests check it against float64), so float16 is allowed on XLA devices.
+func Supports(dev *devices.Device, dt dtypes.DType) (bool, string) {
+	if dev.Backend() == nil {
+		return false, "the device is not open"
+	}
+	if dev.Backend().Capabilities().DTypes[dt] || (dt == dtypes.Float16 && dev.Name != devices.Go) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("the %s backend has no %s arithmetic", dev.Name, dt)
+}
+
+// ErrOutOfMemory is wrapped by every error that says a workload does not fit in a device's memory,
+// whether found before allocating (from its shapes) or reported by the device; test with errors.Is.
+var ErrOutOfMemory = errors.New("out of memory")
+
+// checkFits returns an ErrOutOfMemory error when deviceBytes (plus hostBytes of staging on the host)
+// cannot fit in what dev and the host have available. For the CPU devices both come out of host RAM.
+// It runs before anything is allocated, so a too-large workload is an error value, never a killed
+// process.
+func checkFits(dev *devices.Device, what string, deviceBytes, hostBytes float64) error {
+	const slack = 0.9 // leave room for the runtime and the allocator
+	host := float64(devices.HostAvailableMemory())
+	if dev.IsGPU() {
+		if avail := float64(dev.AvailableMemory()); avail > 0 && deviceBytes > slack*avail {
+			return fmt.Errorf("workloads: %s needs %s of GPU memory on %s, only %s is free: %w",
+				what, FormatBytes(deviceBytes), dev.Name, FormatBytes(avail), ErrOutOfMemory)
+		}
+		if host > 0 && hostBytes > slack*host {
+			return fmt.Errorf("workloads: %s needs %s of host memory to stage its inputs, only %s is available: %w",
+				what, FormatBytes(hostBytes), FormatBytes(host), ErrOutOfMemory)
+		}
+		return nil
+	}
+	if need := deviceBytes + hostBytes; host > 0 && need > slack*host {
+		return fmt.Errorf("workloads: %s needs %s of memory on %s (device buffers and host staging), only %s is available: %w",
+			what, FormatBytes(need), dev.Name, FormatBytes(host), ErrOutOfMemory)
+	}
+	return nil
+}
+
+// deviceErr wraps an error from the device, marking allocation failures (PJRT's RESOURCE_EXHAUSTED,
+// CUDA's "out of memory") with ErrOutOfMemory.
+func deviceErr(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	msg := strings.ToLower(err.Error())
+	if strings.Contains(msg, "resource_exhausted") || strings.Contains(msg, "out of memory") ||
+		strings.Contains(msg, "failed to allocate") {
+		return fmt.Errorf("workloads: "+format+": %w (%w)", append(args, ErrOutOfMemory, err)...)
+	}
+	return fmt.Errorf("workloads: "+format+": %w", append(args, err)...)
+}
+
+// FormatBytes formats a byte count with binary units: "512 B", "3.0 MiB", "1.50 GiB".
+func FormatBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
 }
 
 // randomFloats returns n values uniform in [-1, 1) from a seeded source (never zeros, never the same
@@ -138,8 +246,9 @@ func relErr(got, want []float64) float64 {
 // onDevice uploads a host tensor to the device (outside any timed region).
 func onDevice(dev *devices.Device, t *tensors.Tensor) (*tensors.Tensor, error) {
 	if err := t.MaterializeOnDevice(dev.Backend(), false, 0); err != nil {
-		return nil, fmt.Errorf("workloads: uploading %s to %s: %w", t.Shape(), dev.Name, err)
+		return nil, deviceErr(err, "uploading %s to %s", t.Shape(), dev.Name)
 	}
+	t.FinalizeLocal() // the host copy is no longer needed: the device holds the data
 	return t, nil
 }
 
@@ -154,6 +263,7 @@ func freeAll(ts []*tensors.Tensor) {
 
 // execInstance is the common Instance for workloads that are a single graph.Exec over fixed inputs.
 type execInstance struct {
+	name   string // workload description, for errors
 	exec   *graph.Exec
 	inputs []any
 	check  func(outs []*tensors.Tensor) (float64, error)
@@ -162,7 +272,7 @@ type execInstance struct {
 func (e *execInstance) Compile() (time.Duration, error) {
 	t0 := time.Now()
 	if err := e.exec.PreCompile(e.inputs...); err != nil {
-		return 0, err
+		return 0, deviceErr(err, "compiling %s", e.name)
 	}
 	return time.Since(t0), nil
 }
@@ -170,7 +280,7 @@ func (e *execInstance) Compile() (time.Duration, error) {
 func (e *execInstance) Run() error {
 	outs, err := e.exec.Exec(e.inputs...)
 	if err != nil {
-		return err
+		return deviceErr(err, "running %s", e.name)
 	}
 	freeAll(outs)
 	return nil
@@ -179,7 +289,7 @@ func (e *execInstance) Run() error {
 func (e *execInstance) Check() (float64, error) {
 	outs, err := e.exec.Exec(e.inputs...)
 	if err != nil {
-		return 0, err
+		return 0, deviceErr(err, "running %s", e.name)
 	}
 	defer freeAll(outs)
 	return e.check(outs)

@@ -1,0 +1,124 @@
+package devices
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestOpenConfigs(t *testing.T) {
+	for _, tc := range []struct {
+		config  string
+		wantErr string // "" when it must open
+	}{
+		{CPU, ""},
+		{Go, ""},
+		{"go,tf32=false", "takes no options"},
+		{"tpu", "unknown device"},
+		{"xla:cpu,nonsense=1", "unknown plugin options"},
+	} {
+		t.Run(tc.config, func(t *testing.T) {
+			d, err := Open(tc.config)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Open(%q) error = %v, want one containing %q", tc.config, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Config != tc.config || d.Backend() == nil || d.Kind != KindCPU || d.Cores <= 0 {
+				t.Errorf("Open(%q) = %+v", tc.config, d)
+			}
+			if d.TF32 {
+				t.Errorf("%s reports TF32 on a CPU", tc.config)
+			}
+			if again, _ := Open(tc.config); again != d {
+				t.Error("a second Open did not return the same Device")
+			}
+		})
+	}
+}
+
+func TestOpenCUDAWithoutGPUIsAnError(t *testing.T) {
+	if HasNVIDIAGPU() {
+		t.Skip("this machine has a GPU")
+	}
+	for _, c := range []string{CUDA, CUDANoTF32} {
+		if _, err := Open(c); err == nil {
+			t.Errorf("Open(%q) without a GPU succeeded", c)
+		}
+	}
+}
+
+func TestCPUModel(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		f              CPUFacts
+		f32, f64, bf16 float64
+	}{
+		// The source text's illustrative socket: 64 cores × 2.5 GHz × 16 lanes × 2 FMA × 2 ≈ 10.2 TFLOP/s.
+		{"avx512 socket", CPUFacts{Cores: 64, MHz: 2500, Lanes32: 16, FMAUnits: 2}, 10.24e12, 5.12e12, 10.24e12},
+		{"avx2 laptop with bf16", CPUFacts{Cores: 2, MHz: 3000, Lanes32: 8, FMAUnits: 2, BF16: true}, 192e9, 96e9, 384e9},
+	} {
+		c := CPUModel(tc.f)
+		if c.Peak("float32") != tc.f32 || c.Peak("float64") != tc.f64 || c.Peak("bfloat16") != tc.bf16 {
+			t.Errorf("%s: %+v", tc.name, c.PeakFLOPS)
+		}
+		if c.Ridge("float32") != 0 {
+			t.Errorf("%s: a CPU model has no bandwidth, so no ridge", tc.name)
+		}
+	}
+}
+
+func TestDatasheet(t *testing.T) {
+	for _, tc := range []struct {
+		driverName string
+		model      string
+		ridgeBF16  float64
+	}{
+		{"NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM", 989e12 / 3.35e12},
+		{"NVIDIA H200", "NVIDIA H200 SXM", 989e12 / 4.8e12},
+	} {
+		s, ok := LookupSpec(tc.driverName)
+		if !ok || s.Model != tc.model {
+			t.Errorf("LookupSpec(%q) = %q, %v", tc.driverName, s.Model, ok)
+			continue
+		}
+		if r := s.Ceilings.Ridge("bfloat16"); r != tc.ridgeBF16 {
+			t.Errorf("%s bf16 ridge = %g, want %g", tc.model, r, tc.ridgeBF16)
+		}
+	}
+	if _, ok := LookupSpec("GeForce 256"); ok {
+		t.Error("an unknown GPU matched the datasheet")
+	}
+}
+
+func TestDeviceString(t *testing.T) {
+	for _, tc := range []struct {
+		d    Device
+		want string
+	}{
+		{Device{Name: CPU, Model: "X (2 cores)"}, "xla:cpu: X (2 cores)"},
+		{Device{Name: CUDA, TF32: true, Model: "NVIDIA H200 (139 GiB)"}, "xla:cuda: NVIDIA H200 (139 GiB)"},
+		{Device{Name: CUDA, Model: "NVIDIA H200 (139 GiB)"}, "xla:cuda (TF32 off): NVIDIA H200 (139 GiB)"},
+	} {
+		if got := tc.d.String(); got != tc.want {
+			t.Errorf("String() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+func TestUsageNeverFails(t *testing.T) {
+	u := ReadGPUUsage() // nil without a GPU or NVML; never a panic
+	if len(GPUs()) == 0 && len(u) != 0 {
+		t.Errorf("GPU usage without a GPU: %+v", u)
+	}
+	d, err := Open(CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.AvailableMemory() == 0 || HostAvailableMemory() == 0 {
+		t.Error("available host memory unknown")
+	}
+}

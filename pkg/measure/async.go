@@ -1,0 +1,73 @@
+package measure
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Unsynced is one workload timed two ways, for the "timing without waiting lies" lesson.
+type Unsynced struct {
+	// Launch stops the timer as soon as the launch returns, the way a PyTorch benchmark without
+	// torch.cuda.synchronize() does: it measures the launch, and its FLOP/s are impossible.
+	Launch Result `json:"launch"`
+	// Synced stops the timer when the work has completed: the honest number.
+	Synced Result `json:"synced"`
+}
+
+// String is a two-line summary.
+func (u Unsynced) String() string {
+	return fmt.Sprintf("timer stopped at launch:     median %v → %.1f GFLOP/s (%.0f%% of peak)\ntimer stopped at completion: median %v → %.1f GFLOP/s (%.0f%% of peak)",
+		u.Launch.Stats.Median, u.Launch.GFLOPS(), u.Launch.PercentOfPeak(),
+		u.Synced.Stats.Median, u.Synced.GFLOPS(), u.Synced.PercentOfPeak())
+}
+
+// TimeWithoutWaiting runs w on dev through an asynchronous launch (workloads.Stream: the work runs on
+// another goroutine and Launch returns at once, like a CUDA kernel launch) and times every run twice:
+// from launch to Launch returning, and from launch to completion (Event.Wait, like
+// torch.cuda.synchronize()). Each run completes before the next starts, so both clocks see the same
+// runs. Options are as for Time; reps end when both MinTime and Reps are met on the completion clock.
+func TimeWithoutWaiting(dev *devices.Device, w workloads.Workload, opt Options) (u Unsynced, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("measure: %s on %s: %v", w, dev.Name, r)
+		}
+	}()
+	inst, err := w.Prepare(dev)
+	if err != nil {
+		return Unsynced{}, err
+	}
+	defer inst.Close()
+	synced := newResult(dev, w)
+	if synced.Compile, err = inst.Compile(); err != nil {
+		return Unsynced{}, fmt.Errorf("measure: compiling %s on %s: %w", w, dev.Name, err)
+	}
+	s := workloads.NewStream()
+	defer func() { _ = s.Close() }()
+	opt = opt.withDefaults()
+	for i := 0; i < opt.Warmup; i++ {
+		if err := s.Launch(inst.Run).Wait(); err != nil {
+			return Unsynced{}, err
+		}
+	}
+	var launch, done []time.Duration
+	var total time.Duration
+	for len(done) < opt.Reps || (total < opt.MinTime && len(done) < opt.MaxReps) {
+		t0 := opt.Clock.Now()
+		ev := s.Launch(inst.Run)
+		launch = append(launch, opt.Clock.Now().Sub(t0))
+		if err := ev.Wait(); err != nil {
+			return Unsynced{}, err
+		}
+		d := opt.Clock.Now().Sub(t0)
+		done = append(done, d)
+		total += d
+	}
+	synced.Stats = Summarize(done)
+	lied := synced
+	lied.Label += " — timer stopped at launch (wrong)"
+	lied.Stats = Summarize(launch)
+	return Unsynced{Launch: lied, Synced: synced}, nil
+}

@@ -1,0 +1,170 @@
+package measure
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestResultDerivedNumbers(t *testing.T) {
+	sec := func(s float64) Stats { return Stats{N: 1, Median: time.Duration(s * float64(time.Second))} }
+	for _, tc := range []struct {
+		name                                   string
+		r                                      Result
+		flops, bytesPerSec, intensity, peak    float64
+		attainable, ofCeiling, ofPeakBandwidth float64
+	}{
+		{
+			// Compute-bound: intensity 100 FLOP/B, ridge 1e12/1e10 = 100 → attainable = min(1e12, 100·1e10).
+			name: "compute-bound", r: Result{FLOPs: 1e12, Bytes: 1e10, Stats: sec(2), PeakFLOPS: 1e12,
+				CeilingFLOPS: 8e11, CeilingBytesPerSec: 1e10, PeakBytesPerSec: 2e10},
+			flops: 5e11, bytesPerSec: 5e9, intensity: 100, peak: 50,
+			attainable: 8e11, ofCeiling: 62.5, ofPeakBandwidth: 25,
+		},
+		{
+			// Memory-bound: intensity 0.25, attainable = 0.25 · 1e10 = 2.5e9 FLOP/s.
+			name: "memory-bound", r: Result{FLOPs: 1e9, Bytes: 4e9, Stats: sec(1), PeakFLOPS: 1e12,
+				CeilingFLOPS: 8e11, CeilingBytesPerSec: 1e10},
+			flops: 1e9, bytesPerSec: 4e9, intensity: 0.25, peak: 0.1,
+			attainable: 2.5e9, ofCeiling: 40,
+		},
+		{
+			// No FLOPs (a copy or transfer): % of the bandwidth ceiling.
+			name: "copy", r: Result{Bytes: 6e9, Stats: sec(1), CeilingBytesPerSec: 1e10},
+			bytesPerSec: 6e9, attainable: 1e10, ofCeiling: 60,
+		},
+		{
+			name: "nothing known", r: Result{FLOPs: 1e9, Bytes: 1e9, Stats: sec(1)},
+			flops: 1e9, bytesPerSec: 1e9, intensity: 1,
+		},
+		{name: "zero time", r: Result{FLOPs: 1e9, Bytes: 1e9}, intensity: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r
+			for _, c := range []struct {
+				what      string
+				got, want float64
+			}{
+				{"FLOPS", r.FLOPS(), tc.flops}, {"GFLOPS", r.GFLOPS(), tc.flops / 1e9},
+				{"BytesPerSec", r.BytesPerSec(), tc.bytesPerSec}, {"GBPerSec", r.GBPerSec(), tc.bytesPerSec / 1e9},
+				{"Intensity", r.Intensity(), tc.intensity}, {"PercentOfPeak", r.PercentOfPeak(), tc.peak},
+				{"Attainable", r.Attainable(), tc.attainable}, {"PercentOfCeiling", r.PercentOfCeiling(), tc.ofCeiling},
+				{"PercentOfPeakBandwidth", r.PercentOfPeakBandwidth(), tc.ofPeakBandwidth},
+			} {
+				if !near(c.got, c.want) {
+					t.Errorf("%s = %g, want %g", c.what, c.got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestCorrect(t *testing.T) {
+	for _, tc := range []struct {
+		relErr, tol float64
+		want        bool
+	}{{-1, 1e-5, false}, {0, 1e-5, true}, {1e-6, 1e-5, true}, {1e-4, 1e-5, false}} {
+		if got := (Result{RelErr: tc.relErr, Tolerance: tc.tol}).Correct(); got != tc.want {
+			t.Errorf("RelErr %g, Tolerance %g: Correct = %v, want %v", tc.relErr, tc.tol, got, tc.want)
+		}
+	}
+}
+
+func TestSaveLoadKeepRecall(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	rs := []Result{{Workload: "matmul", Label: "m", FLOPs: 2, Stats: Stats{N: 3, Median: time.Millisecond, CV: 0.01},
+		Provenance: Provenance{Device: "xla:cpu", Model: "test CPU", Date: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}}
+	path := filepath.Join(t.TempDir(), "sub", "r.json")
+	if err := Save(path, rs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].Provenance.Recorded || got[0].Stats != rs[0].Stats || got[0].Label != "m" {
+		t.Errorf("Load = %+v; want the same result marked Recorded", got[0])
+	}
+	if l := got[0].Provenance.Label(); l != "xla:cpu (test CPU), recorded 2026-01-02" {
+		t.Errorf("Label = %q", l)
+	}
+	if err := Keep("x", rs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Recall("x")
+	if err != nil || back[0].Provenance.Recorded || back[0].Label != "m" {
+		t.Errorf("Recall = %+v, %v; want the live result", back, err)
+	}
+	if _, err := Recall("never-kept"); err == nil {
+		t.Error("Recall of a name never kept should say which cell to run")
+	}
+}
+
+func TestRunOnEachCPUDevice(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	for _, name := range []string{devices.CPU, devices.Go} {
+		dev := openDevice(t, name)
+		r, err := Run(dev, workloads.LayerNorm{Rows: 64, Cols: 128, Type: dtypes.Float32}, Options{Warmup: 1, Reps: 3}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Correct() || r.Stats.N != 3 || r.Precision != "float32" || r.Provenance.Device != name {
+			t.Errorf("%s: %+v", name, r)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Result
+		if err := json.Unmarshal(b, &back); err != nil || back.Stats != r.Stats || back.Label != r.Label {
+			t.Errorf("%s: JSON round trip lost data: %v", name, err)
+		}
+	}
+}
+
+func TestRunReturnsErrors(t *testing.T) {
+	dev := openDevice(t, devices.CPU)
+	if _, err := Run(dev, workloads.Square(-1, dtypes.Float32), Options{}, false); err == nil {
+		t.Error("a negative size should be an error")
+	}
+	if _, err := Run(dev, workloads.Square(1<<21, dtypes.Float32), Options{}, false); err == nil {
+		t.Error("a matmul larger than memory should be an error")
+	}
+}
+
+// openDevice opens a device for a test, skipping when it is not available here.
+func openDevice(t testing.TB, name string) *devices.Device {
+	t.Helper()
+	for _, s := range devices.Probe() {
+		if s.Name == name && !s.Available {
+			t.Skipf("%s not available: %s", name, s.Detail)
+		}
+	}
+	d, err := devices.Open(name)
+	if err != nil {
+		t.Fatalf("opening %s: %v", name, err)
+	}
+	return d
+}
+
+func TestMain(m *testing.M) {
+	// Keep tests from reading ceilings cached by a real session.
+	dir, err := os.MkdirTemp("", "whygpu-measure-test")
+	if err == nil {
+		os.Setenv("WHYGPU_CACHE", dir)
+		defer os.RemoveAll(dir)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -1,0 +1,68 @@
+package workloads
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+)
+
+// BenchmarkMatMul times float32 matmuls on xla:cpu and the Go backend and reports GFLOP/s:
+//
+//	go test ./pkg/workloads -run '^$' -bench MatMul -benchtime 2s
+//
+// For the side-by-side table with numpy use `go run ./cmd/whygpu bench`.
+func BenchmarkMatMul(b *testing.B) {
+	for _, name := range []string{devices.CPU, devices.Go} {
+		for _, n := range []int{256, 512, 1024} {
+			if name == devices.Go && n > 512 {
+				continue // seconds per run: see cmd/whygpu bench
+			}
+			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
+				dev := openDevice(b, name)
+				w := Square(n, dtypes.Float32)
+				inst, err := w.Prepare(dev)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer inst.Close()
+				if _, err := inst.Compile(); err != nil {
+					b.Fatal(err)
+				}
+				if err := inst.Run(); err != nil { // warm-up
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					if err := inst.Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(w.FLOPs()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+// BenchmarkMLPStep times one Adam training step of a small MLP on xla:cpu.
+func BenchmarkMLPStep(b *testing.B) {
+	dev := openDevice(b, devices.CPU)
+	w := MLP{Batch: 128, In: 256, Hidden: 512, Out: 10, Depth: 2, Type: dtypes.Float32, Optimizer: Adam}
+	tr, err := w.NewTrainer(dev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	if err := tr.warmUp(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := tr.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(w.FLOPs()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

@@ -1,0 +1,136 @@
+package workloads_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// The arithmetic intensity of the source text's two examples: a 4096² GEMM in a 2-byte format and a
+// LayerNorm over the same activations.
+func ExampleMatMul() {
+	mm := workloads.Square(4096, dtypes.BFloat16)
+	ln := workloads.LayerNorm{Rows: 8192, Cols: 4096, Type: dtypes.BFloat16}
+	fmt.Printf("%s: %.0f FLOPs per byte\n", mm, mm.FLOPs()/mm.Bytes())
+	fmt.Printf("%s: %.2f FLOPs per byte\n", ln, ln.FLOPs()/ln.Bytes())
+	// Output:
+	// matmul 4096×4096 @ 4096×4096 BFloat16: 1365 FLOPs per byte
+	// layernorm 8192×4096 BFloat16: 1.75 FLOPs per byte
+}
+
+// Prepare a workload on a device, compile it, and check it against the float64 reference.
+func ExampleMatMul_Prepare() {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w := workloads.Square(256, dtypes.Float32)
+	inst, err := w.Prepare(dev)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer inst.Close()
+	if _, err := inst.Compile(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	relErr, err := inst.Check()
+	fmt.Println("correct:", err == nil && relErr < workloads.ToleranceOf(dev, w))
+	// Output: correct: true
+}
+
+// What a training step keeps in memory, from shapes alone.
+func ExampleMLP_Memory() {
+	w := workloads.MLP{Batch: 256, In: 784, Hidden: 1024, Out: 10, Depth: 2, Type: dtypes.Float32, Optimizer: workloads.Adam}
+	fmt.Println(w.NumParams(), "parameters")
+	fmt.Println(w.Memory())
+	fmt.Printf("%.2f GFLOPs per step\n", w.FLOPs()/1e9)
+	// Output:
+	// 1863690 parameters
+	// parameters 7.1 MiB, gradients 7.1 MiB, optimizer 14.2 MiB, activations 2.0 MiB, batch 794.0 KiB = 31.2 MiB
+	// 2.86 GFLOPs per step
+}
+
+// The hidden-sync experiment: the same training loop reading the loss every step, every 10 steps and
+// only at the end.
+func ExampleTrainer_Train() {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tr, err := workloads.MLP{Batch: 32, In: 64, Hidden: 128, Out: 10, Depth: 2, Type: dtypes.Float32}.NewTrainer(dev)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer tr.Close()
+	for _, every := range []int{1, 10, 0} {
+		r, err := tr.Train(workloads.LoopOptions{Steps: 20, ReadEvery: every})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(r.Reads, "loss reads")
+	}
+	// Output:
+	// 20 loss reads
+	// 2 loss reads
+	// 1 loss reads
+}
+
+// A starved device: each batch costs 4 ms of CPU to make, one loader worker feeds a small model.
+func ExampleTrainer_TrainFrom() {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tr, err := workloads.MLP{Batch: 32, In: 64, Hidden: 64, Out: 10, Depth: 1, Type: dtypes.Float32}.NewTrainer(dev)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer tr.Close()
+	r, err := tr.TrainFrom(workloads.Pipeline{Workers: 1, CostPerBatch: 4 * time.Millisecond}, 10)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("steps:", r.Steps, "spans:", len(r.Spans), "first:", r.Spans[0].Kind)
+	// r.String() says where the time went, e.g. "xla:cpu, 1 workers × 4ms/batch, prefetch 2: 10 steps in
+	// 45ms; compute 3ms (7%), upload 0s, waiting for data 41ms".
+	// Output:
+	// steps: 10 spans: 30 first: wait
+}
+
+// Launch returns at once; the work runs later, in launch order, like a CUDA stream.
+func ExampleStream() {
+	s := workloads.NewStream()
+	defer s.Close()
+	start := make(chan struct{})
+	ev := s.Launch(func() error { <-start; return nil })
+	fmt.Println("done right after Launch:", ev.Done())
+	close(start)
+	fmt.Println("Wait:", ev.Wait(), "done:", ev.Done())
+	// Output:
+	// done right after Launch: false
+	// Wait: <nil> done: true
+}
+
+func ExampleTransfer() {
+	for _, size := range []int{4 << 10, 1 << 20, 64 << 20} {
+		w := workloads.Transfer{Size: size, Direction: workloads.HostToDevice}
+		fmt.Println(w, w.Bytes())
+	}
+	// Output:
+	// host→device 4.0 KiB 4096
+	// host→device 1.0 MiB 1.048576e+06
+	// host→device 64.0 MiB 6.7108864e+07
+}
