@@ -6,5 +6,13 @@
 package all
 
 import (
-	_ "github.com/gpu-course/whygpu/lessons/setupcheck" // 00-setup-check
+	_ "github.com/gpu-course/whygpu/lessons/batching"     // 03-batch-and-width
+	_ "github.com/gpu-course/whygpu/lessons/bigpicture"   // 08-whole-picture
+	_ "github.com/gpu-course/whygpu/lessons/datamovement" // 04-moving-data
+	_ "github.com/gpu-course/whygpu/lessons/feeding"      // 07-feeding-the-device
+	_ "github.com/gpu-course/whygpu/lessons/memory"       // 06-memory
+	_ "github.com/gpu-course/whygpu/lessons/precision"    // 05-precision
+	_ "github.com/gpu-course/whygpu/lessons/race"         // 01-race
+	_ "github.com/gpu-course/whygpu/lessons/roofline"     // 02-roofline
+	_ "github.com/gpu-course/whygpu/lessons/setupcheck"   // 00-setup-check
 )

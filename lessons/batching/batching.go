@@ -1,0 +1,131 @@
+// Package batching is the code behind notebooks/03-batch-and-width.ipynb: batch size and layer
+// width.
+//
+// It sweeps lesson 1's training step (package race: 64 → hidden → hidden → 10, float32, SGD) over
+// the batch size at a narrow and a wide hidden layer, and over the hidden width at a small batch, on
+// every XLA device here, with the GPU taken from a recording when there is no GPU (or the datasheet
+// model of package race until one exists). It reports time per step, samples per second, achieved
+// FLOP/s and share of peak, the crossover batch, an occupancy table that explains why the GPU's
+// time stays flat, and utilization timelines (package monitor) of a small and a large batch.
+package batching
+
+import (
+	"fmt"
+
+	"github.com/gpu-course/whygpu/lessons/race"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+// Lesson is the lesson id: the notebook's file name without ".ipynb".
+const Lesson = "03-batch-and-width"
+
+// Experiment names, registered in init.
+const (
+	BatchSweepName = "batch-sweep" // time per step vs batch, at a narrow and a wide hidden layer
+	WidthSweepName = "width-sweep" // time per step vs hidden width, at a small batch
+)
+
+// Narrow and Wide are the hidden widths of the batch sweep.
+const (
+	Narrow = 64
+	Wide   = 512
+)
+
+// WidthBatch is the batch size of the width sweep: small, where the GPU is starved.
+const WidthBatch = 16
+
+// Batches are the batch sizes swept at a scale: 1…512 on a laptop, 1…8192 at GPU scale (where the
+// GPU's floor lasts much longer).
+func Batches(s experiments.Scale) []int {
+	return experiments.Pick(s, powers(1, 512), powers(1, 8192))
+}
+
+// Widths are the hidden widths swept at a scale: 16…2048 on a laptop, 16…8192 at GPU scale.
+func Widths(s experiments.Scale) []int {
+	return experiments.Pick(s, powers(16, 2048), powers(16, 8192))
+}
+
+func powers(lo, hi int) []int {
+	var out []int
+	for v := lo; v <= hi; v *= 2 {
+		out = append(out, v)
+	}
+	return out
+}
+
+func init() {
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: BatchSweepName,
+		Doc: "one MLP training step (64→h→h→10, f32, SGD) vs batch, hidden 64 and 512; laptop 1…512, GPU 1…8192",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			var out []measure.Result
+			for _, h := range []int{Narrow, Wide} {
+				rs, err := race.Sweep(dev, race.Grid(Batches(s), []int{h}), race.Timing, nil)
+				out = append(out, rs...)
+				if err != nil {
+					return out, err
+				}
+			}
+			return out, nil
+		},
+	})
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: WidthSweepName,
+		Doc: "one MLP training step (64→h→h→10, f32, SGD) at batch 16 vs hidden width; laptop 16…2048, GPU 16…8192",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return race.Sweep(dev, widthSizes(Widths(s)), race.Timing, nil)
+		},
+	})
+}
+
+func widthSizes(widths []int) []race.Size {
+	var out []race.Size
+	for _, h := range widths {
+		out = append(out, race.Size{Batch: WidthBatch, Hidden: h})
+	}
+	return out
+}
+
+// KeepName is the name a sweep's results are kept under for the chart cells: "batch-64",
+// "batch-512", "width".
+func KeepName(what string) string { return Lesson + "-" + what }
+
+// BatchSweep times the step at every batch of the current scale, at this hidden width, on every XLA
+// device here; adds the steps recorded on devices not here (a GPU) at the same width; and keeps them
+// (KeepName("batch-<hidden>")).
+func BatchSweep(hidden int, progress race.Progress) ([]measure.Result, error) {
+	sizes := race.Grid(Batches(experiments.CurrentScale()), []int{hidden})
+	out, err := race.SweepEveryDevice(sizes, progress)
+	if err != nil {
+		return out, err
+	}
+	out, err = race.WithRecordedOf(out, Lesson, BatchSweepName, race.HiddenIs(hidden))
+	if err != nil {
+		return out, err
+	}
+	return out, measure.Keep(KeepName(fmt.Sprintf("batch-%d", hidden)), out)
+}
+
+// WidthSweep times the step at batch WidthBatch for every hidden width of the current scale, on
+// every XLA device here, adds recorded results of devices not here, and keeps them (KeepName("width")).
+func WidthSweep(progress race.Progress) ([]measure.Result, error) {
+	out, err := race.SweepEveryDevice(widthSizes(Widths(experiments.CurrentScale())), progress)
+	if err != nil {
+		return out, err
+	}
+	out, err = race.WithRecordedOf(out, Lesson, WidthSweepName, race.BatchIs(WidthBatch))
+	if err != nil {
+		return out, err
+	}
+	return out, measure.Keep(KeepName("width"), out)
+}
+
+// RecallBatch reads the kept batch sweep of a hidden width.
+func RecallBatch(hidden int) ([]measure.Result, error) {
+	return measure.Recall(KeepName(fmt.Sprintf("batch-%d", hidden)))
+}
+
+// RecallWidth reads the kept width sweep.
+func RecallWidth() ([]measure.Result, error) { return measure.Recall(KeepName("width")) }

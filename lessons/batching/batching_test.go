@@ -1,0 +1,188 @@
+package batching
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/lessons/race"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+func TestDeck(t *testing.T) {
+	if err := Deck.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if Deck.Lesson != Lesson {
+		t.Errorf("Deck.Lesson = %q, want %q", Deck.Lesson, Lesson)
+	}
+}
+
+func TestExperimentsAreRegistered(t *testing.T) {
+	for _, name := range []string{BatchSweepName, WidthSweepName} {
+		if _, ok := experiments.Lookup(Lesson + "/" + name); !ok {
+			t.Errorf("experiment %s/%s is not registered", Lesson, name)
+		}
+	}
+	if b := Batches(experiments.Laptop); b[0] != 1 || b[len(b)-1] != 512 {
+		t.Errorf("laptop batches %v", b)
+	}
+	if b := Batches(experiments.GPU); b[len(b)-1] != 8192 {
+		t.Errorf("GPU batches %v", b)
+	}
+}
+
+// fake is a step result as measured (or recorded) on a device.
+func fake(device string, batch, hidden int, d time.Duration, recorded bool) measure.Result {
+	w := race.Step(batch, hidden)
+	r := measure.Result{
+		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
+		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
+		Provenance: measure.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded},
+		Precision:  "float32", PeakFLOPS: 300e9,
+	}
+	if device == devices.CUDA {
+		r.Precision, r.PeakFLOPS = "tf32", 494.5e12
+	}
+	return r
+}
+
+// cpuSweep is a CPU that costs 40 µs plus 0.5 ns per FLOP.
+func cpuSweep(hidden int, batches []int) []measure.Result {
+	var rs []measure.Result
+	for _, b := range batches {
+		f := race.Step(b, hidden).FLOPs()
+		rs = append(rs, fake(devices.CPU, b, hidden, 40*time.Microsecond+time.Duration(f*0.5), false))
+	}
+	return rs
+}
+
+func TestChartsAndCrossovers(t *testing.T) {
+	narrow, wide := cpuSweep(Narrow, Batches(experiments.Laptop)), cpuSweep(Wide, Batches(experiments.Laptop))
+	for _, h := range []int{Narrow, Wide} {
+		rs := narrow
+		if h == Wide {
+			rs = wide
+		}
+		if _, err := BatchChart(rs, h); err != nil {
+			t.Errorf("BatchChart(%d): %v", h, err)
+		}
+	}
+	line := Crossover(narrow, Narrow)
+	if !regexp.MustCompile(`^crossover: batch ≈ [0-9.]+ \(xla:cpu measured live vs H200 \(model\) datasheet model`).MatchString(line) ||
+		!strings.HasSuffix(line, "[hidden 64]") {
+		t.Errorf("narrow crossover: %q", line)
+	}
+	wideLine := Crossover(wide, Wide)
+	if !strings.HasPrefix(wideLine, "crossover: ") {
+		t.Errorf("wide crossover: %q", wideLine)
+	}
+	if _, err := ThroughputChart(narrow, wide); err != nil {
+		t.Errorf("ThroughputChart: %v", err)
+	}
+	var width []measure.Result
+	for _, h := range Widths(experiments.Laptop) {
+		f := race.Step(WidthBatch, h).FLOPs()
+		width = append(width, fake(devices.CPU, WidthBatch, h, 30*time.Microsecond+time.Duration(f*0.1), false))
+	}
+	if _, err := WidthChart(width); err != nil {
+		t.Errorf("WidthChart: %v", err)
+	}
+	if _, err := FLOPSChart(width); err != nil {
+		t.Errorf("FLOPSChart: %v", err)
+	}
+	if l := WidthCrossover(width); !strings.HasPrefix(l, "crossover: hidden width ≈ ") {
+		t.Errorf("width crossover: %q", l)
+	}
+}
+
+func TestOccupancy(t *testing.T) {
+	rs := cpuSweep(Narrow, Batches(experiments.Laptop))
+	tab := OccupancyTable(rs, Narrow)
+	if len(tab.Rows) != len(rs) {
+		t.Fatalf("%d rows for %d results", len(tab.Rows), len(rs))
+	}
+	// 16 896 FP32 lanes (datasheet) / 64 outputs per sample: batch 264 fills them.
+	if !strings.Contains(tab.NotesText(), "need batch ≥ 264") {
+		t.Errorf("notes:\n%s", tab.NotesText())
+	}
+	if r := tab.Rows[0]; r[2] != "0.4%" || !strings.Contains(r[6], "datasheet model") {
+		t.Errorf("batch 1 row: %v", r)
+	}
+	// A recorded GPU replaces the model in the GPU column.
+	rs = append(rs, fake(devices.CUDA, 1, Narrow, 99*time.Microsecond, true))
+	if r := OccupancyTable(rs, Narrow).Rows[0]; r[5] != "99 µs" || !strings.Contains(r[6], "recorded on") {
+		t.Errorf("batch 1 row with a recorded GPU: %v", r)
+	}
+	fn, fw := FloorEnds(Narrow), FloorEnds(Wide)
+	if fn <= 0 || fw <= 0 || fw >= fn {
+		t.Errorf("the model's floor should end at a smaller batch for a wider layer: hidden 64 → %d, hidden 512 → %d", fn, fw)
+	}
+}
+
+func TestPeakShareTable(t *testing.T) {
+	narrow := cpuSweep(Narrow, []int{1, 8, 512})
+	tab := PeakShareTable(narrow, nil)
+	// batch 1 and batch 512 of the CPU, and of the model.
+	if len(tab.Rows) != 4 {
+		t.Fatalf("rows:\n%s", tab)
+	}
+	if tab.Rows[2][0] != race.ModelName || !strings.Contains(tab.Rows[2][1], "not a measurement") {
+		t.Errorf("model row: %v", tab.Rows[2])
+	}
+}
+
+// TestWatchOnGoBackend runs a short utilization run on the pure-Go backend (no plugin needed).
+func TestWatchOnGoBackend(t *testing.T) {
+	dev, err := devices.Open(devices.Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := watch(dev, 2, 16, 300*time.Millisecond)
+	if w.Err != nil {
+		t.Fatal(w.Err)
+	}
+	if w.Steps == 0 || len(w.Timeline.CPU) == 0 || w.SamplesPerSec() <= 0 || w.CoresBusy() <= 0 {
+		t.Errorf("watch: %d steps, %d CPU samples, %g samples/s, %g cores busy", w.Steps, len(w.Timeline.CPU), w.SamplesPerSec(), w.CoresBusy())
+	}
+	if _, err := w.Chart(); err != nil {
+		t.Errorf("Chart: %v", err)
+	}
+	if s := w.Summary(); !strings.Contains(s, "go, batch 2 × hidden 16:") || !strings.Contains(s, "cores busy") {
+		t.Errorf("Summary: %q", s)
+	}
+}
+
+// TestNotebookRecallSections checks that the notebook's display.Recall calls name sections of the
+// deck, and that every section of the deck is shown.
+func TestNotebookRecallSections(t *testing.T) {
+	path := filepath.Join("..", "..", "notebooks", Lesson+".ipynb")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no notebook " + path)
+	}
+	nb, err := notebook.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := regexp.MustCompile(`display\.Recall\(\w+\.Deck, "([^"]+)"\)`)
+	used := map[string]bool{}
+	for i, c := range nb.Cells {
+		for _, m := range call.FindAllStringSubmatch(c.Text(), -1) {
+			if _, err := Deck.Section(m[1]); err != nil {
+				t.Errorf("cell %d: %v", i+1, err)
+			}
+			used[m[1]] = true
+		}
+	}
+	for _, s := range Deck.Sections {
+		if !used[s.ID] {
+			t.Errorf("deck section %q is never shown: add display.Recall(batching.Deck, %q) at the end of its section", s.ID, s.ID)
+		}
+	}
+}

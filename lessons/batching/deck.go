@@ -1,0 +1,39 @@
+package batching
+
+import "github.com/gpu-course/whygpu/pkg/recall"
+
+// Deck is the lesson's recall checks, one section per "## " section of the notebook.
+var Deck = &recall.Deck{
+	Lesson: Lesson,
+	Title:  "Batch size and layer width",
+	Sections: []recall.Section{
+		{ID: "sweep", Title: "Sweep the batch size", Cards: []recall.Card{
+			{ID: "shapes", Question: "As the batch grows from 1 to 512, how do the CPU's and the GPU's time per step change, and what happens to samples per second?",
+				Answer: "The CPU's time grows roughly in proportion to the batch once its cores are busy, so its samples/s levels off. The GPU's time stays nearly flat, so its samples/s grows almost in proportion to the batch."},
+			{ID: "crossover", Question: "What is the crossover batch, and how does widening the layer move it?",
+				Answer: "The batch above which the GPU's step is faster. A wider layer gives each sample more work, so the GPU fills sooner and the crossover moves to a smaller batch — for a wide enough layer the GPU wins even at batch 1."},
+		}},
+		{ID: "occupancy", Title: "Why the GPU's time stays flat", Cards: []recall.Card{
+			{ID: "latency-bound", Question: "What does it mean that a GPU is latency-bound at small batches?",
+				Answer: "Its time per step is set by fixed costs — starting each kernel, moving through the step's chain of kernels — not by arithmetic: most of its lanes have no work. Until enough independent outputs are in flight to occupy the lanes, adding samples adds almost no time."},
+			{ID: "lanes", Question: "Roughly how many independent outputs does a layer need to give every FP32 lane of an H200 work, and of this CPU?",
+				Answer: "About 17 000 for the H200 (132 SMs × 128 lanes, datasheet) — batch × width of at least that; only a few dozen for a 2-core CPU with 16-wide SIMD, which is why its time grows from the first samples."},
+		}},
+		{ID: "utilization", Title: "Watch the cores", Cards: []recall.Card{
+			{ID: "timeline", Question: "What did the CPU utilization timeline show at batch 1 versus a large batch?",
+				Answer: "At batch 1 the step's work is too small to split, so about one core does it (plus dispatch overhead); at a large batch XLA's matrix products use every core. The samples/s differ by far more than the utilization does."},
+			{ID: "nvml", Question: "Why can a GPU's utilization (nvidia-smi, NVML) read high while the GPU is mostly idle?",
+				Answer: "NVML's utilization is the share of time any kernel was running, not the share of lanes busy: a stream of tiny batch-1 kernels reads as busy while using a few percent of the chip."},
+		}},
+		{ID: "width", Title: "Widen the layer", Cards: []recall.Card{
+			{ID: "wider", Question: "Why do wider layers use a device better than narrow ones?",
+				Answer: "Work per step grows with the square of the width (the hidden × hidden matrix) while the fixed costs do not, so more of the time goes to arithmetic and achieved FLOP/s rises — most of all on the GPU, which has the most idle lanes to fill."},
+		}},
+		{ID: "pitfalls", Title: "What trips people up", Cards: []recall.Card{
+			{ID: "low-util", Question: "What is the most common reason a GPU shows low utilization in training, and the first thing to try?",
+				Answer: "A batch too small to occupy the device. If memory allows, raise the batch (and retune the learning rate) before blaming the hardware."},
+			{ID: "small-nets", Question: "Why is a GPU often no faster — or slower — for a small network?",
+				Answer: "There is not enough parallel work per step to amortize the fixed costs of launching kernels and moving data; the CPU's fast cores finish the little arithmetic first."},
+		}},
+	},
+}

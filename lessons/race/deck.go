@@ -1,0 +1,45 @@
+package race
+
+import "github.com/gpu-course/whygpu/pkg/recall"
+
+// Deck is the lesson's recall checks, one section per "## " section of the notebook.
+var Deck = &recall.Deck{
+	Lesson: Lesson,
+	Title:  "Latency vs throughput, and the race",
+	Sections: []recall.Section{
+		{ID: "shapes", Title: "Latency machines and throughput machines", Cards: []recall.Card{
+			{ID: "latency", Question: "What is a CPU built to do fast, and what is a GPU built to do fast?",
+				Answer: "A CPU finishes one instruction stream as fast as possible: a few fast cores with high clocks, deep pipelines, big caches and branch prediction (latency). A GPU finishes a huge amount of identical work per second: thousands of simple, slower cores running in lockstep on different data (throughput)."},
+			{ID: "per-core", Question: "Core for core, which is faster: this CPU or the H200? And chip for chip?",
+				Answer: "Core for core the CPU, by tens of times (its SIMD units do dozens of FLOPs per cycle). Chip for chip the H200, because it has about 17 000 FP32 lanes: hundreds of times a laptop's f32 peak, still about 7× a 64-core server socket in f32 and about 100× in BF16 on its tensor cores."},
+		}},
+		{ID: "dots", Title: "Training is independent dot products", Cards: []recall.Card{
+			{ID: "count", Question: "How many FLOPs does a dense layer with batch B, input width D and H outputs take forward, and with the backward pass?",
+				Answer: "2·B·D·H forward (B·H dot products of length D, a multiply and an add per term); about 3× that with the backward pass, which computes two more products of the same size (gradients for the weights and for the input)."},
+			{ID: "why-parallel", Question: "Why does a matrix product suit thousands of slow cores?",
+				Answer: "Every output is its own dot product: none needs another's result, so there is nothing to serialize and no branch to predict; they can all run at once."},
+		}},
+		{ID: "overhead", Title: "Same FLOPs, different shapes", Cards: []recall.Card{
+			{ID: "two-costs", Question: "The same FLOPs as 32 768 8×8 matmuls take far longer than as one 256×256 matmul. What two costs does the FLOP count not see?",
+				Answer: "The fixed cost of every call (dispatch through the runtime, a kernel launch on a GPU), and poor cache reuse: an n×n matmul does n/6 FLOPs per byte it moves (each number takes part in n multiply-adds), so small ones do little arithmetic per trip to memory."},
+			{ID: "compile", Question: "Why is compilation kept out of the timed region, and when does GoMLX compile?",
+				Answer: "GoMLX (XLA) compiles a graph once per input shape; that is a one-time cost, not the per-step time being compared, so measure.Run compiles first and times the runs after warm-up."},
+		}},
+		{ID: "race", Title: "The race", Cards: []recall.Card{
+			{ID: "batch-one", Question: "At batch 1 with a narrow layer, why can the CPU keep up with or beat the GPU?",
+				Answer: "The step is a few tiny kernels: the GPU's time is fixed per-kernel launch cost with almost all of its cores idle, while the CPU's fast cores finish the little arithmetic quickly."},
+			{ID: "lanes", Question: "Where does the GPU lane come from when there is no GPU here?",
+				Answer: "From a recording of the same step on a named GPU (model, date, versions) when one exists at that size; otherwise from the datasheet model — max(FLOPs/peak, bytes/bandwidth) plus a launch cost per kernel — labeled as a model, never as a measurement."},
+		}},
+		{ID: "batch", Title: "Why batch size matters", Cards: []recall.Card{
+			{ID: "flat", Question: "Why does the GPU's time per step barely move from batch 1 to batch 256 while the CPU's grows?",
+				Answer: "At small batches the GPU is latency-bound: most of its lanes are idle and the time is launch cost. More samples fill idle capacity that was already paid for. The CPU's few cores are already busy, so more work takes proportionally more time."},
+			{ID: "crossover", Question: "What is the crossover batch, and what moves it?",
+				Answer: "The batch size above which the GPU's step is faster than the CPU's. Wider layers move it down (more work per sample fills the GPU sooner); a faster CPU or a slower launch path moves it up."},
+		}},
+		{ID: "why", Title: "Why a GPU is faster for this job", Cards: []recall.Card{
+			{ID: "when", Question: "When does a GPU win, and when is the CPU good enough?",
+				Answer: "A GPU wins when the network is large and the batches are large enough to keep thousands of cores busy. Small networks, small batches, single low-volume predictions and tabular models are often as fast or faster on the CPU."},
+		}},
+	},
+}

@@ -1,0 +1,66 @@
+package race
+
+import (
+	"fmt"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Layer is a dense layer's shape: a batch of B inputs of width D, H outputs.
+type Layer struct{ B, D, H int }
+
+// Layers are the shapes of the FLOP table.
+var Layers = []Layer{{1, 512, 512}, {32, 512, 512}, {512, 512, 512}, {512, 4096, 4096}}
+
+// Forward is the layer's forward product as a workload: (B×D) @ (D×H).
+func (l Layer) Forward() workloads.MatMul {
+	return workloads.MatMul{M: l.B, K: l.D, N: l.H, Type: dtypes.Float32}
+}
+
+// Training is one training step of the layer alone: a linear model D → H (MLP with Depth 0).
+func (l Layer) Training() workloads.MLP {
+	return workloads.MLP{Batch: l.B, In: l.D, Out: l.H, Depth: 0, Type: dtypes.Float32}
+}
+
+// DotProducts is the number of independent dot products in the forward pass: one per output, B·H,
+// each of length D.
+func (l Layer) DotProducts() int { return l.B * l.H }
+
+// FLOPTable counts the arithmetic of a dense layer from the workloads' formulas: forward 2·B·D·H
+// (workloads.MatMul.FLOPs), forward + backward ≈ 3× that (workloads.MLP.FLOPs), and how long that
+// arithmetic alone would take at this CPU's model peak and at the datasheet GPU's TF32 peak.
+func FLOPTable() Table {
+	_, cpu := CPUFacts()
+	cpuPeak := cpu.Peak("float32")
+	gpu := ModelSpec().Ceilings
+	gpuPeak := gpu.Peak(ModelPrecision)
+	t := Table{Header: []string{"B", "D", "H", "independent dot products (B·H, each of length D)",
+		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "at this CPU's f32 peak", "at the " + short(ModelGPU) + "'s TF32 peak", "source"}}
+	for _, l := range Layers {
+		fwd := l.Forward().FLOPs()
+		train := l.Training().FLOPs()
+		t.Rows = append(t.Rows, []string{
+			fmt.Sprint(l.B), fmt.Sprint(l.D), fmt.Sprint(l.H),
+			fmt.Sprintf("%d × %d", l.DotProducts(), l.D),
+			fmt.Sprintf("%.2e", fwd), fmt.Sprintf("%.2e", train),
+			charts.Duration(train / cpuPeak), charts.Duration(train / gpuPeak),
+			"formula",
+		})
+	}
+	breakEven := gpuPeak * LaunchCost.Seconds()
+	smaller := 0
+	for _, l := range Layers {
+		if l.Training().FLOPs() < breakEven {
+			smaller++
+		}
+	}
+	t.Notes = []string{
+		"Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the two time columns divide it by a peak (CPU: model, GPU: datasheet).",
+		fmt.Sprintf("Starting one GPU kernel costs about %s (an assumption, see the race's model): at %s the %s could do %.2g FLOPs in that time, more than the whole training step of %d of these %d layers.",
+			charts.Duration(LaunchCost.Seconds()), charts.SI(gpuPeak, "FLOP/s"), short(ModelGPU), breakEven, smaller, len(Layers)),
+	}
+	return t
+}

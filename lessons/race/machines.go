@@ -1,0 +1,125 @@
+package race
+
+import (
+	"fmt"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+)
+
+// GPUCores is how a datasheet GPU is built: streaming multiprocessors (SMs), FP32 lanes ("CUDA
+// cores") per SM, boost clock, and the most threads an SM keeps in flight.
+type GPUCores struct {
+	Model        string  // the devices.Datasheet row it belongs to
+	SMs          int     // streaming multiprocessors
+	FP32PerSM    int     // FP32 CUDA cores per SM
+	BoostGHz     float64 // boost clock
+	ThreadsPerSM int     // resident threads per SM (the occupancy limit)
+	Source       string  // where the figures come from
+}
+
+// CUDACores is SMs × FP32PerSM.
+func (g GPUCores) CUDACores() int { return g.SMs * g.FP32PerSM }
+
+// ResidentThreads is SMs × ThreadsPerSM: how many threads the GPU keeps in flight at most.
+func (g GPUCores) ResidentThreads() int { return g.SMs * g.ThreadsPerSM }
+
+// FP32Peak is CUDA cores × 2 FLOPs (a fused multiply-add) × boost clock, which reproduces the
+// datasheet's FP32 figure.
+func (g GPUCores) FP32Peak() float64 { return float64(g.CUDACores()) * 2 * g.BoostGHz * 1e9 }
+
+// GPUCoreTable has the datasheet build of the GPUs in devices.Datasheet. Both are the GH100 chip in
+// its SXM configuration.
+var GPUCoreTable = []GPUCores{
+	{Model: "NVIDIA H100 SXM", SMs: 132, FP32PerSM: 128, BoostGHz: 1.98, ThreadsPerSM: 2048,
+		Source: "datasheet: NVIDIA H100 Tensor Core GPU Architecture whitepaper (H100 SXM5: 132 SMs × 128 FP32 cores, 1.98 GHz boost, 2048 threads per SM)"},
+	{Model: "NVIDIA H200 SXM", SMs: 132, FP32PerSM: 128, BoostGHz: 1.98, ThreadsPerSM: 2048,
+		Source: "datasheet: NVIDIA H200 SXM (the H100 SXM5's GH100 configuration with HBM3e: 132 SMs × 128 FP32 cores, 1.98 GHz boost)"},
+}
+
+// CoresOf returns the core build of a datasheet GPU.
+func CoresOf(model string) (GPUCores, bool) {
+	for _, g := range GPUCoreTable {
+		if g.Model == model {
+			return g, true
+		}
+	}
+	return GPUCores{}, false
+}
+
+// ServerCPU is the source text's illustrative server socket (devices.Datasheet's "illustrative
+// 64-core CPU socket"): a model built from arithmetic, not a product.
+var ServerCPU = struct {
+	Model                    string
+	Cores, Lanes32, FMAUnits int
+	GHz                      float64
+}{Model: "illustrative 64-core CPU socket", Cores: 64, Lanes32: 16, FMAUnits: 2, GHz: 2.5}
+
+// CPUFacts reads this machine's CPU (model, cores, clock, SIMD) and its model ceilings.
+func CPUFacts() (devices.CPUFacts, devices.Ceilings) {
+	f := devices.ReadCPUFacts()
+	return f, devices.CPUModel(f)
+}
+
+// Machines is the latency machine next to the throughput machine: this machine's CPU (from its
+// model name, cores, clock and SIMD width, with the model peak those give) next to the datasheet
+// GPUs, core for core.
+func Machines() Table {
+	f, cpu := CPUFacts()
+	cpuPeak := cpu.Peak("float32")
+	perCore := cpuPeak / float64(max(f.Cores, 1))
+	t := Table{Header: []string{"machine", "cores", "clock", "f32 per core", "f32 peak", "16-bit matrix peak", "memory bandwidth", "where the numbers come from"}}
+	t.Rows = append(t.Rows, []string{
+		"this CPU: " + f.ModelName,
+		fmt.Sprintf("%d (each %d f32 SIMD lanes × %d FMA units)", f.Cores, f.Lanes32, f.FMAUnits),
+		fmt.Sprintf("%.2f GHz (nominal)", f.MHz/1000),
+		charts.SI(perCore, "FLOP/s"), charts.SI(cpuPeak, "FLOP/s"),
+		charts.SI(cpu.Peak("bfloat16"), "FLOP/s"), "–", cpu.Source,
+	})
+	server, hasServer := devices.SpecByModel(ServerCPU.Model)
+	if hasServer {
+		c := server.Ceilings
+		t.Rows = append(t.Rows, []string{
+			"the source text's " + ServerCPU.Model,
+			fmt.Sprintf("%d (each %d f32 SIMD lanes × %d FMA units)", ServerCPU.Cores, ServerCPU.Lanes32, ServerCPU.FMAUnits),
+			fmt.Sprintf("%.2f GHz", ServerCPU.GHz),
+			charts.SI(c.Peak("float32")/float64(ServerCPU.Cores), "FLOP/s"), charts.SI(c.Peak("float32"), "FLOP/s"),
+			"–", charts.SI(c.BandwidthBytes, "B/s"), c.Source,
+		})
+	}
+	for _, g := range GPUCoreTable {
+		spec, ok := devices.SpecByModel(g.Model)
+		if !ok {
+			continue
+		}
+		c := spec.Ceilings
+		t.Rows = append(t.Rows, []string{
+			g.Model,
+			fmt.Sprintf("%d FP32 CUDA cores (%d SMs × %d)", g.CUDACores(), g.SMs, g.FP32PerSM),
+			fmt.Sprintf("%.2f GHz (boost)", g.BoostGHz),
+			charts.SI(c.Peak("float32")/float64(g.CUDACores()), "FLOP/s"),
+			charts.SI(c.Peak("float32"), "FLOP/s") + " (TF32 " + charts.SI(c.Peak("tf32"), "FLOP/s") + ")",
+			charts.SI(c.Peak("bfloat16"), "FLOP/s"),
+			charts.SI(c.BandwidthBytes, "B/s"),
+			c.Source + "; cores: " + g.Source,
+		})
+	}
+	if g, ok := CoresOf(ModelGPU); ok {
+		gpu := ModelSpec().Ceilings
+		t.Notes = append(t.Notes,
+			fmt.Sprintf("Core for core: one of this CPU's cores does %s× the f32 arithmetic of one %s CUDA core (model vs datasheet).",
+				charts.Plain(perCore/(gpu.Peak("float32")/float64(g.CUDACores()))), short(g.Model)),
+			fmt.Sprintf("But the %s has %s× as many of them: %s× this CPU's f32 peak, %s× in TF32 on its tensor cores.",
+				short(g.Model), charts.Plain(float64(g.CUDACores())/float64(max(f.Cores, 1))),
+				charts.Plain(gpu.Peak("float32")/cpuPeak), charts.Plain(gpu.Peak("tf32")/cpuPeak)),
+			fmt.Sprintf("Check: %d cores × 2 FLOPs × %.2f GHz = %s, the datasheet's f32 figure.",
+				g.CUDACores(), g.BoostGHz, charts.SI(g.FP32Peak(), "FLOP/s")))
+		if hasServer {
+			sp := server.Ceilings.Peak("float32")
+			t.Notes = append(t.Notes, fmt.Sprintf("Against a 64-core server socket (the source text's model) the gap is smaller but still there: %s× in f32, %s× in TF32, %s× in BF16 on tensor cores.",
+				charts.Plain(roundTo3(gpu.Peak("float32")/sp)), charts.Plain(roundTo3(gpu.Peak("tf32")/sp)), charts.Plain(roundTo3(gpu.Peak("bfloat16")/sp))))
+		}
+	}
+	t.Notes = append(t.Notes, "CPU figures are a model (cores × clock × SIMD lanes × FMA units × 2), GPU figures are NVIDIA's datasheets: ceilings, not measurements.")
+	return t
+}

@@ -1,0 +1,364 @@
+package race
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+func TestDeck(t *testing.T) {
+	if err := Deck.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if Deck.Lesson != Lesson {
+		t.Errorf("Deck.Lesson = %q, want %q", Deck.Lesson, Lesson)
+	}
+}
+
+func TestExperimentsAreRegistered(t *testing.T) {
+	for _, name := range []string{StepSweepName, SmallLargeName, SliverName} {
+		if _, ok := experiments.Lookup(Lesson + "/" + name); !ok {
+			t.Errorf("experiment %s/%s is not registered", Lesson, name)
+		}
+	}
+	// At GPU scale the step sweep covers every stop of the race's sliders, so a GPU recording gives
+	// the race a recorded lane wherever the learner puts them.
+	grid := map[Size]bool{}
+	for _, s := range SweepSizes(experiments.GPU) {
+		grid[s] = true
+	}
+	for _, b := range Batches {
+		for _, h := range Hiddens {
+			if !grid[Size{b, h}] {
+				t.Errorf("the GPU-scale step sweep misses the race's stop batch %d × hidden %d", b, h)
+			}
+		}
+	}
+	if !contains(Batches, StartBatch) || !contains(Hiddens, StartHidden) {
+		t.Errorf("the race starts off its sliders' stops: batch %d, hidden %d", StartBatch, StartHidden)
+	}
+}
+
+func contains(vs []int, v int) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestModel(t *testing.T) {
+	w := Step(1, 64)
+	if k := KernelsPerStep(w); k != 18 {
+		t.Errorf("KernelsPerStep(depth 2) = %d, want 18", k)
+	}
+	e := EstimateStep(w)
+	if e.Bound() != "launch-bound" {
+		t.Errorf("batch 1 × hidden 64 should be launch-bound, got %s (%+v)", e.Bound(), e)
+	}
+	spec := ModelSpec()
+	wantCompute := w.FLOPs() / spec.Ceilings.Peak("tf32")
+	wantMemory := w.Bytes() / spec.Ceilings.BandwidthBytes
+	want := math.Max(wantCompute, wantMemory) + 18*LaunchCost.Seconds()
+	if math.Abs(e.Seconds()-want) > 1e-12 || math.Abs(e.Total.Seconds()-want) > 1e-9 {
+		t.Errorf("model time %g (Total %v), want %g", e.Seconds(), e.Total, want)
+	}
+	big := EstimateStep(Step(1<<16, 8192))
+	if big.Bound() != "compute-bound" {
+		t.Errorf("a huge step should be compute-bound, got %s", big.Bound())
+	}
+	lane := ModelLane(w)
+	if lane.Source != charts.Model || !strings.Contains(lane.Describe(), "not a measurement") || !strings.Contains(lane.Describe(), "datasheet model") {
+		t.Errorf("the model lane must say it is a datasheet model, not a measurement: %q", lane.Describe())
+	}
+	mt := ModelTable(1, 64).String()
+	for _, s := range []string{"assumption", "datasheet", "launch-bound", "formula"} {
+		if !strings.Contains(mt, s) {
+			t.Errorf("ModelTable does not mention %q:\n%s", s, mt)
+		}
+	}
+}
+
+func TestGPUCoresMatchDatasheet(t *testing.T) {
+	for _, g := range GPUCoreTable {
+		spec, ok := devices.SpecByModel(g.Model)
+		if !ok {
+			t.Errorf("%s has no row in devices.Datasheet", g.Model)
+			continue
+		}
+		if got, want := g.FP32Peak(), spec.Ceilings.Peak("float32"); math.Abs(got/want-1) > 0.01 {
+			t.Errorf("%s: %d cores × 2 × %.2f GHz = %.3g FLOP/s, datasheet says %.3g", g.Model, g.CUDACores(), g.BoostGHz, got, want)
+		}
+		if !strings.HasPrefix(g.Source, "datasheet") {
+			t.Errorf("%s: core counts must be labeled as datasheet figures, got %q", g.Model, g.Source)
+		}
+	}
+	server, ok := devices.SpecByModel(ServerCPU.Model)
+	if !ok {
+		t.Fatalf("no datasheet row %q", ServerCPU.Model)
+	}
+	if got, want := float64(ServerCPU.Cores*ServerCPU.Lanes32*ServerCPU.FMAUnits*2)*ServerCPU.GHz*1e9, server.Ceilings.Peak("float32"); math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("the illustrative socket's build gives %.4g FLOP/s, its model row says %.4g", got, want)
+	}
+	if _, ok := CoresOf(ModelGPU); !ok {
+		t.Errorf("no core build for the model GPU %s", ModelGPU)
+	}
+}
+
+func TestMachines(t *testing.T) {
+	tab := Machines()
+	if len(tab.Rows) < 3 || !strings.HasPrefix(tab.Rows[0][0], "this CPU") {
+		t.Fatalf("Machines:\n%s", tab)
+	}
+	if !strings.Contains(tab.String(), "H100") || !strings.Contains(tab.String(), "H200") {
+		t.Errorf("Machines lacks the datasheet GPUs:\n%s", tab)
+	}
+	for _, r := range tab.Rows {
+		if len(r) != len(tab.Header) {
+			t.Errorf("row %v has %d cells, header %d", r, len(r), len(tab.Header))
+		}
+	}
+}
+
+func TestFLOPTable(t *testing.T) {
+	tab := FLOPTable()
+	if len(tab.Rows) != len(Layers) {
+		t.Fatalf("%d rows, want %d", len(tab.Rows), len(Layers))
+	}
+	if r := tab.Rows[0]; r[4] != "5.24e+05" || r[5] != "1.57e+06" || r[8] != "formula" {
+		t.Errorf("row (1, 512, 512) = %v", r)
+	}
+	for _, l := range Layers {
+		if f, tr := l.Forward().FLOPs(), l.Training().FLOPs(); f != 2*float64(l.B*l.D*l.H) || tr != 3*f {
+			t.Errorf("%v: forward %g, training %g", l, f, tr)
+		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, side := range SplitSides {
+		w := Split(SplitBudget, side)
+		if w.FLOPs() != SplitBudget {
+			t.Errorf("split %d×%d: %d calls = %g FLOPs, want the budget %d", side, side, w.Calls, w.FLOPs(), SplitBudget)
+		}
+		if math.Abs(w.Intensity()-float64(side)/6) > 1e-9 {
+			t.Errorf("split %d: intensity %g, want n/6", side, w.Intensity())
+		}
+	}
+	if c := Split(SplitBudget, 8).Calls; c != 32768 {
+		t.Errorf("8×8 calls = %d, want 32768", c)
+	}
+	if _, err := (SplitMatMul{Side: 0, Calls: 1}).Prepare(nil); err == nil {
+		t.Error("a zero-sized split prepared without error")
+	}
+}
+
+// TestSmallVsLargeOnGoBackend runs the split small on GoMLX's pure-Go backend (no plugin needed).
+func TestSmallVsLargeOnGoBackend(t *testing.T) {
+	dev, err := devices.Open(devices.Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := SmallVsLargeOn(dev, 1<<16, []int{8, 16, 32}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 {
+		t.Fatalf("%d results", len(rs))
+	}
+	for _, r := range rs {
+		if r.FLOPs != 1<<16 || !r.Correct() || r.Seconds() <= 0 {
+			t.Errorf("result %s: FLOPs %g, rel. error %g, time %v", r.Label, r.FLOPs, r.RelErr, r.Stats.Median)
+		}
+	}
+	if tab := SplitTable(rs); len(tab.Rows) != 3 || !strings.Contains(tab.NotesText(), "datasheet model") {
+		t.Errorf("SplitTable:\n%s", tab)
+	}
+	if _, err := SplitChart(rs); err != nil {
+		t.Errorf("SplitChart: %v", err)
+	}
+}
+
+// fake is a step result as measured (or recorded) on a device.
+func fake(device string, batch, hidden int, d time.Duration, recorded bool) measure.Result {
+	w := Step(batch, hidden)
+	return measure.Result{
+		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
+		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
+		Provenance: measure.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded},
+	}
+}
+
+func TestCrossoverLine(t *testing.T) {
+	var rs []measure.Result
+	for _, b := range Batches {
+		rs = append(rs, fake(devices.CPU, b, 64, time.Duration(40+5*b)*time.Microsecond, false))
+	}
+	line := CrossoverLine(TimeSeries(rs, Batch), "batch")
+	// CPU = 40 µs + 5 µs·b crosses the model's ≈ 72 µs floor between batch 4 and 8.
+	m := regexp.MustCompile(`^crossover: batch ≈ ([0-9.]+) \(xla:cpu measured live vs H200 \(model\) datasheet model.*below it xla:cpu is faster, above it H200 \(model\)`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("crossover line: %q", line)
+	}
+	// Recorded GPU results replace the model.
+	for _, b := range Batches {
+		rs = append(rs, fake(devices.CUDA, b, 64, 10*time.Microsecond, true))
+	}
+	line = CrossoverLine(TimeSeries(rs, Batch), "batch")
+	if !strings.HasPrefix(line, "crossover: none between batch 1 and 512") || !strings.Contains(line, "recorded on test xla:cuda, 2026-11-30") ||
+		!strings.HasSuffix(line, "xla:cuda is faster throughout") {
+		t.Errorf("crossover line with a recorded GPU faster everywhere: %q", line)
+	}
+	if s := TimeSeries(rs, Batch); len(s) != 2 {
+		t.Errorf("with a recorded GPU there is no model series: %d series", len(s))
+	}
+	if _, err := SweepChart(rs); err != nil {
+		t.Errorf("SweepChart: %v", err)
+	}
+}
+
+// TestRecordedGPULane checks that the race takes the GPU lane from a recording at the same size,
+// and falls back to the model elsewhere.
+func TestRecordedGPULane(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("WHYGPU_ROOT", root)
+	rec := fake(devices.CUDA, 32, 64, 123*time.Microsecond, false)
+	rec.Provenance.Model = "NVIDIA H200 (139 GiB)"
+	if err := measure.Save(experiments.ReferencePath("nvidia-h200", Lesson, StepSweepName), []measure.Result{rec}); err != nil {
+		t.Fatal(err)
+	}
+	lane := GPULane(32, 64)
+	if lane.Source != charts.Recorded || lane.Time != 123*time.Microsecond || !strings.Contains(lane.Describe(), "NVIDIA H200") {
+		t.Errorf("recorded lane: %+v (%s)", lane, lane.Describe())
+	}
+	if lane := GPULane(64, 64); lane.Source != charts.Model {
+		t.Errorf("no recording at batch 64: the lane should be the model, got %+v", lane)
+	}
+	if !GPUHere() && !strings.Contains(Describe(32, 64), "recorded on NVIDIA H200") {
+		t.Errorf("Describe: %q", Describe(32, 64))
+	}
+	got, err := WithRecorded([]measure.Result{fake(devices.CPU, 32, 64, time.Millisecond, false)}, StepSweepName, HiddenIs(64))
+	if err != nil || len(got) != 2 || !got[1].Provenance.Recorded {
+		t.Errorf("WithRecorded: %v, %d results", err, len(got))
+	}
+	if got, _ := WithRecorded(nil, StepSweepName, HiddenIs(128)); len(got) != 0 {
+		t.Errorf("WithRecorded kept a result of another width: %v", got)
+	}
+}
+
+func TestSliverTable(t *testing.T) {
+	rs := []measure.Result{
+		{Label: "a", Params: map[string]int{"m": 1, "k": 512, "n": 512}, Stats: measure.Stats{Median: 40 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
+		{Label: "b", Params: map[string]int{"m": 256, "k": 512, "n": 512}, Stats: measure.Stats{Median: 400 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
+	}
+	tab := SliverTable(rs)
+	notes := tab.NotesText()
+	for _, s := range []string{"xla:cpu (measured live): 256× the work takes 10.0× the time", "datasheet model", "16896 FP32 lanes (datasheet)"} {
+		if !strings.Contains(notes, s) {
+			t.Errorf("SliverTable notes lack %q:\n%s", s, notes)
+		}
+	}
+	if len(tab.Rows) != 4 {
+		t.Errorf("want 2 live and 2 model rows:\n%s", tab)
+	}
+}
+
+// TestSweepOnGoBackend sweeps two tiny sizes on the pure-Go backend (no plugin needed), with the
+// float64 check.
+func TestSweepOnGoBackend(t *testing.T) {
+	dev, err := devices.Open(devices.Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	rs, err := Sweep(dev, Grid([]int{1, 4}, []int{16}), measure.Options{Warmup: 1, Reps: 3}, func(done, total int, _ string, _ ...any) {
+		calls++
+		if total != 2 || done < 0 || done >= total {
+			t.Errorf("progress %d/%d", done, total)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || calls != 2 {
+		t.Fatalf("%d results, %d progress calls", len(rs), calls)
+	}
+	for _, r := range rs {
+		if !r.Correct() || r.Params["hidden"] != 16 || r.Seconds() <= 0 {
+			t.Errorf("%s: rel. error %g (tolerance %g), params %v", r.Label, r.RelErr, r.Tolerance, r.Params)
+		}
+	}
+}
+
+// TestRace runs the race on this machine when the XLA CPU plugin is installed.
+func TestRace(t *testing.T) {
+	if _, ok := devices.FindPlugin("cpu"); !ok {
+		t.Skip("no XLA CPU plugin (run make setup; make test-go sets PJRT_PLUGIN_LIBRARY_PATH)")
+	}
+	lanes, err := Run(1, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]charts.Lane{}
+	for _, l := range lanes {
+		if l.Err != nil {
+			t.Errorf("lane %s: %v", l.Device, l.Err)
+		}
+		seen[l.Device] = l
+	}
+	if l, ok := seen[devices.CPU]; !ok || l.Source != charts.Live || l.Time <= 0 {
+		t.Errorf("no live xla:cpu lane: %+v", lanes)
+	}
+	if _, ok := seen[devices.Go]; !ok {
+		t.Errorf("the pure-Go backend should race a step this small: %+v", lanes)
+	}
+	gpu := false
+	for _, l := range lanes {
+		gpu = gpu || strings.HasPrefix(l.Device, devices.CUDA) || l.Device == ModelName
+	}
+	if !gpu {
+		t.Errorf("no GPU lane (live, recorded or model): %+v", lanes)
+	}
+	if goEstimate(Step(512, 2048)) <= GoBudget {
+		t.Errorf("the pure-Go backend would be raced at batch 512 × hidden 2048 (estimate %v)", goEstimate(Step(512, 2048)))
+	}
+}
+
+// TestNotebookRecallSections checks that the notebook's display.Recall calls name sections of the
+// deck, and that every section of the deck is shown.
+func TestNotebookRecallSections(t *testing.T) {
+	path := filepath.Join("..", "..", "notebooks", Lesson+".ipynb")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no notebook " + path)
+	}
+	nb, err := notebook.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := regexp.MustCompile(`display\.Recall\(\w+\.Deck, "([^"]+)"\)`)
+	used := map[string]bool{}
+	for i, c := range nb.Cells {
+		for _, m := range call.FindAllStringSubmatch(c.Text(), -1) {
+			if _, err := Deck.Section(m[1]); err != nil {
+				t.Errorf("cell %d: %v", i+1, err)
+			}
+			used[m[1]] = true
+		}
+	}
+	for _, s := range Deck.Sections {
+		if !used[s.ID] {
+			t.Errorf("deck section %q is never shown: add display.Recall(race.Deck, %q) at the end of its section", s.ID, s.ID)
+		}
+	}
+}

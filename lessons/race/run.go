@@ -1,0 +1,123 @@
+package race
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// GoBudget is the longest step (estimated) the pure-Go backend is raced at: beyond it a race would
+// keep the learner waiting for a lane whose point is already made.
+const GoBudget = 150 * time.Millisecond
+
+// goEstimate is a rough guess at the pure-Go backend's step time, from this machine's measurements
+// of it (about 4 GFLOP/s on large steps, and slow on weight-sized traffic at small batches).
+func goEstimate(w workloads.MLP) time.Duration {
+	s := w.FLOPs()/4e9 + float64(w.NumParams())*50e-9 + 100e-6
+	return seconds(s)
+}
+
+// Run is the race: one training step of Step(batch, hidden), timed live on every XLA device here
+// (xla:cpu, and xla:cuda when there is a GPU), on GoMLX's pure-Go backend when the step is small
+// enough (GoBudget), and — when there is no GPU here — a GPU lane recorded on a real GPU at this
+// size, or else the datasheet model (ModelLane). It is a display.RaceFunc.
+func Run(batch, hidden int) ([]charts.Lane, error) {
+	w := Step(batch, hidden)
+	devs, err := devices.Accelerated()
+	if len(devs) == 0 {
+		return nil, err
+	}
+	var lanes []charts.Lane
+	gpu := false
+	for _, d := range devs {
+		lanes = append(lanes, liveLane(d, w, RaceTiming))
+		gpu = gpu || d.IsGPU()
+	}
+	if goEstimate(w) <= GoBudget {
+		if d, err := devices.Open(devices.Go); err == nil {
+			lanes = append(lanes, liveLane(d, w, measure.Options{Warmup: 1, Reps: 3, SampleTime: 10 * time.Millisecond}))
+		}
+	}
+	if !gpu {
+		lanes = append(lanes, GPULane(batch, hidden))
+	}
+	return lanes, nil
+}
+
+// liveLane times w on d; a failure (out of memory, say) becomes the lane's error.
+func liveLane(d *devices.Device, w workloads.MLP, opt measure.Options) charts.Lane {
+	lane := charts.Lane{Device: d.Name, Source: charts.Live, Note: d.Model}
+	r, err := TimeStep(d, w, opt)
+	if err != nil {
+		lane.Err = err
+		return lane
+	}
+	lane.Time = r.Stats.Median
+	return lane
+}
+
+// RecordedStep returns the step recorded on a GPU at this size, if any recording has it.
+func RecordedStep(batch, hidden int) (measure.Result, bool) {
+	rs, err := experiments.Recorded(Lesson, StepSweepName)
+	if err != nil {
+		return measure.Result{}, false
+	}
+	want := Step(batch, hidden).Params()
+	for _, r := range rs {
+		if r.Provenance.Device == devices.CUDA && sameParams(r.Params, want) {
+			return r, true
+		}
+	}
+	return measure.Result{}, false
+}
+
+func sameParams(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range b {
+		if a[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// GPULane is the race's GPU lane where there is no GPU: the step recorded on a GPU at this size,
+// or the datasheet model until a recording has it.
+func GPULane(batch, hidden int) charts.Lane {
+	if r, ok := RecordedStep(batch, hidden); ok {
+		return fromresult.Lane(r)
+	}
+	return ModelLane(Step(batch, hidden))
+}
+
+// Describe says, in a line, where the race's GPU lane comes from at a size.
+func Describe(batch, hidden int) string {
+	if GPUHere() {
+		return "There is an NVIDIA GPU here: the xla:cuda lane is measured live."
+	}
+	if r, ok := RecordedStep(batch, hidden); ok {
+		return fmt.Sprintf("No GPU here: the xla:cuda lane was recorded on %s on %s (whygpu record), at this batch and width.",
+			r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
+	}
+	return fmt.Sprintf("No GPU here and no recording at this size yet: the %s lane is the datasheet model of the step on an %s (below), not a measurement.",
+		ModelName, short(ModelGPU))
+}
+
+// GPUHere reports whether the xla:cuda device can be opened here (a GPU and its plugin), so the race
+// and the sweeps measure the GPU live.
+func GPUHere() bool {
+	for _, s := range devices.Probe() {
+		if s.Name == devices.CUDA {
+			return s.Available
+		}
+	}
+	return false
+}

@@ -1,0 +1,342 @@
+package race
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// SplitMatMul is a fixed amount of arithmetic done as Calls separate Side×Side float32 matmuls, one
+// device call each: the same FLOPs whatever the split, but not the same time. GoMLX compiles once
+// per shape; Compile does it before timing, and Run is the Calls calls.
+type SplitMatMul struct {
+	Side, Calls int
+}
+
+// SplitSides are the matmul sizes the budget is split into.
+var SplitSides = []int{8, 32, 128, 256}
+
+// SplitBudget is the FLOPs of every split: 2^25, two 256×256 matmuls (2·256³ each) or 32 768 8×8 ones.
+const SplitBudget = 1 << 25
+
+// Split returns the split of budget FLOPs into side×side matmuls.
+func Split(budget float64, side int) SplitMatMul {
+	per := workloads.Square(side, dtypes.Float32).FLOPs()
+	return SplitMatMul{Side: side, Calls: max(1, int(budget/per))}
+}
+
+func (w SplitMatMul) one() workloads.MatMul { return workloads.Square(w.Side, dtypes.Float32) }
+
+// Name is "matmul-split".
+func (w SplitMatMul) Name() string { return "matmul-split" }
+
+// String is e.g. "32768 × matmul 8×8 @ 8×8 float32".
+func (w SplitMatMul) String() string { return fmt.Sprintf("%d × %s", w.Calls, w.one()) }
+
+// DType is float32.
+func (w SplitMatMul) DType() dtypes.DType { return dtypes.Float32 }
+
+// Params are {"side", "calls"}.
+func (w SplitMatMul) Params() map[string]int { return map[string]int{"side": w.Side, "calls": w.Calls} }
+
+// FLOPs is Calls × 2·Side³.
+func (w SplitMatMul) FLOPs() float64 { return float64(w.Calls) * w.one().FLOPs() }
+
+// Bytes is Calls × 3·Side²·4: every call reads its two inputs and writes its output.
+func (w SplitMatMul) Bytes() float64 { return float64(w.Calls) * w.one().Bytes() }
+
+// Intensity is FLOPs per byte of one call: 2·n³ / (3·4·n²) = n/6. A small matmul uses each number
+// it loads only a few times (poor cache reuse), a large one hundreds of times.
+func (w SplitMatMul) Intensity() float64 { return w.FLOPs() / w.Bytes() }
+
+// Prepare builds one Side×Side matmul on dev.
+func (w SplitMatMul) Prepare(dev *devices.Device) (workloads.Instance, error) {
+	if w.Side <= 0 || w.Calls <= 0 {
+		return nil, fmt.Errorf("race: a split matmul needs a positive side and call count, got %d and %d", w.Side, w.Calls)
+	}
+	inst, err := w.one().Prepare(dev)
+	if err != nil {
+		return nil, err
+	}
+	return &splitInstance{inst: inst, calls: w.Calls}, nil
+}
+
+type splitInstance struct {
+	inst  workloads.Instance
+	calls int
+}
+
+func (s *splitInstance) Check() (float64, error) { return s.inst.Check() }
+func (s *splitInstance) Close()                  { s.inst.Close() }
+
+// Compile compiles the matmul for its shape and returns how long that took; then, untimed, it runs
+// the matmul a few times on its own to warm it up (a whole split of small calls takes seconds, so
+// warming up with a whole split would double the cell's time for nothing).
+func (s *splitInstance) Compile() (time.Duration, error) {
+	d, err := s.inst.Compile()
+	if err != nil {
+		return d, err
+	}
+	for range 3 {
+		if err := s.inst.Run(); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// Run is the calls, one after another; each returns when the device has finished.
+func (s *splitInstance) Run() error {
+	for range s.calls {
+		if err := s.inst.Run(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SplitTiming times a whole split (all its calls) once per sample, three samples; the warm-up is
+// three single calls, made by the instance's Compile.
+var SplitTiming = measure.Options{Warmup: -1, Reps: 3}
+
+// SmallVsLargeOn times the budget split into each side on dev, checking one matmul of each size
+// against float64 first.
+func SmallVsLargeOn(dev *devices.Device, budget float64, sides []int, progress Progress) ([]measure.Result, error) {
+	var out []measure.Result
+	for i, side := range sides {
+		w := Split(budget, side)
+		progress.step(i, len(sides), "%s: %s", dev.Name, w)
+		r, err := measure.Run(dev, w, SplitTiming, true)
+		if err != nil {
+			return out, err
+		}
+		if !r.Correct() {
+			return out, fmt.Errorf("%s: %s on %s gave a wrong result (relative error %.2g)", Lesson, w, dev.Name, r.RelErr)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// SmallVsLargeKeep is the name SmallVsLarge keeps its results under.
+const SmallVsLargeKeep = Lesson + "-small-vs-large"
+
+// SmallVsLarge runs the split live on every device here — the XLA devices and GoMLX's pure-Go
+// backend, whose calls skip XLA's runtime — adds recorded results of devices not here, and keeps
+// them for the chart.
+func SmallVsLarge(progress Progress) ([]measure.Result, error) {
+	devs, err := devices.OpenAll()
+	if len(devs) == 0 {
+		return nil, err
+	}
+	var out []measure.Result
+	for _, d := range devs {
+		rs, err := SmallVsLargeOn(d, SplitBudget, SplitSides, progress)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, rs...)
+	}
+	out, err = WithRecorded(out, SmallLargeName, nil)
+	if err != nil {
+		return out, err
+	}
+	return out, measure.Keep(SmallVsLargeKeep, out)
+}
+
+// SplitTable shows each split: calls, total FLOPs, time for the budget, relative to the largest
+// matmuls, time per call, achieved GFLOP/s and the intensity of one call.
+func SplitTable(results []measure.Result) Table {
+	t := Table{Header: []string{"device", "source", "shape", "calls", "total FLOPs", "time for the budget", "relative", "per call", "GFLOP/s", "FLOPs per byte (n/6, formula)", "compile (not timed)"}}
+	best := map[string]float64{}
+	for _, r := range results {
+		k := key(r)
+		if b, ok := best[k]; !ok || r.Seconds() < b {
+			best[k] = r.Seconds()
+		}
+	}
+	for _, r := range results {
+		side, calls := r.Params["side"], r.Params["calls"]
+		t.Rows = append(t.Rows, []string{
+			r.Provenance.Device, sourceText(r.Provenance),
+			fmt.Sprintf("%d×%d", side, side), fmt.Sprint(calls), fmt.Sprintf("%.2e", r.FLOPs),
+			charts.Duration(r.Seconds()), fmt.Sprintf("%.1f×", r.Seconds()/best[key(r)]),
+			charts.Duration(r.Seconds() / float64(max(calls, 1))),
+			fmt.Sprintf("%.2f", r.GFLOPS()), fmt.Sprintf("%.1f", r.Intensity()),
+			charts.Duration(r.Compile.Seconds()),
+		})
+	}
+	t.Notes = []string{
+		"Times are medians of 3 runs of the whole budget, after a warm-up; compilation is done first and timed apart (GoMLX compiles once per shape).",
+		"relative: this split's time over the fastest split on the same device. Same FLOPs in every row: the difference is per-call overhead and cache reuse.",
+	}
+	if !HasGPU(results) {
+		e8 := EstimateWork(ModelSpec(), workloads.Square(8, dtypes.Float32).FLOPs(), workloads.Square(8, dtypes.Float32).Bytes(), 1)
+		t.Notes = append(t.Notes, fmt.Sprintf("No GPU here and none recorded yet: the chart adds the datasheet model (%s per call: %s of launch, %s of arithmetic for an 8×8).",
+			charts.Duration(e8.Seconds()), charts.Duration(e8.Launch), charts.Duration(max(e8.Compute, e8.Memory))))
+	}
+	return t
+}
+
+// SplitChart draws the time for the budget against the matmul size, a line per device (log–log),
+// with the datasheet model for the GPU when no GPU result exists.
+func SplitChart(results []measure.Result) (*plot.Plot, error) {
+	series := fromresult.Series(results, func(r measure.Result) float64 { return float64(r.Params["side"]) }, measure.Result.Seconds)
+	if !HasGPU(results) {
+		m := charts.Series{Name: ModelName, Source: charts.Model}
+		for _, side := range SplitSides {
+			w := Split(SplitBudget, side)
+			e := EstimateWork(ModelSpec(), w.one().FLOPs(), w.one().Bytes(), 1)
+			m.Points = append(m.Points, charts.XY{X: float64(side), Y: float64(w.Calls) * e.Seconds()})
+			m.Note = "roofline + one " + charts.Duration(LaunchCost.Seconds()) + " launch per call, not a measurement"
+		}
+		series = append(series, m)
+	}
+	return charts.Lines(charts.Axes{
+		Title: fmt.Sprintf("The same %.2g FLOPs as n×n float32 matmuls: time for all of them", float64(SplitBudget)),
+		X:     "matrix side n (calls = budget / 2n³)", Y: "time for the whole budget [s]",
+		LogX: true, LogY: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.LogTicks{Format: charts.Duration},
+	}, series...)
+}
+
+// SliverBatches are the two batches of the sliver comparison: one sample, and 256.
+var SliverBatches = []int{1, 256}
+
+// SliverWidth is the layer's width: (B×512) @ (512×512).
+const SliverWidth = 512
+
+// SliverOn times (B×512) @ (512×512) on dev for each of SliverBatches.
+func SliverOn(dev *devices.Device) ([]measure.Result, error) {
+	var out []measure.Result
+	for _, b := range SliverBatches {
+		w := workloads.MatMul{M: b, K: SliverWidth, N: SliverWidth, Type: dtypes.Float32, Seed: 1}
+		r, err := measure.Run(dev, w, Timing, true)
+		if err != nil {
+			return out, err
+		}
+		if !r.Correct() {
+			return out, fmt.Errorf("%s: %s on %s gave a wrong result (relative error %.2g)", Lesson, w, dev.Name, r.RelErr)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Sliver times one sample and 256 samples through a 512×512 layer on every XLA device here, and
+// adds recorded results for devices not here.
+func Sliver() ([]measure.Result, error) {
+	devs, err := devices.Accelerated()
+	if len(devs) == 0 {
+		return nil, err
+	}
+	var out []measure.Result
+	for _, d := range devs {
+		rs, err := SliverOn(d)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, rs...)
+	}
+	return WithRecorded(out, SliverName, nil)
+}
+
+// SliverTable compares the two batches on each device: 256× the work, how much more time. Without
+// a GPU result it adds the datasheet model's two rows; its notes say how much of the datasheet GPU's
+// FP32 lanes each batch could occupy.
+func SliverTable(results []measure.Result) Table {
+	t := Table{Header: []string{"device", "source", "work", "FLOPs", "outputs (independent dot products)", "time"}}
+	byDev := map[string][]measure.Result{}
+	var order []string
+	for _, r := range results {
+		k := key(r)
+		if _, ok := byDev[k]; !ok {
+			order = append(order, k)
+		}
+		byDev[k] = append(byDev[k], r)
+		t.Rows = append(t.Rows, []string{r.Provenance.Device, sourceText(r.Provenance), r.Label, fmt.Sprintf("%.3g", r.FLOPs),
+			fmt.Sprint(r.Params["m"] * r.Params["n"]), charts.Duration(r.Seconds())})
+	}
+	for _, k := range order {
+		if rs := byDev[k]; len(rs) == 2 {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s (%s): 256× the work takes %.1f× the time.",
+				rs[0].Provenance.Device, sourceText(rs[0].Provenance), rs[1].Seconds()/rs[0].Seconds()))
+		}
+	}
+	if !HasGPU(results) {
+		var es []Estimate
+		for _, b := range SliverBatches {
+			w := workloads.MatMul{M: b, K: SliverWidth, N: SliverWidth, Type: dtypes.Float32}
+			e := EstimateWork(ModelSpec(), w.FLOPs(), w.Bytes(), 1)
+			es = append(es, e)
+			t.Rows = append(t.Rows, []string{ModelName, "datasheet model (" + e.Note() + ")", w.String(), fmt.Sprintf("%.3g", w.FLOPs()),
+				fmt.Sprint(b * SliverWidth), charts.Duration(e.Seconds())})
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("%s (datasheet model): 256× the work takes %.2f× the time; both are %s.",
+			ModelName, es[1].Seconds()/es[0].Seconds(), es[1].Bound()))
+	}
+	if g, ok := CoresOf(ModelGPU); ok {
+		lanes := g.CUDACores()
+		t.Notes = append(t.Notes, fmt.Sprintf("The %s has %d FP32 lanes (datasheet): one sample gives %d outputs, work for %.1f%% of them; 256 samples give %d, %.1f outputs per lane.",
+			short(g.Model), lanes, SliverWidth, 100*float64(SliverWidth)/float64(lanes), 256*SliverWidth, float64(256*SliverWidth)/float64(lanes)))
+	}
+	return t
+}
+
+// key identifies a result's series: device and provenance.
+func key(r measure.Result) string {
+	src, note := fromresult.Source(r.Provenance)
+	return r.Provenance.Device + "\x00" + src.String() + "\x00" + note
+}
+
+// sourceText is "measured live" or "recorded on NVIDIA H200 (139 GiB), 2026-11-30".
+func sourceText(p measure.Provenance) string {
+	src, note := fromresult.Source(p)
+	return src.Describe(note)
+}
+
+// HasGPU reports whether any result (live or recorded) is from a GPU.
+func HasGPU(results []measure.Result) bool {
+	for _, r := range results {
+		if r.Provenance.Device == devices.CUDA || r.Provenance.Device == devices.CUDANoTF32 {
+			return true
+		}
+	}
+	return false
+}
+
+// WithRecorded appends the results recorded for this lesson's experiment name on devices that
+// were not measured live in live, keeping those keep accepts (nil: all).
+func WithRecorded(live []measure.Result, name string, keep func(measure.Result) bool) ([]measure.Result, error) {
+	return WithRecordedOf(live, Lesson, name, keep)
+}
+
+// WithRecordedOf is WithRecorded for any lesson's experiment.
+func WithRecordedOf(live []measure.Result, lesson, name string, keep func(measure.Result) bool) ([]measure.Result, error) {
+	recorded, err := experiments.Recorded(lesson, name)
+	if err != nil {
+		return live, err
+	}
+	liveDev := map[string]bool{}
+	for _, r := range live {
+		if !r.Provenance.Recorded {
+			liveDev[r.Provenance.Device] = true
+		}
+	}
+	out := live
+	for _, r := range recorded {
+		if liveDev[r.Provenance.Device] || (keep != nil && !keep(r)) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
