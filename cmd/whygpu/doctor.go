@@ -15,7 +15,9 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 )
 
-func init() { register("doctor", "print what is installed and, for each missing piece, the fix", doctor) }
+func init() {
+	register("doctor", "print what is installed and, for each missing piece, the fix", doctor)
+}
 
 // repoRoot finds the checkout: $WHYGPU_ROOT, or the nearest parent with go.mod.
 func repoRoot() string {
