@@ -1,12 +1,9 @@
 package datamovement
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
 	"testing"
 
-	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/internal/lessontest"
 )
 
 func TestDeck(t *testing.T) {
@@ -18,30 +15,5 @@ func TestDeck(t *testing.T) {
 	}
 }
 
-// TestNotebookRecallSections checks that the notebook's display.Recall calls name sections of the
-// deck, and that every section of the deck is shown.
-func TestNotebookRecallSections(t *testing.T) {
-	path := filepath.Join("..", "..", "notebooks", Lesson+".ipynb")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("no notebook " + path)
-	}
-	nb, err := notebook.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := regexp.MustCompile(`display\.Recall\(\w+\.Deck, "([^"]+)"\)`)
-	used := map[string]bool{}
-	for i, c := range nb.Cells {
-		for _, m := range call.FindAllStringSubmatch(c.Text(), -1) {
-			if _, err := Deck.Section(m[1]); err != nil {
-				t.Errorf("cell %d: %v", i+1, err)
-			}
-			used[m[1]] = true
-		}
-	}
-	for _, s := range Deck.Sections {
-		if !used[s.ID] {
-			t.Errorf("deck section %q is never shown", s.ID)
-		}
-	}
-}
+// TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
+func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }

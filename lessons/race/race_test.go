@@ -2,14 +2,12 @@ package race
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
@@ -335,30 +333,5 @@ func TestRace(t *testing.T) {
 	}
 }
 
-// TestNotebookRecallSections checks that the notebook's display.Recall calls name sections of the
-// deck, and that every section of the deck is shown.
-func TestNotebookRecallSections(t *testing.T) {
-	path := filepath.Join("..", "..", "notebooks", Lesson+".ipynb")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("no notebook " + path)
-	}
-	nb, err := notebook.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := regexp.MustCompile(`display\.Recall\(\w+\.Deck, "([^"]+)"\)`)
-	used := map[string]bool{}
-	for i, c := range nb.Cells {
-		for _, m := range call.FindAllStringSubmatch(c.Text(), -1) {
-			if _, err := Deck.Section(m[1]); err != nil {
-				t.Errorf("cell %d: %v", i+1, err)
-			}
-			used[m[1]] = true
-		}
-	}
-	for _, s := range Deck.Sections {
-		if !used[s.ID] {
-			t.Errorf("deck section %q is never shown: add display.Recall(race.Deck, %q) at the end of its section", s.ID, s.ID)
-		}
-	}
-}
+// TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
+func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }

@@ -1,0 +1,46 @@
+// Package lessontest holds checks every lesson package's tests share.
+package lessontest
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/recall"
+)
+
+var recallCall = regexp.MustCompile(`display\.Recall\(\w+\.Deck, "([^"]+)"\)`)
+
+// RecallSections checks a lesson's recall deck against its notebook, notebooks/<deck.Lesson>.ipynb
+// (run from the lesson package's directory): the deck is valid, every display.Recall call names a
+// section of the deck, and every section of the deck is shown. It skips when the notebook is absent.
+func RecallSections(t *testing.T, deck *recall.Deck) {
+	t.Helper()
+	if err := deck.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "..", "notebooks", deck.Lesson+".ipynb")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no notebook " + path)
+	}
+	nb, err := notebook.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for i, c := range nb.Cells {
+		for _, m := range recallCall.FindAllStringSubmatch(c.Text(), -1) {
+			if _, err := deck.Section(m[1]); err != nil {
+				t.Errorf("%s cell %d: %v", path, i+1, err)
+			}
+			used[m[1]] = true
+		}
+	}
+	for _, s := range deck.Sections {
+		if !used[s.ID] {
+			t.Errorf("%s: deck section %q is never shown: add display.Recall(<pkg>.Deck, %q) at the end of its section", path, s.ID, s.ID)
+		}
+	}
+}
