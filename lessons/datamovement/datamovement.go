@@ -102,7 +102,7 @@ func TransferSweep(dev *devices.Device, sizes []int) ([]measure.Result, error) {
 // TransferOnEachDevice runs the sweep on every XLA device here, adds recorded results of devices
 // this machine lacks, and keeps them for the chart cell.
 func TransferOnEachDevice() ([]measure.Result, error) {
-	return onEachDevice(KeepTransfer, "transfer-sweep", func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "transfer-sweep", KeepTransfer, func(d *devices.Device) ([]measure.Result, error) {
 		return TransferSweep(d, TransferSizes(experiments.CurrentScale()))
 	})
 }
@@ -313,7 +313,7 @@ func Resident(dev *devices.Device, w workloads.MLP) ([]measure.Result, error) {
 
 // ResidentOnEachDevice runs Resident on every XLA device here and adds recorded results.
 func ResidentOnEachDevice() ([]measure.Result, error) {
-	return onEachDevice(KeepResident, "resident", func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "resident", KeepResident, func(d *devices.Device) ([]measure.Result, error) {
 		return Resident(d, ResidentModel(experiments.CurrentScale()))
 	})
 }
@@ -418,7 +418,7 @@ func readLabel(k int) string {
 // SyncOnEachDevice runs SyncVariants on every XLA device here and adds recorded results.
 func SyncOnEachDevice() ([]measure.Result, error) {
 	s := experiments.CurrentScale()
-	return onEachDevice(KeepSync, "sync-variants", func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "sync-variants", KeepSync, func(d *devices.Device) ([]measure.Result, error) {
 		return SyncVariants(d, SyncModel(s), experiments.Pick(s, 30, 200), 2*time.Millisecond)
 	})
 }
@@ -450,7 +450,7 @@ func Unsynced(dev *devices.Device, n int) (measure.Unsynced, error) {
 // and keeps the pairs as results: launch-timed first, then completion-timed.
 func UnsyncedOnEachDevice() ([]measure.Result, error) {
 	n := experiments.Pick(experiments.CurrentScale(), 512, 4096)
-	return onEachDevice(KeepUnsynced, "unsynced", func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "unsynced", KeepUnsynced, func(d *devices.Device) ([]measure.Result, error) {
 		u, err := Unsynced(d, n)
 		if err != nil {
 			return nil, err
@@ -479,35 +479,6 @@ func UnsyncedTable(results []measure.Result) ([]string, [][]string) {
 }
 
 // ---- helpers ----
-
-// onEachDevice runs fn live on every XLA device here, appends the experiment's recordings for
-// devices not measured live, and keeps everything under keep.
-func onEachDevice(keep, name string, fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
-	var results []measure.Result
-	live := map[string]bool{}
-	for _, d := range devs {
-		rs, err := fn(d)
-		results = append(results, rs...)
-		if err != nil {
-			return results, err
-		}
-		live[d.Name] = true
-	}
-	rec, err := experiments.Recorded(Lesson, name)
-	if err != nil {
-		return results, err
-	}
-	for _, r := range rec {
-		if !live[r.Provenance.Device] {
-			results = append(results, r)
-		}
-	}
-	return results, measure.Keep(keep, results)
-}
 
 // BandwidthLines says, per device and direction, the bandwidth of the largest transfer measured:
 // "xla:cpu, measured live  host→device  64.0 MiB: 1.45 GB/s".

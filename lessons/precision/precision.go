@@ -93,7 +93,7 @@ func timeMatMul(dev *devices.Device, n int, dt dtypes.DType) (measure.Result, er
 // adds recorded results of devices this machine lacks, and keeps them.
 func DTypesOnEachDevice() ([]measure.Result, error) {
 	n := experiments.Pick(experiments.CurrentScale(), 512, 8192)
-	return onEachDevice(KeepDTypes, "matmul-dtypes", func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "matmul-dtypes", KeepDTypes, func(d *devices.Device) ([]measure.Result, error) {
 		return MatMulDTypes(d, n)
 	})
 }
@@ -260,7 +260,7 @@ func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, e
 // MixedOnEachDevice runs Mixed on every XLA device here and adds recorded results.
 func MixedOnEachDevice() ([]measure.Result, error) {
 	s := experiments.CurrentScale()
-	return onEachDevice(KeepMixed, "mixed-precision", func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "mixed-precision", KeepMixed, func(d *devices.Device) ([]measure.Result, error) {
 		return Mixed(d, MixedModel(s), experiments.Pick(s, 60, 200))
 	})
 }
@@ -295,33 +295,4 @@ func firstSteps(rs []measure.Result) int {
 		return 0
 	}
 	return rs[0].Params["steps"]
-}
-
-// onEachDevice runs fn live on every XLA device here, appends the experiment's recordings for
-// devices not measured live, and keeps everything under keep.
-func onEachDevice(keep, name string, fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
-	var results []measure.Result
-	live := map[string]bool{}
-	for _, d := range devs {
-		rs, err := fn(d)
-		results = append(results, rs...)
-		if err != nil {
-			return results, err
-		}
-		live[d.Name] = true
-	}
-	rec, err := experiments.Recorded(Lesson, name)
-	if err != nil {
-		return results, err
-	}
-	for _, r := range rec {
-		if !live[r.Provenance.Device] {
-			results = append(results, r)
-		}
-	}
-	return results, measure.Keep(keep, results)
 }

@@ -200,3 +200,34 @@ func RecordedDevices() []string {
 	slices.Sort(out)
 	return out
 }
+
+// OnEachDevice is how a lesson cell measures: it runs fn live on every XLA device here
+// (devices.Accelerated), adds the recordings of experiment lesson/name for devices that were not
+// measured live (a GPU the learner lacks), and keeps the whole set under keep for later cells
+// (measure.Keep). The first error stops it and is returned with the results so far.
+func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
+	devs, err := devices.Accelerated()
+	if len(devs) == 0 {
+		return nil, err
+	}
+	var results []measure.Result
+	live := map[string]bool{}
+	for _, d := range devs {
+		rs, err := fn(d)
+		results = append(results, rs...)
+		if err != nil {
+			return results, err
+		}
+		live[d.Name] = true
+	}
+	rec, err := Recorded(lesson, name)
+	if err != nil {
+		return results, err
+	}
+	for _, r := range rec {
+		if !live[r.Provenance.Device] {
+			results = append(results, r)
+		}
+	}
+	return results, measure.Keep(keep, results)
+}
