@@ -16,7 +16,8 @@ PORT ?= 8888
 ## lab: set up if needed, then start JupyterLab on 127.0.0.1 (token auth) in notebooks/
 lab: setup
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --port=$(PORT) --no-browser \
-	  --ServerApp.root_dir=$(CURDIR)/notebooks --MultiKernelManager.default_kernel_name=whygpu
+	  --ServerApp.root_dir=$(CURDIR)/notebooks --MultiKernelManager.default_kernel_name=whygpu \
+	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
 ## test: set up (with test tools) if needed, then run every test: Go, notebooks, lint, browser
 test: setup-test
