@@ -29,7 +29,7 @@ func Chart(p *plot.Plot) error {
 		fmt.Printf("[chart: %s]\n", p.Title.Text)
 		return nil
 	}
-	gonbui.SendData(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
+	emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
 		protocol.MIMEImageSVG:  string(svg),
 		protocol.MIMETextPlain: "chart: " + p.Title.Text,
 	}})
@@ -48,7 +48,7 @@ func ChartPNG(p *plot.Plot) error {
 		fmt.Printf("[chart: %s]\n", p.Title.Text)
 		return nil
 	}
-	gonbui.SendData(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
+	emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
 		protocol.MIMEImagePNG:  png, // base64 in the Jupyter message, as gonbui.DisplayPng sends it
 		protocol.MIMETextPlain: "chart: " + p.Title.Text,
 	}})
@@ -67,16 +67,29 @@ func Plot(p *plot.Plot, err error) error {
 // send shows HTML with a plain-text alternative (what headless runs and text views read); with a
 // display ID it creates or replaces that output block in place.
 func send(displayID, htmlText, plain string) {
-	gonbui.SendData(&protocol.DisplayData{
+	data := &protocol.DisplayData{
 		Data:      map[protocol.MIMEType]any{protocol.MIMETextHTML: htmlText, protocol.MIMETextPlain: plain},
 		DisplayID: displayID,
-	})
+	}
+	if displayID != "" {
+		gonbui.SendData(data) // in-place updates (progress) are superseded anyway: no need to wait
+		return
+	}
+	emit(data)
+}
+
+// emit sends one output and waits until GoNB has taken it (gonbui.Sync). A cell's program may exit
+// right after its last output; without the wait, a heavily loaded machine was seen to lose that output
+// (a chart cell came back empty).
+func emit(data *protocol.DisplayData) {
+	gonbui.SendData(data)
+	gonbui.Sync()
 }
 
 // HTML shows an HTML fragment (printed as text outside a notebook).
 func HTML(fragment string) {
 	if InNotebook() {
-		gonbui.DisplayHTML(fragment)
+		emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMETextHTML: fragment}})
 		return
 	}
 	fmt.Println(stripTags(fragment))
@@ -85,7 +98,7 @@ func HTML(fragment string) {
 // Markdown shows a Markdown fragment.
 func Markdown(md string) {
 	if InNotebook() {
-		gonbui.DisplayMarkdown(md)
+		emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMETextMarkdown: md}})
 		return
 	}
 	fmt.Println(md)
@@ -133,7 +146,7 @@ func Error(err error) error {
 		return nil
 	}
 	if InNotebook() {
-		gonbui.DisplayHTML(fmt.Sprintf(`<div class="whygpu-error" style="border-left:4px solid #d55e00;padding:4px 8px">`+
+		HTML(fmt.Sprintf(`<div class="whygpu-error" style="border-left:4px solid #d55e00;padding:4px 8px">`+
 			`<b>Could not run this step:</b> %s</div>`, html.EscapeString(err.Error())))
 	} else {
 		fmt.Println("could not run this step:", err)
@@ -180,7 +193,12 @@ func (p *Progress) Step(done, total int, format string, args ...any) {
 }
 
 // Done replaces the status line with a final message (it stays in the output).
-func (p *Progress) Done(format string, args ...any) { p.Update(format, args...) }
+func (p *Progress) Done(format string, args ...any) {
+	p.Update(format, args...)
+	if p.id != "" {
+		gonbui.Sync() // the final line must reach the notebook even if the cell ends right here
+	}
+}
 
 func progressHTML(text string, done, total int) string {
 	bar := ""
