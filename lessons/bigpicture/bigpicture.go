@@ -162,15 +162,9 @@ func RatesHere() ([]Rate, []measure.Result, error) {
 	if err != nil {
 		return rates, nil, err
 	}
-	results := []measure.Result{r}
-	rec, err := experiments.Recorded(Lesson, "step-rate")
+	results, err := experiments.WithRecorded([]measure.Result{r}, Lesson, "step-rate")
 	if err != nil {
 		return rates, results, err
-	}
-	for _, x := range rec {
-		if x.Provenance.Device != dev.Name {
-			results = append(results, x)
-		}
 	}
 	for _, x := range results {
 		src, note := charts.Live, x.Label
@@ -503,23 +497,16 @@ func InferenceHere() ([]measure.Result, error) {
 		return nil, err
 	}
 	var rs []measure.Result
-	have := map[string]bool{}
 	for _, d := range devs {
 		r, err := Inference(d)
 		if err != nil {
 			return rs, err
 		}
 		rs = append(rs, r)
-		have[d.Name] = true
 	}
-	rec, err := experiments.Recorded(Lesson, "batch1-inference")
+	rs, err = experiments.WithRecorded(rs, Lesson, "batch1-inference")
 	if err != nil {
 		return rs, err
-	}
-	for _, r := range rec {
-		if !have[r.Provenance.Device] {
-			rs = append(rs, r)
-		}
 	}
 	return rs, measure.Keep(KeepInference, rs)
 }

@@ -249,14 +249,8 @@ func SweepHere(step func(done, total int, what string)) ([]measure.Result, error
 	if err != nil {
 		return rs, err
 	}
-	rec, err := experiments.Recorded(Lesson, "workers-sweep")
-	if err != nil {
+	if rs, err = experiments.WithRecorded(rs, Lesson, "workers-sweep"); err != nil {
 		return rs, err
-	}
-	for _, r := range rec {
-		if r.Provenance.Device != dev.Name {
-			rs = append(rs, r)
-		}
 	}
 	if err := KeepTimelines(tls); err != nil {
 		return rs, err
@@ -493,26 +487,11 @@ func LaunchHere() ([]measure.Result, error) {
 		}
 		rs = append(rs, r...)
 	}
-	rec, err := experiments.Recorded(Lesson, "launch-bound")
+	rs, err = experiments.WithRecorded(rs, Lesson, "launch-bound")
 	if err != nil {
 		return rs, err
 	}
-	rs = append(rs, missing(rs, rec)...)
 	return rs, measure.Keep(KeepLaunch, rs)
-}
-
-func missing(live, rec []measure.Result) []measure.Result {
-	have := map[string]bool{}
-	for _, r := range live {
-		have[r.Provenance.Device] = true
-	}
-	var out []measure.Result
-	for _, r := range rec {
-		if !have[r.Provenance.Device] {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // LaunchTable formats LaunchBound results: calls, time per pass and per call, and how much of the

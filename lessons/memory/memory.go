@@ -290,14 +290,8 @@ func SweepHere(step func(done, total int, what string)) ([]measure.Result, error
 	if err != nil {
 		return rs, err
 	}
-	rec, err := experiments.Recorded(Lesson, "batch-memory")
-	if err != nil {
+	if rs, err = experiments.WithRecorded(rs, Lesson, "batch-memory"); err != nil {
 		return rs, err
-	}
-	for _, r := range rec {
-		if r.Provenance.Device != dev.Name {
-			rs = append(rs, r)
-		}
 	}
 	return rs, measure.Keep(KeepBatch, rs)
 }

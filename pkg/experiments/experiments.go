@@ -211,23 +211,36 @@ func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure
 		return nil, err
 	}
 	var results []measure.Result
-	live := map[string]bool{}
 	for _, d := range devs {
 		rs, err := fn(d)
 		results = append(results, rs...)
 		if err != nil {
 			return results, err
 		}
-		live[d.Name] = true
 	}
-	rec, err := Recorded(lesson, name)
-	if err != nil {
+	if results, err = WithRecorded(results, lesson, name); err != nil {
 		return results, err
 	}
+	return results, measure.Keep(keep, results)
+}
+
+// WithRecorded returns live followed by the recordings of experiment lesson/name on every device
+// live has no result for: what a lesson shows next to its own measurements (a recorded GPU when the
+// learner has none).
+func WithRecorded(live []measure.Result, lesson, name string) ([]measure.Result, error) {
+	rec, err := Recorded(lesson, name)
+	if err != nil {
+		return live, err
+	}
+	have := map[string]bool{}
+	for _, r := range live {
+		have[r.Provenance.Device] = true
+	}
+	out := live
 	for _, r := range rec {
-		if !live[r.Provenance.Device] {
-			results = append(results, r)
+		if !have[r.Provenance.Device] {
+			out = append(out, r)
 		}
 	}
-	return results, measure.Keep(keep, results)
+	return out, nil
 }

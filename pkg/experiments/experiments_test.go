@@ -62,6 +62,16 @@ func TestRecordAndLoadReference(t *testing.T) {
 	if d := RecordedDevices(); len(d) != 1 || d[0] != "nvidia-h200" {
 		t.Errorf("RecordedDevices = %v", d)
 	}
+	// WithRecorded adds the recording next to live CPU results, but not over a live result of the
+	// same device.
+	cpu := []measure.Result{{Provenance: measure.Provenance{Device: "xla:cpu"}}}
+	if got, err := WithRecorded(cpu, "01-race", "sweep"); err != nil || len(got) != 2 || !got[1].Provenance.Recorded {
+		t.Errorf("WithRecorded(cpu) = %+v, %v; want the live result then the recording", got, err)
+	}
+	cuda := []measure.Result{{Provenance: measure.Provenance{Device: "xla:cuda"}}}
+	if got, _ := WithRecorded(cuda, "01-race", "sweep"); len(got) != 1 || got[0].Provenance.Recorded {
+		t.Errorf("WithRecorded(live cuda) = %+v; the live GPU result must win", got)
+	}
 	_ = os.RemoveAll(root)
 }
 
