@@ -492,23 +492,13 @@ func Inference(dev *devices.Device) (measure.Result, error) {
 // InferenceHere runs Inference on every XLA device here, adds recorded results for devices this
 // machine lacks, and keeps them.
 func InferenceHere() ([]measure.Result, error) {
-	devs, err := devices.Accelerated()
-	if err != nil {
-		return nil, err
-	}
-	var rs []measure.Result
-	for _, d := range devs {
+	return experiments.OnEachDevice(Lesson, "batch1-inference", KeepInference, func(d *devices.Device) ([]measure.Result, error) {
 		r, err := Inference(d)
 		if err != nil {
-			return rs, err
+			return nil, err
 		}
-		rs = append(rs, r)
-	}
-	rs, err = experiments.WithRecorded(rs, Lesson, "batch1-inference")
-	if err != nil {
-		return rs, err
-	}
-	return rs, measure.Keep(KeepInference, rs)
+		return []measure.Result{r}, nil
+	})
 }
 
 // InferenceChart draws the batch-1 latency per device (live and recorded), in microseconds.

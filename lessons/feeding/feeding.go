@@ -475,23 +475,7 @@ func LaunchBound(dev *devices.Device) (rs []measure.Result, err error) {
 // LaunchHere runs LaunchBound on every XLA device here, adds recorded results for devices this
 // machine lacks, and keeps them.
 func LaunchHere() ([]measure.Result, error) {
-	devs, err := devices.Accelerated()
-	if err != nil {
-		return nil, err
-	}
-	var rs []measure.Result
-	for _, d := range devs {
-		r, err := LaunchBound(d)
-		if err != nil {
-			return rs, err
-		}
-		rs = append(rs, r...)
-	}
-	rs, err = experiments.WithRecorded(rs, Lesson, "launch-bound")
-	if err != nil {
-		return rs, err
-	}
-	return rs, measure.Keep(KeepLaunch, rs)
+	return experiments.OnEachDevice(Lesson, "launch-bound", KeepLaunch, LaunchBound)
 }
 
 // LaunchTable formats LaunchBound results: calls, time per pass and per call, and how much of the
