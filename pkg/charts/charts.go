@@ -186,9 +186,12 @@ func size(p *plot.Plot, w, h vg.Length) (vg.Length, vg.Length, vg.Length) {
 	if h == 0 {
 		h = Height
 	}
-	lh := p.Legend.Rectangle(draw.Canvas{}).Size().Y
+	legend := p.Legend.Rectangle(draw.Canvas{}).Size()
+	lh := legend.Y
 	if lh > 0 {
 		lh += 2 * legendPad
+		// Widen the canvas rather than clip a long legend entry at its right edge.
+		w = max(w, legend.X+5*legendPad)
 	}
 	return w, h, lh
 }
