@@ -44,3 +44,14 @@ func RecallSections(t *testing.T, deck *recall.Deck) {
 		}
 	}
 }
+
+// Deck checks a lesson's recall deck: it is valid and belongs to the lesson with this id.
+func Deck(t *testing.T, deck *recall.Deck, lesson string) {
+	t.Helper()
+	if err := deck.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if deck.Lesson != lesson {
+		t.Errorf("Deck.Lesson = %q, want %q", deck.Lesson, lesson)
+	}
+}

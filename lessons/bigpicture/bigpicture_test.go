@@ -9,14 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
-func TestDeck(t *testing.T) {
-	if err := Deck.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if Deck.Lesson != Lesson {
-		t.Errorf("Deck.Lesson = %q, want %q", Deck.Lesson, Lesson)
-	}
-}
+func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
 	for _, n := range []string{"step-rate", "batch1-inference"} {

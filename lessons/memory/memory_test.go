@@ -11,14 +11,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-func TestDeck(t *testing.T) {
-	if err := Deck.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if Deck.Lesson != Lesson {
-		t.Errorf("Deck.Lesson = %q, want %q", Deck.Lesson, Lesson)
-	}
-}
+func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
 	if _, ok := experiments.Lookup(Lesson + "/batch-memory"); !ok {

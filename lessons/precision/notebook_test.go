@@ -6,14 +6,7 @@ import (
 	"github.com/gpu-course/whygpu/internal/lessontest"
 )
 
-func TestDeck(t *testing.T) {
-	if err := Deck.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if Deck.Lesson != Lesson {
-		t.Errorf("Deck.Lesson = %q, want %q", Deck.Lesson, Lesson)
-	}
-}
+func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 // TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }

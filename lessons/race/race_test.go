@@ -14,14 +14,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
-func TestDeck(t *testing.T) {
-	if err := Deck.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if Deck.Lesson != Lesson {
-		t.Errorf("Deck.Lesson = %q, want %q", Deck.Lesson, Lesson)
-	}
-}
+func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
 	for _, name := range []string{StepSweepName, SmallLargeName, SliverName} {

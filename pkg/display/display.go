@@ -21,26 +21,23 @@ func InNotebook() bool { return gonbui.IsNotebook }
 // Chart renders a plot and shows it inline as an image/svg+xml output (not gonbui.DisplaySVG,
 // which would send it as text/html). Outside a notebook it prints the title only.
 func Chart(p *plot.Plot) error {
-	svg, err := charts.SVG(p, 0, 0)
-	if err != nil {
-		return err
-	}
-	if !InNotebook() {
-		fmt.Printf("[chart: %s]\n", p.Title.Text)
-		return nil
-	}
-	emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
-		protocol.MIMEImageSVG:  string(svg),
-		protocol.MIMETextPlain: "chart: " + p.Title.Text,
-	}})
-	return nil
+	return chart(p, protocol.MIMEImageSVG, func(p *plot.Plot) (any, error) {
+		svg, err := charts.SVG(p, 0, 0)
+		return string(svg), err
+	})
 }
 
 // ChartPNG renders a plot and shows it inline as an image/png output: for charts with very many
 // points (long utilization timelines), where an SVG would be heavy. Outside a notebook it prints
 // the title only.
 func ChartPNG(p *plot.Plot) error {
-	png, err := charts.PNG(p, 0, 0)
+	// PNG bytes travel base64-encoded in the Jupyter message, as gonbui.DisplayPng sends them.
+	return chart(p, protocol.MIMEImagePNG, func(p *plot.Plot) (any, error) { return charts.PNG(p, 0, 0) })
+}
+
+// chart renders p and shows it under one image MIME type, with its title as the plain-text form.
+func chart(p *plot.Plot, mime protocol.MIMEType, render func(*plot.Plot) (any, error)) error {
+	img, err := render(p)
 	if err != nil {
 		return err
 	}
@@ -49,7 +46,7 @@ func ChartPNG(p *plot.Plot) error {
 		return nil
 	}
 	emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
-		protocol.MIMEImagePNG:  png, // base64 in the Jupyter message, as gonbui.DisplayPng sends it
+		mime:                   img,
 		protocol.MIMETextPlain: "chart: " + p.Title.Text,
 	}})
 	return nil
