@@ -9,13 +9,14 @@ Run on the host, from the repository root (docker/README.md, "A classroom on one
     python3 -m venv /opt/whygpu-hub
     /opt/whygpu-hub/bin/pip install -r docker/jupyterhub/requirements-hub.txt
     npm install -g configurable-http-proxy@5.3.0
-    WHYGPU_CLASS_PASSWORD='a long shared password' \\
-      /opt/whygpu-hub/bin/jupyterhub -f docker/jupyterhub/jupyterhub_config.py
+    WHYGPU_CLASS_PASSWORD='a long shared password' WHYGPU_TEACHERS=teacher \\
+      WHYGPU_TEACHER_PASSWORD='another long password' /opt/whygpu-hub/bin/jupyterhub -f docker/jupyterhub/jupyterhub_config.py
 
 Settings, all from the environment:
     WHYGPU_CLASS_PASSWORD  the shared password (required): learners log in with any name of WHYGPU_CLASS_USERS
     WHYGPU_CLASS_USERS     comma-separated learner names (empty: any name)
     WHYGPU_TEACHERS        comma-separated admin names
+    WHYGPU_TEACHER_PASSWORD  the admins' own password (required with WHYGPU_TEACHERS; not the class one)
     WHYGPU_CPU_IMAGE       default whygpu:cpu      WHYGPU_GPU_IMAGE   default whygpu:cuda
     WHYGPU_GPUS            GPU ids or UUIDs to hand out, e.g. "0,1,2,3" (default: all that nvidia-smi lists)
     WHYGPU_HUB_URL         where learners connect, default http://:8000 (use https with WHYGPU_SSL_CERT/KEY)
@@ -27,6 +28,7 @@ import sys
 from tornado import web
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from class_auth import configure as configure_login  # noqa: E402
 from gpu_pool import LABEL, GPUPool, discover_gpus, parse_gpu_list  # noqa: E402
 
 c = get_config()  # noqa: F821  (provided by JupyterHub when it loads this file)
@@ -51,19 +53,8 @@ c.JupyterHub.hub_connect_ip = c.JupyterHub.hub_ip
 c.JupyterHub.db_url = "sqlite:///" + os.path.abspath("jupyterhub.sqlite")
 c.JupyterHub.cleanup_servers = False  # a hub restart leaves the learners' servers running
 
-# --- who logs in ------------------------------------------------------------------------------------
-password = os.environ.get("WHYGPU_CLASS_PASSWORD", "")
-if len(password) < 12:
-    sys.exit("jupyterhub_config.py: set WHYGPU_CLASS_PASSWORD to a shared password of 12 characters or more")
-c.JupyterHub.authenticator_class = "dummy"  # one shared password; swap in your school's OAuth/LDAP for more
-c.DummyAuthenticator.password = password
-users = {n.strip() for n in os.environ.get("WHYGPU_CLASS_USERS", "").split(",") if n.strip()}
-teachers = {n.strip() for n in os.environ.get("WHYGPU_TEACHERS", "").split(",") if n.strip()}
-if users:
-    c.Authenticator.allowed_users = users | teachers
-else:
-    c.Authenticator.allow_all = True
-c.Authenticator.admin_users = teachers
+# --- who logs in: the class password, and a password of their own for teachers (class_auth.py) ---------
+configure_login(c, os.environ, "jupyterhub_config.py")
 
 
 # --- the learners' containers -----------------------------------------------------------------------

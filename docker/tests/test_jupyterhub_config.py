@@ -55,7 +55,7 @@ def test_config_loads_with_cpu_and_gpu_images(monkeypatch):
     assert set(cfg.DockerSpawner.allowed_images.values()) == {"whygpu:cpu", "whygpu:cuda"}
     assert cfg.DockerSpawner.volumes == {"whygpu-work-{username}": "/home/jovyan/work"}
     assert cfg.DockerSpawner.remove is True
-    assert cfg.DummyAuthenticator.password == "a long shared password"
+    assert cfg.ClassPasswordAuthenticator.class_password == "a long shared password"
     culler = cfg.JupyterHub.services[0]
     assert "jupyterhub_idle_culler" in culler["command"]
 
