@@ -1,0 +1,361 @@
+// Package gpumodel is the course's one model of a GPU that is not here: how long some work would take
+// on an NVIDIA H200 (or H100, where the source text quotes one), as a BAND from an optimistic to a
+// pessimistic end, with the assumptions that produced it. No other package or lesson computes GPU time.
+//
+// What the model adds up, for work of F FLOPs, B bytes and k kernels (Model.Estimate):
+//
+//   - Compute. Each matrix product (GEMM) is cut into 128×128 output tiles (narrower, down to 64, for
+//     a skinny product), one tile per SM at a time, so it runs in waves of 132 tiles (on 132 SMs): a
+//     product with 8 output tiles leaves 124 SMs idle for its whole duration (tile/wave quantization),
+//     unless the library splits the inner dimension K across idle SMs (split-K, modeled up to one
+//     piece per 256 of K). A tile's inner loop over K runs at a fraction of
+//     the SM's peak that grows with K, K/(K+K₀) (filling and draining the tile's pipeline costs about
+//     K₀ = 64 steps of K), times the fraction of peak a large, well-shaped GEMM reaches.
+//   - Memory. Bytes moved at a fraction of the HBM bandwidth. A step is max(compute, memory) (a
+//     roofline over the whole step).
+//   - Kernels on a stream. The host issues launches ahead of the GPU, so launch cost overlaps
+//     execution: the stream takes max(k × issue, device time), where device time is between
+//     max(work, k × floor) (when the floor hides inside long kernels) and work + k × floor (when every
+//     kernel is short), floor being the least time a kernel occupies the GPU. Plus a fixed cost per
+//     execution (enqueue the program, wait for its completion event). Launches are never added to
+//     compute one after another.
+//
+// The launch ranges come from published measurements: NVIDIA's "Getting Started with CUDA Graphs"
+// (A. Gray, NVIDIA Technical Blog, 2019; V100) times short kernels back to back on one stream at about
+// 3.8 µs each of which about 2.9 µs is the kernel's own run, and about 3.4 µs each when the same
+// launches are captured in a CUDA graph, against about 9.6 µs when the host waits after every launch:
+// overlapped launches cost about 0.5–1 µs beyond the kernel, serialized ones several µs. The source
+// text of this course says "a few microseconds" per launch. The range below (issue 1–4 µs per kernel,
+// a 1–3 µs floor per kernel) spans a graph-captured launch (XLA's command buffers) to a plain
+// cudaLaunchKernel through a framework runtime.
+//
+// Every number the model prints carries its label ("H200 SXM model", "not a measurement") and its
+// assumptions (Estimate.Assumptions, Estimate.Note); lessontest-style checks elsewhere verify that.
+package gpumodel
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+)
+
+// GPU is what the model knows about one datasheet GPU.
+type GPU struct {
+	Name           string  // datasheet row: "NVIDIA H200 SXM"
+	Short          string  // for legends: "H200"
+	SMs            int     // streaming multiprocessors: 132 on an H100/H200 SXM
+	BoostGHz       float64 // boost clock: 1.98 GHz
+	FP32LanesPerSM int     // FP32 CUDA-core lanes per SM: 128 (Hopper)
+	PCIe           string  // host link: "PCIe Gen5 x16"
+	PCIeBytes      float64 // nominal bytes/s per direction of that link: 64 GB/s for Gen5 x16
+	Spec           devices.Spec
+}
+
+// H200 is the GPU the course records on: the datasheet's H200 SXM.
+var H200 = gpu("NVIDIA H200 SXM", "H200")
+
+// H100 is the GPU the source text quotes: the datasheet's H100 SXM (same SMs and clock, less and
+// slower memory).
+var H100 = gpu("NVIDIA H100 SXM", "H100")
+
+func gpu(name, short string) GPU {
+	s, ok := devices.SpecByModel(name)
+	if !ok {
+		panic("gpumodel: no datasheet row " + name)
+	}
+	return GPU{Name: name, Short: short, SMs: 132, BoostGHz: 1.98, FP32LanesPerSM: 128,
+		PCIe: "PCIe Gen5 x16", PCIeBytes: 64e9, Spec: s}
+}
+
+// SMPeakFP32 is one SM's FP32 CUDA-core peak: lanes × 2 FLOPs (a fused multiply-add) × clock;
+// 128 × 2 × 1.98 GHz ≈ 507 GFLOP/s. The SM, not a CUDA lane, is the counterpart of a CPU core.
+func (g GPU) SMPeakFP32() float64 { return float64(g.FP32LanesPerSM) * 2 * g.BoostGHz * 1e9 }
+
+// Peak is the datasheet's dense peak for a precision ("tf32", "float32", "bfloat16", …).
+func (g GPU) Peak(precision string) float64 { return g.Spec.Ceilings.Peak(precision) }
+
+// Bandwidth is the datasheet's HBM bandwidth in bytes/s.
+func (g GPU) Bandwidth() float64 { return g.Spec.Ceilings.BandwidthBytes }
+
+// Range is an interval of one assumption: Low is the end that makes work fast, High the end that
+// makes it slow (so for a fraction of peak, Low is the larger fraction).
+type Range struct{ Low, High float64 }
+
+// Assumptions are the model's inputs beyond the datasheet, each a range.
+type Assumptions struct {
+	Issue        Range // host seconds to issue one kernel launch
+	Floor        Range // least seconds one kernel occupies the GPU on a stream
+	PerRun       Range // fixed seconds per execution: enqueue the program, wait for completion
+	PeakFraction Range // fraction of the precision's peak a large GEMM reaches (Low: the larger)
+	BWFraction   Range // fraction of HBM bandwidth a streaming kernel reaches (Low: the larger)
+	TileM, TileN int   // output tile of a GEMM, one per SM at a time
+	K0           float64
+}
+
+// Published are the default assumptions, from the measurements cited in the package comment.
+// Fractions of peak: cuBLAS reaches roughly 55–80% of the dense tensor-core peak on large
+// GEMMs on Hopper; streaming kernels reach 80–90% of HBM bandwidth.
+var Published = Assumptions{
+	Issue:        Range{1e-6, 4e-6},
+	Floor:        Range{1e-6, 3e-6},
+	PerRun:       Range{5e-6, 20e-6},
+	PeakFraction: Range{0.80, 0.55},
+	BWFraction:   Range{0.90, 0.80},
+	TileM:        128, TileN: 128,
+	K0: 64,
+}
+
+// GEMM is one matrix product's shape: an M×K by K×N product, M×N outputs.
+type GEMM struct{ M, N, K int }
+
+// FLOPs is 2·M·N·K.
+func (g GEMM) FLOPs() float64 { return 2 * float64(g.M) * float64(g.N) * float64(g.K) }
+
+// Work is what the model is asked about.
+type Work struct {
+	What      string  // e.g. "mlp train step 1×(784→64×2→10) float32 sgd"
+	FLOPs     float64 // total FLOPs, from the workload's formula
+	Bytes     float64 // bytes moved at least, from the workload's formula
+	Precision string  // the peak that applies: "tf32" (XLA's default for float32 matmuls), "bfloat16", …
+	GEMMs     []GEMM  // the matrix products, for tile/wave quantization (none: FLOPs at the fraction of peak)
+	Kernels   int     // kernels one execution launches
+	// KernelsFrom says where Kernels comes from: "counted on xla:cpu" (fusions in XLA's optimized
+	// HLO, compiled for the CPU) or "assumed: …".
+	KernelsFrom string
+}
+
+// PrecisionFor is the peak XLA uses for a dtype's matrix products on a GPU: "tf32" for float32
+// (XLA and JAX use TF32 for float32 matmuls by default; PyTorch's default is off since 1.12), the
+// dtype itself otherwise.
+func PrecisionFor(dtype string) string {
+	dtype = strings.ToLower(dtype)
+	if dtype == "float32" {
+		return "tf32"
+	}
+	return dtype
+}
+
+// Model is a GPU with assumptions.
+type Model struct {
+	GPU GPU
+	A   Assumptions
+}
+
+// Default is the H200 with the Published assumptions: the model every lesson uses.
+func Default() Model { return Model{GPU: H200, A: Published} }
+
+// Estimate is the model's band for some work, with its parts at both ends.
+type Estimate struct {
+	Work      Work
+	GPU       string        // "H200 SXM"
+	Low, High time.Duration // the band: optimistic and pessimistic ends
+	// Parts at the optimistic (index 0) and pessimistic (index 1) ends, in seconds.
+	Compute, Memory, Launch, Device [2]float64
+	Tiles, Waves                    int     // of the largest GEMM
+	Fill                            float64 // SMs busy in the largest GEMM's waves: tiles / (waves × SMs)
+	Bound                           string  // what dominates at the pessimistic end: "launch-bound", "compute-bound", "memory-bound"
+	assumptions                     []string
+	model                           Model
+}
+
+// Estimate computes the band for w.
+func (m Model) Estimate(w Work) Estimate {
+	e := Estimate{Work: w, GPU: strings.TrimPrefix(m.GPU.Name, "NVIDIA "), model: m}
+	peak := m.GPU.Peak(w.Precision)
+	if peak == 0 {
+		peak = m.GPU.Peak("float32")
+	}
+	perSM := peak / float64(m.GPU.SMs)
+	fr := [2]float64{m.A.PeakFraction.Low, m.A.PeakFraction.High}
+	bw := [2]float64{m.A.BWFraction.Low, m.A.BWFraction.High}
+	issue := [2]float64{m.A.Issue.Low, m.A.Issue.High}
+	floor := [2]float64{m.A.Floor.Low, m.A.Floor.High}
+	run := [2]float64{m.A.PerRun.Low, m.A.PerRun.High}
+	gemmFLOPs, biggest := 0.0, -1
+	for i, g := range w.GEMMs {
+		gemmFLOPs += g.FLOPs()
+		if biggest < 0 || g.FLOPs() > w.GEMMs[biggest].FLOPs() {
+			biggest = i
+		}
+	}
+	if biggest >= 0 {
+		g := w.GEMMs[biggest]
+		e.Tiles, e.Waves = m.tiles(g)
+		e.Fill = float64(e.Tiles) / float64(e.Waves*m.GPU.SMs)
+	}
+	k := float64(max(w.Kernels, 1))
+	for end := 0; end < 2; end++ {
+		c := 0.0
+		for _, g := range w.GEMMs {
+			tm, tn := m.tileShape(g)
+			_, waves := m.tiles(g)
+			split := m.splitK(g)
+			tileFLOPs := 2 * float64(tm*tn) * (float64(ceilDiv(g.K, split)) + m.A.K0)
+			c += float64(waves) * tileFLOPs / (perSM * fr[end])
+		}
+		if rest := w.FLOPs - gemmFLOPs; rest > 0 {
+			c += rest / (peak * fr[end])
+		}
+		e.Compute[end] = c
+		if b := m.GPU.Bandwidth(); b > 0 {
+			e.Memory[end] = w.Bytes / (b * bw[end])
+		}
+		work := math.Max(e.Compute[end], e.Memory[end])
+		if end == 0 {
+			e.Device[end] = math.Max(work, k*floor[end])
+		} else {
+			e.Device[end] = work + k*floor[end]
+		}
+		e.Launch[end] = k * issue[end]
+		total := run[end] + math.Max(e.Launch[end], e.Device[end])
+		if end == 0 {
+			e.Low = seconds(total)
+		} else {
+			e.High = seconds(total)
+		}
+	}
+	work := math.Max(e.Compute[1], e.Memory[1])
+	switch {
+	case run[1]+e.Launch[1]+k*floor[1] >= work:
+		e.Bound = "launch-bound"
+	case e.Compute[1] >= e.Memory[1]:
+		e.Bound = "compute-bound"
+	default:
+		e.Bound = "memory-bound"
+	}
+	e.assumptions = m.assumptionLines(w)
+	return e
+}
+
+// tileShape is the output tile used for g: TileM×TileN, narrowed for a skinny product down to 64
+// (the smallest M of a Hopper tensor-core instruction, wgmma m64), rounded up to a multiple of 16.
+func (m Model) tileShape(g GEMM) (tm, tn int) {
+	narrow := func(dim, tile int) int { return min(tile, max(64, ceilDiv(dim, 16)*16)) }
+	return narrow(g.M, m.A.TileM), narrow(g.N, m.A.TileN)
+}
+
+// tiles returns the output tiles of g and the waves they take on the GPU's SMs.
+func (m Model) tiles(g GEMM) (tiles, waves int) {
+	tm, tn := m.tileShape(g)
+	tiles = ceilDiv(g.M, tm) * ceilDiv(g.N, tn)
+	return tiles, ceilDiv(tiles, m.GPU.SMs)
+}
+
+// splitK is how many pieces a library cuts K into when g has fewer output tiles than SMs (split-K:
+// idle SMs take a share of the inner loop), at most one piece per 256 of K.
+func (m Model) splitK(g GEMM) int {
+	tiles, _ := m.tiles(g)
+	return max(1, min(m.GPU.SMs/max(tiles, 1), ceilDiv(g.K, 256)))
+}
+
+func ceilDiv(a, b int) int { return (max(a, 1) + b - 1) / b }
+
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// Mid is the band's geometric middle: for ordering and for a chart's axis range only, never shown as
+// a result.
+func (e Estimate) Mid() time.Duration {
+	return seconds(math.Sqrt(e.Low.Seconds() * e.High.Seconds()))
+}
+
+// Name is the legend name of the model's lanes and series: "H200 (model)".
+func (m Model) Name() string { return m.GPU.Short + " (model)" }
+
+// Band is the band in words: "23 µs – 92 µs".
+func (e Estimate) Band() string { return dur(e.Low.Seconds()) + " – " + dur(e.High.Seconds()) }
+
+// Label is what every table cell or chart label that shows the band says: "H200 SXM model: 23 µs –
+// 92 µs (a band, not a measurement)".
+func (e Estimate) Label() string {
+	return e.GPU + " model: " + e.Band() + " (a band, not a measurement)"
+}
+
+// Note is the one-line summary of the assumptions, for a chart legend or a lane's note.
+func (e Estimate) Note() string {
+	a := e.model.A
+	return fmt.Sprintf("%s model band, not a measurement: %d kernels (%s) at %s–%s issue each, overlapped on a stream; %s peak × %.0f–%.0f%%; %d×%d tiles on %d SMs",
+		e.GPU, e.Work.Kernels, e.Work.KernelsFrom, dur(a.Issue.Low), dur(a.Issue.High),
+		strings.ToUpper(e.Work.Precision), 100*a.PeakFraction.High, 100*a.PeakFraction.Low, a.TileM, a.TileN, e.model.GPU.SMs)
+}
+
+// Assumptions are the model's assumptions for this estimate, one per line, each with its source.
+func (e Estimate) Assumptions() []string { return append([]string(nil), e.assumptions...) }
+
+func (m Model) assumptionLines(w Work) []string {
+	a := m.A
+	c := m.GPU.Spec.Ceilings
+	kf := w.KernelsFrom
+	if kf == "" {
+		kf = "given"
+	}
+	return []string{
+		fmt.Sprintf("GPU: %s, %d SMs at %.2f GHz; %s peak %s, HBM %s (%s)", m.GPU.Name, m.GPU.SMs, m.GPU.BoostGHz,
+			strings.ToUpper(w.Precision), si(m.GPU.Peak(w.Precision), "FLOP/s"), si(c.BandwidthBytes, "B/s"), c.Source),
+		fmt.Sprintf("precision: %s (XLA runs float32 matmuls in TF32 on tensor cores by default)", w.Precision),
+		fmt.Sprintf("kernels per execution: %d (%s)", w.Kernels, kf),
+		fmt.Sprintf("launch: %s–%s host issue per kernel, overlapped with execution on one stream; at least %s–%s per kernel on the GPU (NVIDIA, \"Getting Started with CUDA Graphs\", 2019: ≈3.8 µs per short kernel back to back, ≈3.4 µs in a graph, ≈9.6 µs waiting after each)",
+			dur(a.Issue.Low), dur(a.Issue.High), dur(a.Floor.Low), dur(a.Floor.High)),
+		fmt.Sprintf("per execution: %s–%s to enqueue the program and wait for its completion (assumption)", dur(a.PerRun.Low), dur(a.PerRun.High)),
+		fmt.Sprintf("GEMMs: %d×%d output tiles (narrowed to ≥ 64 for skinny products), one per SM at a time, in waves of %d; with fewer tiles than SMs, K is split across idle SMs (≤ one piece per 256); a tile runs at K/(K+%g) of its rate (pipeline fill)", a.TileM, a.TileN, m.GPU.SMs, a.K0),
+		fmt.Sprintf("fraction of peak on large GEMMs: %.0f–%.0f%%; of HBM bandwidth: %.0f–%.0f%% (typical of cuBLAS and streaming kernels on Hopper)",
+			100*a.PeakFraction.High, 100*a.PeakFraction.Low, 100*a.BWFraction.High, 100*a.BWFraction.Low),
+		"the batch is already on the GPU (no PCIe trip: " + m.GPU.PCIe + ", ~" + si(m.GPU.PCIeBytes, "B/s") + " per direction)",
+	}
+}
+
+// Against compares the band with a measurement recorded for the same work (where names the
+// recording, e.g. "recorded on NVIDIA H200, 2026-12-01"): inside the band, or how far outside.
+func (e Estimate) Against(measured time.Duration, where string) string {
+	m := measured.Seconds()
+	switch {
+	case measured <= 0:
+		return "no recording to compare with"
+	case measured < e.Low:
+		return fmt.Sprintf("%s %s is %.0f%% below the model's band (%s): the model is pessimistic here", where, dur(m), 100*(1-m/e.Low.Seconds()), e.Band())
+	case measured > e.High:
+		return fmt.Sprintf("%s %s is %.0f%% above the model's band (%s): the model is optimistic here", where, dur(m), 100*(m/e.High.Seconds()-1), e.Band())
+	}
+	return fmt.Sprintf("%s %s lies inside the model's band (%s)", where, dur(m), e.Band())
+}
+
+// Error is the measurement's relative error against the band: 0 inside it, negative below the low
+// end (measured/low − 1), positive above the high end (measured/high − 1).
+func (e Estimate) Error(measured time.Duration) float64 {
+	switch {
+	case measured < e.Low:
+		return measured.Seconds()/e.Low.Seconds() - 1
+	case measured > e.High:
+		return measured.Seconds()/e.High.Seconds() - 1
+	}
+	return 0
+}
+
+// dur formats seconds to three significant digits with a unit: "3.8 µs".
+func dur(s float64) string { return si(s, "s") }
+
+func si(v float64, unit string) string {
+	if v == 0 {
+		return "0 " + unit
+	}
+	prefixes := []struct {
+		scale float64
+		p     string
+	}{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}}
+	for _, p := range prefixes {
+		if math.Abs(v) >= p.scale*0.9995 {
+			return trim3(v/p.scale) + " " + p.p + unit
+		}
+	}
+	return fmt.Sprintf("%.3g %s", v, unit)
+}
+
+func trim3(v float64) string {
+	s := fmt.Sprintf("%.3g", v)
+	if strings.Contains(s, "e") {
+		s = fmt.Sprintf("%.0f", v)
+	}
+	return s
+}

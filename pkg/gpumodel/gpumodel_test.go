@@ -1,0 +1,131 @@
+package gpumodel
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+func step(batch, hidden int) workloads.MLP {
+	return workloads.MLP{Batch: batch, In: 784, Hidden: hidden, Out: 10, Depth: 2, Type: dtypes.Float32}
+}
+
+func TestBandIsOrderedAndLabeled(t *testing.T) {
+	m := Default()
+	for _, tc := range []struct {
+		name string
+		w    Work
+	}{
+		{"step 1×64", Step(step(1, 64), 0, "")},
+		{"step 512×2048", Step(step(512, 2048), 0, "")},
+		{"matmul 8", MatMul(8, 8, 8, "float32", 3*64*4)},
+		{"matmul 8192 bf16", MatMul(8192, 8192, 8192, "bfloat16", 3*8192*8192*2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := m.Estimate(tc.w)
+			if !(e.Low > 0 && e.Low < e.High) {
+				t.Fatalf("band %v – %v is not ordered", e.Low, e.High)
+			}
+			if e.Mid() < e.Low || e.Mid() > e.High {
+				t.Errorf("Mid %v outside the band", e.Mid())
+			}
+			for _, s := range []string{"model", "not a measurement", "–"} {
+				if !strings.Contains(e.Label(), s) {
+					t.Errorf("Label %q lacks %q", e.Label(), s)
+				}
+			}
+			if !strings.Contains(e.Note(), "not a measurement") || !strings.Contains(e.Note(), "kernels") {
+				t.Errorf("Note lacks its assumptions: %q", e.Note())
+			}
+			all := strings.Join(e.Assumptions(), "\n")
+			for _, s := range []string{"CUDA Graphs", "SMs", "tiles", "kernels per execution", "PCIe Gen5"} {
+				if !strings.Contains(all, s) {
+					t.Errorf("assumptions lack %q:\n%s", s, all)
+				}
+			}
+		})
+	}
+}
+
+// The race's GPU lane must not be a constant: the band moves across the slider grid.
+func TestStepBandGrowsWithSize(t *testing.T) {
+	m := Default()
+	small := m.Estimate(Step(step(1, 16), 0, ""))
+	big := m.Estimate(Step(step(512, 2048), 0, ""))
+	if small.Bound != "launch-bound" {
+		t.Errorf("batch 1 × hidden 16 is %s, want launch-bound", small.Bound)
+	}
+	if big.Low < 2*small.Low {
+		t.Errorf("batch 512 × hidden 2048 (%v) should take well over batch 1 × 16 (%v)", big.Band(), small.Band())
+	}
+	if huge := m.Estimate(Step(step(1<<16, 8192), 0, "")); huge.Bound != "compute-bound" {
+		t.Errorf("a huge step is %s, want compute-bound", huge.Bound)
+	}
+}
+
+// Launches overlap execution: the optimistic end never adds k × issue to the compute time.
+func TestLaunchesOverlap(t *testing.T) {
+	m := Default()
+	w := MatMul(8192, 8192, 8192, "float32", 0)
+	w.Kernels = 100
+	e := m.Estimate(w)
+	serial := e.Compute[0] + e.Launch[0] + m.A.PerRun.Low
+	if got := e.Low.Seconds(); got >= serial {
+		t.Errorf("optimistic end %v adds launches to compute serially (%v)", got, serial)
+	}
+}
+
+// Wave quantization: a product with few output tiles fills few SMs, and fill grows with size.
+func TestWaveQuantization(t *testing.T) {
+	m := Default()
+	for _, tc := range []struct {
+		m, n         int
+		tiles, waves int
+	}{
+		{1, 64, 1, 1},
+		{256, 256, 4, 1},
+		{128 * 12, 128 * 11, 132, 1},
+		{128 * 12, 128 * 11 + 1, 144, 2},
+	} {
+		e := m.Estimate(MatMul(tc.m, tc.n, 512, "float32", 0))
+		if e.Tiles != tc.tiles || e.Waves != tc.waves {
+			t.Errorf("%d×%d: %d tiles in %d waves, want %d in %d", tc.m, tc.n, e.Tiles, e.Waves, tc.tiles, tc.waves)
+		}
+	}
+	if f := m.Estimate(MatMul(1, 64, 64, "float32", 0)).Fill; f > 0.01 {
+		t.Errorf("batch-1 product fills %.3f of the SMs, want < 1%%", f)
+	}
+}
+
+func TestAgainst(t *testing.T) {
+	e := Default().Estimate(Step(step(1, 64), 0, ""))
+	for _, tc := range []struct {
+		measured time.Duration
+		want     string
+		sign     int
+	}{
+		{e.Low / 2, "below", -1},
+		{e.Mid(), "inside", 0},
+		{e.High * 2, "above", 1},
+	} {
+		got := e.Against(tc.measured, "recorded on NVIDIA H200")
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("Against(%v) = %q, want %q", tc.measured, got, tc.want)
+		}
+		if err := e.Error(tc.measured); (err < 0 && tc.sign >= 0) || (err > 0 && tc.sign <= 0) || (err == 0 && tc.sign != 0) {
+			t.Errorf("Error(%v) = %v, want sign %d", tc.measured, err, tc.sign)
+		}
+	}
+}
+
+func TestSMPeak(t *testing.T) {
+	if p := H200.SMPeakFP32(); p < 506e9 || p > 508e9 {
+		t.Errorf("SM FP32 peak = %v, want ≈ 507 GFLOP/s", p)
+	}
+	if tot := H200.SMPeakFP32() * float64(H200.SMs); tot < 66e12 || tot > 68e12 {
+		t.Errorf("132 SMs = %v, want the datasheet's 67 TFLOP/s", tot)
+	}
+}

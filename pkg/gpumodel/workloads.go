@@ -1,0 +1,46 @@
+package gpumodel
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// StepKernelsAssumed is the kernel count assumed for one training step of w when none was counted:
+// per weight matrix a forward product, a fused bias + activation, a weight-gradient product, an
+// input-gradient product (not for the first layer), a bias-gradient reduction and a fused update;
+// plus one for the loss: 6 per layer.
+func StepKernelsAssumed(w workloads.MLP) int { return 6 * (w.Depth + 1) }
+
+// StepGEMMs are the matrix products of one training step of w: per layer i (widths dᵢ → dᵢ₊₁) the
+// forward product B×dᵢ₊₁ over dᵢ, the weight gradient dᵢ×dᵢ₊₁ over B and, except for the first
+// layer, the input gradient B×dᵢ over dᵢ₊₁.
+func StepGEMMs(w workloads.MLP) []GEMM {
+	d := w.Dims()
+	var g []GEMM
+	for i := 0; i+1 < len(d); i++ {
+		g = append(g, GEMM{M: w.Batch, N: d[i+1], K: d[i]}, GEMM{M: d[i], N: d[i+1], K: w.Batch})
+		if i > 0 {
+			g = append(g, GEMM{M: w.Batch, N: d[i], K: d[i+1]})
+		}
+	}
+	return g
+}
+
+// Step is the Work of one training step of w. kernels is the kernel count of the compiled step
+// with where it comes from (e.g. 14, "counted on xla:cpu"); kernels ≤ 0 uses StepKernelsAssumed.
+func Step(w workloads.MLP, kernels int, from string) Work {
+	if kernels <= 0 {
+		kernels, from = StepKernelsAssumed(w), "assumed: 6 per layer as XLA fuses a step"
+	}
+	return Work{What: w.String(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), Precision: PrecisionFor(strings.ToLower(w.Type.String())),
+		GEMMs: StepGEMMs(w), Kernels: kernels, KernelsFrom: from}
+}
+
+// MatMul is the Work of one n×k by k×m product of dtype as a single kernel.
+func MatMul(m, n, k int, dtype string, bytes float64) Work {
+	g := GEMM{M: m, N: n, K: k}
+	return Work{What: fmt.Sprintf("%d×%d×%d %s matmul", m, n, k, dtype), FLOPs: g.FLOPs(), Bytes: bytes,
+		Precision: PrecisionFor(dtype), GEMMs: []GEMM{g}, Kernels: 1, KernelsFrom: "one GEMM kernel"}
+}
