@@ -44,7 +44,7 @@ func TestFormats(t *testing.T) {
 func line(xs []float64, f func(float64) float64) []XY {
 	out := make([]XY, len(xs))
 	for i, x := range xs {
-		out[i] = XY{x, f(x)}
+		out[i] = XY{X: x, Y: f(x)}
 	}
 	return out
 }
@@ -60,15 +60,15 @@ func TestCrossings(t *testing.T) {
 			line(pow2, func(float64) float64 { return 100 }), []float64{100}},
 		{"different sample grids", line([]float64{1, 10, 1000}, func(x float64) float64 { return 2 * x }),
 			line([]float64{3, 30, 300}, func(float64) float64 { return 50 }), []float64{25}},
-		{"unsorted input", []XY{{1000, 1000}, {1, 1}}, []XY{{1000, 100}, {1, 100}}, []float64{100}},
+		{"unsorted input", []XY{{X: 1000, Y: 1000}, {X: 1, Y: 1}}, []XY{{X: 1000, Y: 100}, {X: 1, Y: 100}}, []float64{100}},
 		{"no crossing", line(pow2, func(x float64) float64 { return x }),
 			line(pow2, func(x float64) float64 { return 2 * x }), nil},
 		{"no overlap", line([]float64{1, 2}, func(x float64) float64 { return x }),
 			line([]float64{4, 8}, func(float64) float64 { return 1 }), nil},
-		{"touching is not crossing", []XY{{1, 1}, {10, 10}, {100, 1}}, []XY{{1, 10}, {100, 10}}, nil},
-		{"crossing at a shared point", []XY{{1, 1}, {10, 10}, {100, 100}}, []XY{{1, 100}, {10, 10}, {100, 1}}, []float64{10}},
-		{"two crossings", []XY{{1, 1}, {10, 100}, {100, 1}}, []XY{{1, 10}, {100, 10}}, []float64{math.Sqrt(10), math.Sqrt(1000)}},
-		{"non-positive points ignored", []XY{{0, 5}, {1, 1}, {100, -3}, {1000, 1000}}, []XY{{1, 100}, {1000, 100}}, []float64{100}},
+		{"touching is not crossing", []XY{{X: 1, Y: 1}, {X: 10, Y: 10}, {X: 100, Y: 1}}, []XY{{X: 1, Y: 10}, {X: 100, Y: 10}}, nil},
+		{"crossing at a shared point", []XY{{X: 1, Y: 1}, {X: 10, Y: 10}, {X: 100, Y: 100}}, []XY{{X: 1, Y: 100}, {X: 10, Y: 10}, {X: 100, Y: 1}}, []float64{10}},
+		{"two crossings", []XY{{X: 1, Y: 1}, {X: 10, Y: 100}, {X: 100, Y: 1}}, []XY{{X: 1, Y: 10}, {X: 100, Y: 10}}, []float64{math.Sqrt(10), math.Sqrt(1000)}},
+		{"non-positive points ignored", []XY{{X: 0, Y: 5}, {X: 1, Y: 1}, {X: 100, Y: -3}, {X: 1000, Y: 1000}}, []XY{{X: 1, Y: 100}, {X: 1000, Y: 100}}, []float64{100}},
 		{"empty", nil, line(pow2, func(x float64) float64 { return x }), nil},
 	}
 	for _, tc := range tests {
@@ -209,10 +209,10 @@ func TestChartErrors(t *testing.T) {
 	}{
 		{"no series", func() (*plot.Plot, error) { return TimeVsBatch("t", nil) }, "nothing to draw"},
 		{"zero time on a log axis", func() (*plot.Plot, error) {
-			return TimeVsBatch("t", []Series{{Name: "cpu", Points: []XY{{1, 0}}}})
+			return TimeVsBatch("t", []Series{{Name: "cpu", Points: []XY{{X: 1, Y: 0}}}})
 		}, "log axis"},
 		{"NaN", func() (*plot.Plot, error) {
-			return Lines(Axes{Title: "t"}, Series{Name: "cpu", Points: []XY{{1, math.NaN()}}})
+			return Lines(Axes{Title: "t"}, Series{Name: "cpu", Points: []XY{{X: 1, Y: math.NaN()}}})
 		}, "not a number"},
 		{"roof without bandwidth", func() (*plot.Plot, error) {
 			return Roofline("r", []Roof{{Name: "cpu", PeakFLOPS: 1e9}})

@@ -15,9 +15,9 @@ import (
 func fixtureTimes() []Series {
 	var cpu, gpu, model []XY
 	for b := 1.0; b <= 512; b *= 2 {
-		cpu = append(cpu, XY{b, 40e-6 * b})              // grows with the batch
-		gpu = append(gpu, XY{b, 900e-6 + 0.5e-6*b})      // flat: launch-bound
-		model = append(model, XY{b, 300e-6 + 0.05e-6*b}) // a roofline estimate
+		cpu = append(cpu, XY{X: b, Y: 40e-6 * b})              // grows with the batch
+		gpu = append(gpu, XY{X: b, Y: 900e-6 + 0.5e-6*b})      // flat: launch-bound
+		model = append(model, XY{X: b, Y: 300e-6 + 0.05e-6*b, Lo: 150e-6 + 0.03e-6*b, Hi: 600e-6 + 0.1e-6*b}) // a model band
 	}
 	return []Series{
 		{Name: "xla:cpu", Points: cpu, Source: Live},
@@ -43,7 +43,7 @@ func fixtureUtil() (cores, gpus []Series) {
 		var pts []XY
 		for i := 0; i < 100; i++ {
 			t := float64(i) * 0.02
-			pts = append(pts, XY{t, 50 + 45*math.Sin(t*6+float64(c))})
+			pts = append(pts, XY{X: t, Y: 50 + 45*math.Sin(t*6+float64(c))})
 		}
 		cores = append(cores, Series{Name: "cpu", Points: pts})
 	}
@@ -54,7 +54,7 @@ func fixtureUtil() (cores, gpus []Series) {
 		if i%25 < 10 {
 			v = 5
 		}
-		g = append(g, XY{t, v})
+		g = append(g, XY{X: t, Y: v})
 	}
 	return cores, []Series{{Name: "GPU 0 (NVIDIA H200)", Points: g, Source: Recorded, Note: "NVIDIA H200, 2026-11-30"}}
 }
@@ -80,8 +80,8 @@ func fixtureLanes() []Lane {
 func fixtureBandwidth() []Series {
 	var h2d, d2h []XY
 	for s := 1024.0; s <= 1<<30; s *= 4 {
-		h2d = append(h2d, XY{s, 50e9 * s / (s + 200e3)})
-		d2h = append(d2h, XY{s, 45e9 * s / (s + 250e3)})
+		h2d = append(h2d, XY{X: s, Y: 50e9 * s / (s + 200e3)})
+		d2h = append(d2h, XY{X: s, Y: 45e9 * s / (s + 250e3)})
 	}
 	return []Series{
 		{Name: "host→device", Points: h2d, Source: Recorded, Note: "NVIDIA H200, 2026-11-30"},
@@ -98,7 +98,7 @@ func gallery() map[string]func() (*plot.Plot, error) {
 			s := fixtureTimes()
 			for i := range s {
 				for j, pt := range s[i].Points {
-					s[i].Points[j].Y = pt.X / pt.Y
+					s[i].Points[j] = pt.MapY(func(x, y float64) float64 { return x / y })
 				}
 			}
 			return Throughput("training throughput", "batch size [samples]", "samples/s", s)

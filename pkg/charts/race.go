@@ -23,7 +23,24 @@ type Lane struct {
 	Note string
 	// Err is why the lane could not run (e.g. out of memory); Time is then ignored.
 	Err error
+	// Low and High are a model lane's band (both zero: Time is a single value). A model is drawn as
+	// its band, never as one bar that looks measured; Time is then the band's middle, for ordering.
+	Low, High time.Duration
 }
+
+// Banded reports whether the lane is a band (Low < High).
+func (l Lane) Banded() bool { return l.Low > 0 && l.High > l.Low }
+
+// TimeText is the lane's time in words: "41.2 µs", or a band's "23 µs – 92 µs".
+func (l Lane) TimeText() string {
+	if l.Banded() {
+		return Duration(l.Low.Seconds()) + " – " + Duration(l.High.Seconds())
+	}
+	return Duration(l.Time.Seconds())
+}
+
+// inBand reports whether t lies inside band lane b.
+func inBand(b Lane, t time.Duration) bool { return b.Banded() && t >= b.Low && t <= b.High }
 
 // Describe says where the lane's time comes from: "measured live", "recorded on …".
 func (l Lane) Describe() string { return l.Source.Describe(l.Note) }
@@ -80,9 +97,21 @@ func RaceSummary(lanes []Lane) string {
 	win := lanes[w]
 	f, r, ok := Speedup(lanes)
 	if !ok {
-		return fmt.Sprintf("only %s (%s) finished: %s", win.Device, win.Describe(), Duration(win.Time.Seconds()))
+		return fmt.Sprintf("only %s (%s) finished: %s", win.Device, win.Describe(), win.TimeText())
 	}
 	ru := lanes[r]
+	if band, other := win, ru; inBand(band, other.Time) || inBand(other, band.Time) {
+		if !band.Banded() {
+			band, other = other, band
+		}
+		return fmt.Sprintf("too close to call: %s (%s) takes %s, inside the band of %s (%s): %s",
+			other.Device, other.Describe(), other.TimeText(), band.Device, band.Describe(), band.TimeText())
+	}
+	if win.Banded() || ru.Banded() {
+		return fmt.Sprintf("%s (%s) wins: %s vs %s for %s (%s), %s× faster than the band's %s end",
+			win.Device, win.Describe(), win.TimeText(), ru.TimeText(), ru.Device, ru.Describe(),
+			num3(bandFactor(win, ru)), map[bool]string{true: "near", false: "far"}[ru.Banded()])
+	}
 	return fmt.Sprintf("%s (%s) wins: %s vs %s for %s (%s), %s× faster",
 		win.Device, win.Describe(), Duration(win.Time.Seconds()), Duration(ru.Time.Seconds()),
 		ru.Device, ru.Describe(), num3(f))
@@ -102,7 +131,7 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 			return nil, fmt.Errorf("charts: %q: lane %q has a negative time %v", title, l.Device, l.Time)
 		}
 		if l.ok() {
-			longest = math.Max(longest, l.Time.Seconds())
+			longest = math.Max(longest, math.Max(l.Time.Seconds(), l.High.Seconds()))
 		}
 	}
 	scale, unit := timeUnit(longest)
@@ -116,7 +145,22 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 		v := 0.0
 		if l.ok() {
 			v = l.Time.Seconds() / scale
-			text = Duration(l.Time.Seconds())
+			text = l.TimeText()
+		}
+		if v > 0 && l.Banded() {
+			lo, hi := l.Low.Seconds()/scale, l.High.Seconds()/scale
+			h := 0.28
+			y := float64(row)
+			poly, err := plotter.NewPolygon(plotter.XYs{{X: lo, Y: y - h}, {X: hi, Y: y - h}, {X: hi, Y: y + h}, {X: lo, Y: y + h}})
+			if err != nil {
+				return nil, fmt.Errorf("charts: %q: %w", title, err)
+			}
+			poly.Color = bandFill(ColorOf(i))
+			poly.LineStyle = lineStyle(i, Model)
+			poly.LineStyle.Width = vg.Points(1.2)
+			p.Add(poly)
+			p.Add(label(hi, y, text+"  ("+l.Describe()+")", Ink, vg.Points(5), 0))
+			continue
 		}
 		if v > 0 {
 			bc, err := plotter.NewBarChart(plotter.Values{v}, vg.Points(math.Min(34, 180/float64(n))))
@@ -152,6 +196,19 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 		p.Legend.Add(text)
 	}
 	return p, nil
+}
+
+// bandFactor is how many times faster win is than ru, taken at the band's end nearest the other
+// lane (the cautious factor).
+func bandFactor(win, ru Lane) float64 {
+	w, r := win.Time, ru.Time
+	if win.Banded() {
+		w = win.High
+	}
+	if ru.Banded() {
+		r = ru.Low
+	}
+	return float64(r) / float64(w)
 }
 
 // timeUnit picks a unit for times up to max seconds: the scale to divide by and its name.

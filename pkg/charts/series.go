@@ -58,6 +58,32 @@ func (s Source) Describe(note string) string {
 // XY is one point of a series.
 type XY struct {
 	X, Y float64 // in base units: samples, bytes, seconds, FLOP/s …
+	// Lo and Hi are a model's band at X (both zero: no band). A series whose points have bands is
+	// drawn as a shaded band between its Lo and Hi ends, never as a line; Y is then the band's middle.
+	Lo, Hi float64
+}
+
+// MapY applies f to the point's Y and, for a band, to both ends, keeping Lo ≤ Hi (so a time band
+// turned into a throughput band swaps its ends).
+func (p XY) MapY(f func(x, y float64) float64) XY {
+	q := XY{X: p.X, Y: f(p.X, p.Y)}
+	if p.Hi > 0 {
+		q.Lo, q.Hi = f(p.X, p.Lo), f(p.X, p.Hi)
+		if q.Lo > q.Hi {
+			q.Lo, q.Hi = q.Hi, q.Lo
+		}
+	}
+	return q
+}
+
+// Banded reports whether any point of the series carries a band.
+func (s Series) Banded() bool {
+	for _, pt := range s.Points {
+		if pt.Hi > pt.Lo && pt.Lo > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Series is a named curve with its provenance.
@@ -73,7 +99,12 @@ type Series struct {
 }
 
 // Legend is the series' legend text: "xla:cpu — measured live".
-func (s Series) Legend() string { return s.Name + " — " + s.Source.Describe(s.Note) }
+func (s Series) Legend() string {
+	if s.Banded() {
+		return s.Name + " — band, " + s.Source.Describe(s.Note)
+	}
+	return s.Name + " — " + s.Source.Describe(s.Note)
+}
 
 // Sorted returns the points sorted by X (a copy).
 func (s Series) Sorted() []XY {
@@ -152,6 +183,9 @@ func (a Axes) checkPoints(s Series) error {
 		if a.LogX && pt.X <= 0 {
 			return fmt.Errorf("charts: %q: series %q has x = %v, which a log axis cannot show", a.Title, s.Name, pt.X)
 		}
+		if pt.Hi > 0 && (pt.Lo <= 0 || pt.Lo > pt.Hi || math.IsNaN(pt.Lo) || math.IsInf(pt.Hi, 0)) {
+			return fmt.Errorf("charts: %q: series %q has a band %v–%v at x = %v that is not low–high", a.Title, s.Name, pt.Lo, pt.Hi, pt.X)
+		}
 		if a.LogY && pt.Y <= 0 {
 			return fmt.Errorf("charts: %q: series %q has y = %v at x = %v, which a log axis cannot show", a.Title, s.Name, pt.Y, pt.X)
 		}
@@ -181,6 +215,15 @@ func addLines(p *plot.Plot, a Axes, series []Series, first int) error {
 			continue
 		}
 		n++
+		if s.Banded() {
+			poly, err := bandPolygon(s, first+i)
+			if err != nil {
+				return fmt.Errorf("charts: %q: %w", s.Name, err)
+			}
+			p.Add(poly)
+			p.Legend.Add(s.Legend(), poly)
+			continue
+		}
 		xys := toXYs(s.Sorted())
 		l, err := plotter.NewLine(xys)
 		if err != nil {
@@ -204,6 +247,41 @@ func addLines(p *plot.Plot, a Axes, series []Series, first int) error {
 		return fmt.Errorf("%w in %q: no series has points", ErrNoData, a.Title)
 	}
 	return nil
+}
+
+// bandPolygon is the shaded area between a banded series' Lo and Hi ends (points without a band
+// contribute Y to both), outlined dotted like every model.
+func bandPolygon(s Series, i int) (*plotter.Polygon, error) {
+	pts := s.Sorted()
+	ring := make(plotter.XYs, 0, 2*len(pts))
+	for _, pt := range pts {
+		lo := pt.Y
+		if pt.Hi > 0 {
+			lo = pt.Lo
+		}
+		ring = append(ring, plotter.XY{X: pt.X, Y: lo})
+	}
+	for j := len(pts) - 1; j >= 0; j-- {
+		hi := pts[j].Y
+		if pts[j].Hi > 0 {
+			hi = pts[j].Hi
+		}
+		ring = append(ring, plotter.XY{X: pts[j].X, Y: hi})
+	}
+	poly, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil, err
+	}
+	poly.Color = bandFill(ColorOf(i))
+	poly.LineStyle = lineStyle(i, Model)
+	poly.LineStyle.Width = vg.Points(1)
+	return poly, nil
+}
+
+// bandFill is a model band's translucent fill.
+func bandFill(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 70}
 }
 
 func toXYs(pts []XY) plotter.XYs {

@@ -423,7 +423,7 @@ func lanesText(batch int, lanes []Lane) string {
 			fmt.Fprintf(&b, "  %-28s failed: %v\n", l.Device, l.Err)
 			continue
 		}
-		fmt.Fprintf(&b, "  %-28s %10s per step%s  (%s)\n", l.Device, charts.Duration(l.Time.Seconds()), samplesPerSec(batch, l), l.Describe())
+		fmt.Fprintf(&b, "  %-28s %10s per step%s  (%s)\n", l.Device, l.TimeText(), samplesPerSec(batch, l), l.Describe())
 	}
 	fmt.Fprintf(&b, "  %s\n", charts.RaceSummary(lanes))
 	return b.String()
@@ -432,6 +432,10 @@ func lanesText(batch int, lanes []Lane) string {
 func samplesPerSec(batch int, l Lane) string {
 	if batch <= 0 || l.Time <= 0 {
 		return ""
+	}
+	if l.Banded() {
+		return ", " + charts.Plain(math.Round(float64(batch)/l.High.Seconds())) + "–" +
+			charts.Plain(math.Round(float64(batch)/l.Low.Seconds())) + " samples/s"
 	}
 	return ", " + charts.Plain(math.Round(float64(batch)/l.Time.Seconds())) + " samples/s"
 }
@@ -481,7 +485,7 @@ func raceHTML(v raceView) string {
 	longest := 0.0
 	for _, l := range v.lanes {
 		if l.Err == nil && l.Time > 0 {
-			longest = math.Max(longest, l.Time.Seconds())
+			longest = math.Max(longest, math.Max(l.Time.Seconds(), l.High.Seconds()))
 		}
 	}
 	for i, l := range v.lanes {
@@ -504,7 +508,11 @@ func raceHTML(v raceView) string {
 			attr(l.Device), secs, attr(l.Describe()))
 		fmt.Fprintf(&b, `<div class="whygpu-race-name">%s<small>%s</small></div>`, html.EscapeString(l.Device), html.EscapeString(l.Describe()))
 		b.WriteString(`<div class="whygpu-race-track">`)
-		if l.Err == nil && l.Time > 0 && longest > 0 {
+		if l.Err == nil && l.Banded() && longest > 0 {
+			lo, hi := l.Low.Seconds()/longest, l.High.Seconds()/longest
+			fmt.Fprintf(&b, `<div class="%s whygpu-race-band" title="model band, not a measurement" style="margin-left:%.2f%%;width:%.2f%%;--c:%s;opacity:0.45;animation-duration:%.2fs"></div>`,
+				cls, 100*lo, math.Max(0.6, 100*(hi-lo)), color, math.Max(0.05, raceDuration*hi))
+		} else if l.Err == nil && l.Time > 0 && longest > 0 {
 			frac := secs / longest
 			fmt.Fprintf(&b, `<div class="%s" style="width:%.2f%%;--c:%s;animation-duration:%.2fs"></div>`,
 				cls, math.Max(0.6, 100*frac), color, math.Max(0.05, raceDuration*frac))
@@ -514,7 +522,7 @@ func raceHTML(v raceView) string {
 			fmt.Fprintf(&b, `<div class="whygpu-race-time">failed<small>%s</small></div>`, html.EscapeString(l.Err.Error()))
 		} else {
 			fmt.Fprintf(&b, `<div class="whygpu-race-time">%s<small>%s</small></div>`,
-				html.EscapeString(charts.Duration(secs)), html.EscapeString(strings.TrimPrefix(samplesPerSec(v.batch, l), ", ")))
+				html.EscapeString(l.TimeText()), html.EscapeString(strings.TrimPrefix(samplesPerSec(v.batch, l), ", ")))
 		}
 		b.WriteString(`</div>`)
 	}

@@ -88,7 +88,7 @@ func TestWaveQuantization(t *testing.T) {
 		{1, 64, 1, 1},
 		{256, 256, 4, 1},
 		{128 * 12, 128 * 11, 132, 1},
-		{128 * 12, 128 * 11 + 1, 144, 2},
+		{128 * 12, 128*11 + 1, 144, 2},
 	} {
 		e := m.Estimate(MatMul(tc.m, tc.n, 512, "float32", 0))
 		if e.Tiles != tc.tiles || e.Waves != tc.waves {
