@@ -15,8 +15,8 @@ import (
 func fixtureTimes() []Series {
 	var cpu, gpu, model []XY
 	for b := 1.0; b <= 512; b *= 2 {
-		cpu = append(cpu, XY{X: b, Y: 40e-6 * b})              // grows with the batch
-		gpu = append(gpu, XY{X: b, Y: 900e-6 + 0.5e-6*b})      // flat: launch-bound
+		cpu = append(cpu, XY{X: b, Y: 40e-6 * b})                                                             // grows with the batch
+		gpu = append(gpu, XY{X: b, Y: 900e-6 + 0.5e-6*b})                                                     // flat: launch-bound
 		model = append(model, XY{X: b, Y: 300e-6 + 0.05e-6*b, Lo: 150e-6 + 0.03e-6*b, Hi: 600e-6 + 0.1e-6*b}) // a model band
 	}
 	return []Series{
