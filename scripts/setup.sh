@@ -53,13 +53,13 @@ fingerprint() {
     echo "root=$ROOT venv=$VENV cuda=$CUDA"
     go version
     "$PY" --version 2>&1
-    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl scripts/setup.sh
+    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl kernels/launcher/*.go scripts/setup.sh
     if [ "$CUDA" = 1 ]; then cat requirements-cuda.txt; fi
   } | sha256sum | cut -d' ' -f1
 }
 STAMP="$VENV/.whygpu-setup"
 WANT="$(fingerprint)"
-tools_ok() { [ -x "$VENV/bin/gonb" ] && [ -x "$VENV/bin/gopls" ] && [ -x "$VENV/bin/goimports" ] && [ -x "$VENV/bin/jupyter" ]; }
+tools_ok() { [ -x "$VENV/bin/whygpu-kernel" ] && [ -x "$VENV/bin/gonb" ] && [ -x "$VENV/bin/gopls" ] && [ -x "$VENV/bin/goimports" ] && [ -x "$VENV/bin/jupyter" ]; }
 browser_ok() { [ "$BROWSER" != 1 ] || command -v chromium >/dev/null; }
 
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && tools_ok && browser_ok; then
@@ -121,6 +121,8 @@ fi
 # 3. Go tools pinned in go.mod (tool directives): gonb (the kernel), goimports and gopls (autocomplete).
 say "building the Go tools pinned in go.mod (gonb, goimports, gopls)"
 GOBIN="$VENV/bin" go install tool
+# ... and the kernel's launcher (kernels/launcher): nothing GoNB starts (gopls, cells) outlives the kernel.
+go build -o "$VENV/bin/whygpu-kernel" ./kernels/launcher
 
 # 4. The course kernel, installed into the venv's Jupyter data dir (never the user's).
 KDIR="$VENV/share/jupyter/kernels/whygpu"
