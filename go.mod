@@ -4,9 +4,11 @@ go 1.26.8
 
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
-	github.com/gomlx/compute v0.1.0
-	github.com/gomlx/go-xla v0.4.0
-	github.com/gomlx/gomlx v0.28.1
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
+	github.com/gomlx/compute v0.1.2
+	github.com/gomlx/go-xla v0.4.1
+	github.com/gomlx/gomlx v0.28.2
 	github.com/janpfeifer/gonb v0.11.4
 	github.com/shirou/gopsutil/v4 v4.26.10
 	gonum.org/v1/plot v0.17.0
@@ -19,8 +21,6 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
-	github.com/chromedp/cdproto v0.159.0 // indirect
-	github.com/chromedp/chromedp v0.23.0 // indirect
 	github.com/ebitengine/purego v0.11.2 // indirect
 	github.com/fatih/camelcase v1.0.0 // indirect
 	github.com/fatih/color v1.18.0 // indirect
@@ -35,7 +35,7 @@ require (
 	github.com/gofrs/flock v0.13.0 // indirect
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/gomlx/compute-onnx v0.0.0-20260727144917-270d819490b5 // indirect
+	github.com/gomlx/compute-onnx v0.0.0-20260730095030-43334863f719 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/gx-org/backend v0.3.0 // indirect
 	github.com/gx-org/gx v0.6.1 // indirect

@@ -80,7 +80,9 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 echo "root=$ROOT " > "$VENV/.whygpu-root"
 say "installing Python packages (requirements.txt)"
-"$VENV/bin/pip" install --quiet --disable-pip-version-check -r requirements.txt
+# requirements.txt is the complete frozen set, so --no-deps installs exactly it (the CPU plugin's
+# wheel declares a jax dependency the plugin library does not need; see requirements.in).
+"$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps -r requirements.txt
 if [ "$CUDA" = 1 ]; then
   say "installing the CUDA PJRT plugin and NVIDIA libraries (requirements-cuda.txt)"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check -r requirements-cuda.txt
@@ -90,8 +92,8 @@ fi
 SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 PJRT="$VENV/lib/pjrt"
 mkdir -p "$PJRT"
-cpu_so="$SITE/fastatomstruct_xla_cpu/libpjrt_cpu.so"
-[ -f "$cpu_so" ] || die "the CPU PJRT plugin is missing at $cpu_so (pip install fastatomstruct-xla-cpu failed?)"
+cpu_so="$SITE/lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so"
+[ -f "$cpu_so" ] || die "the CPU PJRT plugin is missing at $cpu_so (pip install lammps-jax-pjrt-cpu failed?)"
 ln -sfn "$cpu_so" "$PJRT/pjrt_c_api_cpu_plugin.so"
 if [ "$CUDA" = 1 ]; then
   # The wheel jax-cuda13-pjrt ships the plugin as jax_plugins/xla_cuda13/xla_cuda_plugin.so.
@@ -101,7 +103,7 @@ if [ "$CUDA" = 1 ]; then
   ln -sfn "$cuda_so" "$PJRT/pjrt_c_api_cuda_plugin.so"
   # NVIDIA's libraries must sit in lib/nvidia, next to lib/pjrt: the plugin's RPATH is
   # $ORIGIN/../nvidia/{cu13,cudnn,nccl}/lib ($ORIGIN is lib/pjrt, the symlink's directory), and go-xla
-  # v0.4.0 (pjrt/cuda_linux.go) passes path.Dir(path.Dir(plugin))/nvidia to XLA as
+  # v0.4.1 (pjrt/cuda_linux.go) passes path.Dir(path.Dir(plugin))/nvidia to XLA as
   # --xla_gpu_cuda_data_dir, where XLA looks for bin/ptxas and nvvm/libdevice. So lib/nvidia is a
   # directory of links: one per wheel directory of site-packages/nvidia, plus bin and nvvm from cu13.
   NV="$VENV/lib/nvidia"

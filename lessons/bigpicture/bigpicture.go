@@ -410,7 +410,7 @@ type forwardInstance struct {
 
 func (fi *forwardInstance) Compile() (time.Duration, error) {
 	t0 := time.Now()
-	err := fi.exec.PreCompile(fi.args...)
+	err := workloads.Precompile(fi.exec, fi.args...)
 	return time.Since(t0), err
 }
 

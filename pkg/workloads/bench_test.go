@@ -66,3 +66,64 @@ func BenchmarkMLPStep(b *testing.B) {
 	}
 	b.ReportMetric(w.FLOPs()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+// BenchmarkCallOverhead times one small call on xla:cpu, waiting for each before the next: the
+// runtime's fixed cost per call (an 8×8 matmul is 1 kFLOP, nothing next to the call path). Compare
+// with JAX on the same machine through `go run ./cmd/whygpu bench` (which runs both interleaved):
+//
+//	go test ./pkg/workloads -run '^$' -bench CallOverhead -benchtime 2s
+func BenchmarkCallOverhead(b *testing.B) {
+	for _, n := range []int{8, 64} {
+		b.Run(fmt.Sprintf("matmul/n=%d", n), func(b *testing.B) {
+			dev := openDevice(b, devices.CPU)
+			inst, err := Square(n, dtypes.Float32).Prepare(dev)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer inst.Close()
+			if _, err := inst.Compile(); err != nil {
+				b.Fatal(err)
+			}
+			if err := inst.Run(); err != nil { // warm-up
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := inst.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/call")
+		})
+	}
+}
+
+// BenchmarkStepOverhead times the bench's MLP training step (64→64→64→10, tanh, MSE, SGD, parameters
+// donated and updated in place) on xla:cpu at small batches, waiting for each step: per-step cost.
+//
+//	go test ./pkg/workloads -run '^$' -bench StepOverhead -benchtime 2s
+func BenchmarkStepOverhead(b *testing.B) {
+	for _, batch := range []int{1, 32, 256} {
+		b.Run(fmt.Sprintf("mlp/batch=%d", batch), func(b *testing.B) {
+			dev := openDevice(b, devices.CPU)
+			w := MLP{Batch: batch, In: 64, Hidden: 64, Out: 10, Depth: 2, Type: dtypes.Float32, Seed: 1}
+			tr, err := w.NewTrainer(dev)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tr.Close()
+			if err := tr.warmUp(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := tr.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/step")
+		})
+	}
+}

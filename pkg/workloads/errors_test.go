@@ -87,7 +87,7 @@ func TestSupports(t *testing.T) {
 		{devices.CPU, dtypes.Float32, true},
 		{devices.CPU, dtypes.BFloat16, true},
 		{devices.CPU, dtypes.Float16, true}, // missing from go-xla's table, run by XLA (see Supports)
-		{devices.Go, dtypes.Float16, true},  // compute v0.1.0's Go backend has float16
+		{devices.Go, dtypes.Float16, true},  // compute v0.1.2's Go backend has float16
 		{devices.Go, dtypes.F8E4M3FN, false},
 	} {
 		dev := openDevice(t, tc.dev)

@@ -393,7 +393,7 @@ func (t *Trainer) graph(inputs []*graph.Node) []*graph.Node {
 // Compile compiles the step graph for its shapes and returns how long that took.
 func (t *Trainer) Compile() (time.Duration, error) {
 	t0 := time.Now()
-	if err := t.exec.PreCompile(t.args(t.lr, false)...); err != nil {
+	if err := Precompile(t.exec, t.args(t.lr, false)...); err != nil {
 		return 0, deviceErr(err, "compiling %s on %s", t.w, t.dev.Name)
 	}
 	return time.Since(t0), nil

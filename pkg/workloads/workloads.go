@@ -30,6 +30,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/dtypes/bfloat16"
 	"github.com/gomlx/compute/dtypes/float16"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
@@ -115,8 +116,8 @@ func usesDot(w Workload) bool {
 
 // Supports reports whether a device can run arithmetic in dtype dt, with the reason when it cannot.
 // It asks the backend's own capability table (compute.Capabilities.DTypes), so it stays true to the
-// GoMLX version in use: in compute v0.1.0 the pure-Go backend has float16 and bfloat16 (in software)
-// but no float8. go-xla v0.4.0's table omits float16, which the XLA compiler and its CPU and CUDA
+// GoMLX version in use: in compute v0.1.2 the pure-Go backend has float16 and bfloat16 (in software)
+// but no float8. go-xla v0.4.1's table omits float16, which the XLA compiler and its CPU and CUDA
 // plugins do run (this package's tests check it against float64), so float16 is allowed on XLA devices.
 func Supports(dev *devices.Device, dt dtypes.DType) (bool, string) {
 	if dev.Backend() == nil {
@@ -271,7 +272,7 @@ type execInstance struct {
 
 func (e *execInstance) Compile() (time.Duration, error) {
 	t0 := time.Now()
-	if err := e.exec.PreCompile(e.inputs...); err != nil {
+	if err := Precompile(e.exec, e.inputs...); err != nil {
 		return 0, deviceErr(err, "compiling %s", e.name)
 	}
 	return time.Since(t0), nil
@@ -302,6 +303,25 @@ func (e *execInstance) Close() {
 		}
 	}
 	e.exec.Finalize()
+}
+
+// Precompile builds and compiles exec's graph for the shapes of args (tensors, as they will be passed to
+// Exec) without running it, so a timed region never includes compilation. It stands in for GoMLX
+// v0.28.1's Exec.PreCompile, which v0.28.2 replaced by Exec.Compile(shapes...).
+func Precompile(exec *graph.Exec, args ...any) error {
+	argShapes := make([]shapes.Shape, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case *tensors.Tensor:
+			argShapes[i] = v.Shape()
+		case shapes.Shape:
+			argShapes[i] = v
+		default:
+			return fmt.Errorf("workloads: precompiling %s: argument #%d is a %T, not a tensor", exec.Name(), i, a)
+		}
+	}
+	_, err := exec.Compile(argShapes...)
+	return err
 }
 
 // newExec wraps graph.NewExec, turning a panic into an error.
