@@ -63,6 +63,16 @@ func TestCourseInJupyterLab(t *testing.T) {
 		t.Logf("errors seen: %v", errs)
 	})
 
+	// Autocomplete as a learner meets it: Tab after `display.` in a fresh kernel's notebook.
+	t.Run("97-complete", func(t *testing.T) {
+		if err := copyFile(filepath.Join("testdata", "97-complete.ipynb"), filepath.Join(lab.Dir, "97-complete.ipynb")); err != nil {
+			t.Fatal(err)
+		}
+		p := OpenNotebook(t, lab, browser, "97-complete")
+		p.CheckRunAllClean(3 * time.Minute)
+		p.CheckAutocomplete()
+	})
+
 	// The widgets on a fixture notebook (tests/browser/testdata/99-widgets.ipynb: a recall deck and
 	// a race with an instant fake RaceFunc), so the recall and slider checks run whatever state
 	// lesson 1 is in.

@@ -244,6 +244,31 @@ window.__whygpu = (() => {
       return true;
     },
 
+    // Append a code cell with this source, put the cursor at its end in edit mode and return the
+    // editor's center (the test then presses keys there, as a learner does).
+    typeInNewCell(src) {
+      const w = widget();
+      const nb = w && w.content;
+      if (!nb || !nb.model) return null;
+      nb.activeCellIndex = nb.model.cells.length - 1;
+      app().commands.execute('notebook:insert-cell-below');
+      const cell = nb.activeCell;
+      cell.model.sharedModel.setSource(src);
+      nb.mode = 'edit';
+      const ed = cell.editor;
+      ed.setCursorPosition(ed.getPositionAt(src.length));
+      ed.focus();
+      return center(cell.node.querySelector('.jp-InputArea-editor') || cell.node);
+    },
+    // The items JupyterLab's completer offers now (null while it is closed or empty).
+    completions() {
+      const items = q('.jp-Completer .jp-Completer-item').filter(visible).map((li) => {
+        const m = li.querySelector('.jp-Completer-match');
+        return (m || li).textContent.trim();
+      });
+      return items.length ? items : null;
+    },
+
     // The source of every cell, to find cells by what they call.
     sources() {
       const w = widget();

@@ -1,0 +1,64 @@
+//go:build browser
+
+package browser
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// CheckAutocomplete types `display.` in a new cell, presses Tab as a learner does, and checks that
+// JupyterLab's completer offers the package's functions (Markdown, Table, Chart). GoNB v0.11.4
+// connects to gopls 12 s after the kernel starts and a request before that waits a further 12 s
+// poll, so a Tab is retried (each try waits up to 30 s for the list) before the check fails.
+func (p *Page) CheckAutocomplete() {
+	p.t.Helper()
+	t0 := time.Now()
+	items, err := p.complete("%%\ndisplay.", 4)
+	if err != nil {
+		p.Shot("no-completion")
+		p.t.Fatalf("Tab after `display.` offered nothing: %v", err)
+	}
+	p.Shot("completion")
+	have := strings.Join(items, " ")
+	for _, want := range []string{"Markdown", "Table", "Chart"} {
+		if !contains(items, want) {
+			p.t.Errorf("the completer after `display.` lacks %s: %s", want, have)
+		}
+	}
+	p.t.Logf("Tab after `display.` offered %d items in %.1fs: %s", len(items), time.Since(t0).Seconds(), have)
+	_ = chromedp.Do(p.ctx, chromedp.KeyEvent(kb.Escape))
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// complete types src into a new cell and presses Tab until the completer shows items.
+func (p *Page) complete(src string, tries int) ([]string, error) {
+	pt, err := Eval[*Point](p.ctx, "typeInNewCell", src)
+	if err != nil || pt == nil {
+		return nil, fmt.Errorf("could not add a cell to type in: %v", err)
+	}
+	var last error
+	for i := 0; i < tries; i++ {
+		if err := chromedp.Do(p.ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+			return nil, err
+		}
+		items, err := Wait[[]string](p.ctx, 30*time.Second, "completions")
+		if err == nil && len(items) > 0 {
+			return items, nil
+		}
+		last = err
+	}
+	return nil, fmt.Errorf("%d Tabs, no completer list: %v", tries, last)
+}
