@@ -66,7 +66,7 @@ func TestChartsAndCrossovers(t *testing.T) {
 		}
 	}
 	line := Crossover(narrow, Narrow)
-	if !regexp.MustCompile(`^crossover: batch ≈ [0-9.]+ \(xla:cpu measured live vs H200 \(model\) datasheet model`).MatchString(line) ||
+	if !regexp.MustCompile(`^crossover: .*xla:cpu measured live vs H200 \(model\) datasheet model \(H200 SXM model band`).MatchString(line) ||
 		!strings.HasSuffix(line, "[hidden 64]") {
 		t.Errorf("narrow crossover: %q", line)
 	}
@@ -88,7 +88,7 @@ func TestChartsAndCrossovers(t *testing.T) {
 	if _, err := FLOPSChart(width); err != nil {
 		t.Errorf("FLOPSChart: %v", err)
 	}
-	if l := WidthCrossover(width); !strings.HasPrefix(l, "crossover: hidden width ≈ ") {
+	if l := WidthCrossover(width); !strings.HasPrefix(l, "crossover: ") || !strings.Contains(l, "hidden width ≈ ") {
 		t.Errorf("width crossover: %q", l)
 	}
 }
@@ -99,11 +99,11 @@ func TestOccupancy(t *testing.T) {
 	if len(tab.Rows) != len(rs) {
 		t.Fatalf("%d rows for %d results", len(tab.Rows), len(rs))
 	}
-	// 16 896 FP32 lanes (datasheet) / 64 outputs per sample: batch 264 fills them.
-	if !strings.Contains(tab.NotesText(), "need batch ≥ 264") {
+	// 132 SMs × one 128×128 tile each: a 64-wide layer gives 1 tile per 128 samples.
+	if !strings.Contains(tab.NotesText(), "132 SMs all get a tile") {
 		t.Errorf("notes:\n%s", tab.NotesText())
 	}
-	if r := tab.Rows[0]; r[2] != "0.4%" || !strings.Contains(r[6], "datasheet model") {
+	if r := tab.Rows[0]; r[2] != "1 → 1%" || !strings.Contains(r[6], "not a measurement") || !strings.Contains(r[5], "–") {
 		t.Errorf("batch 1 row: %v", r)
 	}
 	// A recorded GPU replaces the model in the GPU column.

@@ -9,6 +9,9 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+
+	"github.com/gomlx/compute/dtypes"
 )
 
 // CPULanes is how many f32 operations this CPU can start per cycle, from its model: cores × SIMD
@@ -28,17 +31,24 @@ func gpuTime(rs []measure.Result, batch, hidden int) (sec float64, source string
 		}
 	}
 	e := race.EstimateStep(race.Step(batch, hidden))
-	return e.Seconds(), race.ModelName + ": " + e.Bound() + " (datasheet model)"
+	return -1, e.Label() + ", " + e.Bound
+}
+
+// hiddenTiles is the model's picture of one hidden layer's product at a batch: output tiles and the
+// share of the GPU's SMs they keep busy (gpumodel's tile/wave quantization).
+func hiddenTiles(batch, hidden int) (tiles int, fill float64) {
+	e := race.EstimateMatMul(workloads.MatMul{M: batch, K: hidden, N: hidden, Type: dtypes.Float32})
+	return e.Tiles, e.Fill
 }
 
 // OccupancyTable explains the sweep at one hidden width, batch by batch: how many independent
-// outputs a hidden layer has (B·H), what share of the datasheet GPU's FP32 lanes and of this CPU's
-// f32 lanes (model) that could keep busy, and the time per step on each.
+// outputs a hidden layer has (B·H), how many output tiles that is and what share of the model GPU's
+// SMs they keep busy (the GPU model's tile/wave picture), what share of this CPU's f32 lanes (model)
+// it could keep busy, and the time per step on each.
 func OccupancyTable(rs []measure.Result, hidden int) race.Table {
-	g, _ := race.CoresOf(race.ModelGPU)
-	gpuLanes, cpuLanes := g.CUDACores(), CPULanes()
+	sms, cpuLanes := race.GPU.GPU.SMs, CPULanes()
 	t := race.Table{Header: []string{"batch", "outputs per hidden layer (B·H)",
-		fmt.Sprintf("GPU lanes with work (of %d, datasheet)", gpuLanes),
+		fmt.Sprintf("output tiles → SMs busy (of %d, GPU model)", sms),
 		fmt.Sprintf("CPU lanes with work (of %d, model)", cpuLanes),
 		"xla:cpu time per step (measured live)", "GPU time per step", "GPU time from"}}
 	var batches []int
@@ -57,33 +67,43 @@ func OccupancyTable(rs []measure.Result, hidden int) race.Table {
 	for _, b := range batches {
 		out := b * hidden
 		sec, from := gpuTime(rs, b, hidden)
+		gpu := charts.Duration(sec)
+		if sec < 0 {
+			e := race.EstimateStep(race.Step(b, hidden))
+			gpu = e.Band()
+		}
+		tiles, fill := hiddenTiles(b, hidden)
 		t.Rows = append(t.Rows, []string{
 			fmt.Sprint(b), fmt.Sprint(out),
-			fmt.Sprintf("%.1f%%", 100*min(1, float64(out)/float64(gpuLanes))),
+			fmt.Sprintf("%d → %.0f%%", tiles, 100*fill),
 			fmt.Sprintf("%.0f%%", 100*min(1, float64(out)/float64(cpuLanes))),
-			charts.Duration(cpu[b]), charts.Duration(sec), from,
+			charts.Duration(cpu[b]), gpu, from,
 		})
 	}
-	fill := (gpuLanes + hidden - 1) / hidden
+	full := 1
+	for ; full < 1<<20; full *= 2 {
+		if tiles, _ := hiddenTiles(full, hidden); tiles >= sms {
+			break
+		}
+	}
 	t.Notes = []string{
-		fmt.Sprintf("At hidden %d the CPU's %d lanes have work from batch %d on; the %s's %d lanes need batch ≥ %d — below that, more samples fill idle lanes and the step takes no longer.",
-			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), race.ModelGPU, gpuLanes, fill),
-		"Lanes with work = min(1, B·H / lanes): one output per lane per pass, a first-order picture (a real kernel tiles the outputs, and the GPU keeps up to 2048 threads per SM in flight to hide memory latency).",
+		fmt.Sprintf("At hidden %d the CPU's %d lanes have work from batch %d on. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
+			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), race.ModelGPU, sms, full),
+		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization; with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
 	}
 	if b := FloorEnds(hidden); b > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("In the datasheet model, the GPU's step stays on its launch floor until batch ≈ %s at hidden %d, where its arithmetic takes as long as starting its kernels.",
+		t.Notes = append(t.Notes, fmt.Sprintf("In the GPU model, the step is launch-bound (starting and waiting on its kernels, not arithmetic) until batch ≈ %s at hidden %d: filling the SMs comes long before the arithmetic outweighs the launches.",
 			charts.Plain(float64(b)), hidden))
 	}
 	return t
 }
 
-// FloorEnds is the smallest power-of-two batch at which the model's arithmetic (compute or memory
-// time) reaches its launch time at this hidden width: where the GPU's time per step starts to grow.
+// FloorEnds is the smallest power-of-two batch at which the GPU model's step stops being
+// launch-bound at this hidden width: where the GPU's time per step starts to grow with the work.
 // 0 when it does not within 2²⁴.
 func FloorEnds(hidden int) int {
 	for b := 1; b <= 1<<24; b *= 2 {
-		e := race.EstimateStep(race.Step(b, hidden))
-		if max(e.Compute, e.Memory) >= e.Launch {
+		if race.EstimateStep(race.Step(b, hidden)).Bound != "launch-bound" {
 			return b
 		}
 	}
@@ -120,10 +140,11 @@ func PeakShareTable(sweeps ...[]measure.Result) race.Table {
 			for _, b := range []int{lo, hi} {
 				w := race.Step(b, hidden)
 				e := race.EstimateStep(w)
-				t.Rows = append(t.Rows, []string{race.ModelName, "datasheet model, not a measurement", w.String(),
-					charts.Duration(e.Seconds()), charts.SI(w.FLOPs()/e.Seconds(), "FLOP/s"),
+				lo, hi := w.FLOPs()/e.High.Seconds(), w.FLOPs()/e.Low.Seconds()
+				t.Rows = append(t.Rows, []string{race.ModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
+					e.Band(), charts.SI(lo, "FLOP/s") + " – " + charts.SI(hi, "FLOP/s"),
 					charts.SI(peak, "FLOP/s") + " (" + race.ModelPrecision + ")",
-					fmt.Sprintf("%.2g%%", 100*w.FLOPs()/e.Seconds()/peak)})
+					fmt.Sprintf("%.2g–%.2g%%", 100*lo/peak, 100*hi/peak)})
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -50,7 +51,8 @@ func FLOPTable() Table {
 			"formula",
 		})
 	}
-	breakEven := gpuPeak * LaunchCost.Seconds()
+	issue := gpumodel.Published.Issue
+	breakEven := gpuPeak * issue.Low
 	smaller := 0
 	for _, l := range Layers {
 		if l.Training().FLOPs() < breakEven {
@@ -59,8 +61,8 @@ func FLOPTable() Table {
 	}
 	t.Notes = []string{
 		"Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the two time columns divide it by a peak (CPU: model, GPU: datasheet).",
-		fmt.Sprintf("Starting one GPU kernel costs about %s (an assumption, see the race's model): at %s the %s could do %.2g FLOPs in that time, more than the whole training step of %d of these %d layers.",
-			charts.Duration(LaunchCost.Seconds()), charts.SI(gpuPeak, "FLOP/s"), short(ModelGPU), breakEven, smaller, len(Layers)),
+		fmt.Sprintf("Issuing one GPU kernel costs %s–%s (the GPU model's range, from published measurements): at %s the %s could do %.2g FLOPs in even the short end of it, more than the whole training step of %d of these %d layers.",
+			charts.Duration(issue.Low), charts.Duration(issue.High), charts.SI(gpuPeak, "FLOP/s"), short(ModelGPU), breakEven, smaller, len(Layers)),
 	}
 	return t
 }

@@ -20,7 +20,7 @@ const GoBudget = 150 * time.Millisecond
 // of it (about 4 GFLOP/s on large steps, and slow on weight-sized traffic at small batches).
 func goEstimate(w workloads.MLP) time.Duration {
 	s := w.FLOPs()/4e9 + float64(w.NumParams())*50e-9 + 100e-6
-	return seconds(s)
+	return time.Duration(s * 1e9)
 }
 
 // Run is the race: one training step of Step(batch, hidden), timed live on every XLA device here
@@ -107,7 +107,7 @@ func Describe(batch, hidden int) string {
 		return fmt.Sprintf("No GPU here: the xla:cuda lane was recorded on %s on %s (whygpu record), at this batch and width.",
 			r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
 	}
-	return fmt.Sprintf("No GPU here and no recording at this size yet: the %s lane is the datasheet model of the step on an %s (below), not a measurement.",
+	return fmt.Sprintf("No GPU here and no recording at this size yet: the %s lane is the course's GPU model of the step on an %s, drawn as a band from its optimistic to its pessimistic end (assumptions below), not a measurement.",
 		ModelName, short(ModelGPU))
 }
 

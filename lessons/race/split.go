@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
@@ -180,9 +181,9 @@ func SplitTable(results []measure.Result) Table {
 		"relative: this split's time over the fastest split on the same device. Same FLOPs in every row: the difference is per-call overhead and cache reuse.",
 	}
 	if !HasGPU(results) {
-		e8 := EstimateWork(ModelSpec(), workloads.Square(8, dtypes.Float32).FLOPs(), workloads.Square(8, dtypes.Float32).Bytes(), 1)
-		t.Notes = append(t.Notes, fmt.Sprintf("No GPU here and none recorded yet: the chart adds the datasheet model (%s per call: %s of launch, %s of arithmetic for an 8×8).",
-			charts.Duration(e8.Seconds()), charts.Duration(e8.Launch), charts.Duration(max(e8.Compute, e8.Memory))))
+		e8 := EstimateMatMul(workloads.Square(8, dtypes.Float32))
+		t.Notes = append(t.Notes, fmt.Sprintf("No GPU here and none recorded yet: the chart adds the course's GPU model as a band (%s per call for an 8×8, of which the arithmetic is %s; the rest is starting the kernel and waiting for it). %s",
+			e8.Band(), charts.Duration(max(e8.Compute[0], e8.Memory[0])), e8.Note()))
 	}
 	return t
 }
@@ -195,9 +196,10 @@ func SplitChart(results []measure.Result) (*plot.Plot, error) {
 		m := charts.Series{Name: ModelName, Source: charts.Model}
 		for _, side := range SplitSides {
 			w := Split(SplitBudget, side)
-			e := EstimateWork(ModelSpec(), w.one().FLOPs(), w.one().Bytes(), 1)
-			m.Points = append(m.Points, charts.XY{X: float64(side), Y: float64(w.Calls) * e.Seconds()})
-			m.Note = "roofline + one " + charts.Duration(LaunchCost.Seconds()) + " launch per call, not a measurement"
+			e := EstimateMatMul(w.one())
+			n := float64(w.Calls)
+			m.Points = append(m.Points, charts.XY{X: float64(side), Y: n * e.Mid().Seconds(), Lo: n * e.Low.Seconds(), Hi: n * e.High.Seconds()})
+			m.Note = "one call after another; " + e.Note()
 		}
 		series = append(series, m)
 	}
@@ -272,16 +274,17 @@ func SliverTable(results []measure.Result) Table {
 		}
 	}
 	if !HasGPU(results) {
-		var es []Estimate
+		var es []gpumodel.Estimate
 		for _, b := range SliverBatches {
 			w := workloads.MatMul{M: b, K: SliverWidth, N: SliverWidth, Type: dtypes.Float32}
-			e := EstimateWork(ModelSpec(), w.FLOPs(), w.Bytes(), 1)
+			e := EstimateMatMul(w)
 			es = append(es, e)
-			t.Rows = append(t.Rows, []string{ModelName, "datasheet model (" + e.Note() + ")", w.String(), fmt.Sprintf("%.3g", w.FLOPs()),
-				fmt.Sprint(b * SliverWidth), charts.Duration(e.Seconds())})
+			t.Rows = append(t.Rows, []string{ModelName, "model band (" + e.Note() + ")", w.String(), fmt.Sprintf("%.3g", w.FLOPs()),
+				fmt.Sprint(b * SliverWidth), e.Band()})
 		}
-		t.Notes = append(t.Notes, fmt.Sprintf("%s (datasheet model): 256× the work takes %.2f× the time; both are %s.",
-			ModelName, es[1].Seconds()/es[0].Seconds(), es[1].Bound()))
+		r1, r2 := es[1].Low.Seconds()/es[0].Low.Seconds(), es[1].High.Seconds()/es[0].High.Seconds()
+		t.Notes = append(t.Notes, fmt.Sprintf("%s, a model band and not a measurement: 256× the work takes %.2f–%.2f× the time (%s, then %s); both are %s: the GPU waits on starting its kernel, not on arithmetic. 256 samples of 512 outputs are %d output tiles of 128×128, so a GPU can take 256 samples in one pass where one sample leaves most of its %d SMs idle.",
+			ModelName, min(r1, r2), max(r1, r2), es[0].Band(), es[1].Band(), es[1].Bound, es[1].Tiles, GPU.GPU.SMs))
 	}
 	if g, ok := CoresOf(ModelGPU); ok {
 		lanes := g.CUDACores()

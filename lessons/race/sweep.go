@@ -170,6 +170,9 @@ func CrossoverLine(series []charts.Series, what string) string {
 	}
 	c, g := series[cpu], series[gpu]
 	who := func(s charts.Series) string { return s.Name + " " + s.Source.Describe(s.Note) }
+	if g.Banded() {
+		return bandCrossover(c, g, what, who(c)+" vs "+who(g))
+	}
 	if cs := charts.Crossovers([]charts.Series{c, g}); len(cs) > 0 {
 		// Noise can make close curves touch more than once at small sizes: the crossover that
 		// matters is the last, after which the order holds.
@@ -188,6 +191,45 @@ func CrossoverLine(series []charts.Series, what string) string {
 	}
 	return fmt.Sprintf("crossover: none between %s %s and %s (%s vs %s): %s is faster throughout",
 		what, charts.Plain(lo), charts.Plain(hi), who(c), who(g), faster)
+}
+
+// bandCrossover says where a measured curve c meets a model band g: a range of sizes between the
+// crossing with the band's optimistic end and with its pessimistic end, never one size.
+func bandCrossover(c, g charts.Series, what, whose string) string {
+	end := func(hi bool) charts.Series {
+		e := charts.Series{Name: g.Name, Source: g.Source}
+		for _, p := range g.Points {
+			y := p.Lo
+			if hi {
+				y = p.Hi
+			}
+			e.Points = append(e.Points, charts.XY{X: p.X, Y: y})
+		}
+		return e
+	}
+	var at []string
+	for _, hi := range []bool{false, true} {
+		if cs := charts.Crossovers([]charts.Series{c, end(hi)}); len(cs) > 0 {
+			at = append(at, charts.Plain(roundTo3(cs[len(cs)-1].At.X)))
+		}
+	}
+	lo, hi := overlap(c.Points, g.Points)
+	switch len(at) {
+	case 2:
+		return fmt.Sprintf("crossover: somewhere between %s ≈ %s and ≈ %s, where %s passes the two ends of the model's band (%s): a model brackets the crossover, a recording would pin it",
+			what, at[0], at[1], c.Name, whose)
+	case 1:
+		return fmt.Sprintf("crossover: from %s ≈ %s on, %s is past one end of the model's band; over the rest of %s %s–%s it lies inside the band (%s): too close to call with a model",
+			what, at[0], c.Name, what, charts.Plain(lo), charts.Plain(hi), whose)
+	}
+	y, b := yAt(c.Points, lo), yAt(end(false).Points, lo)
+	switch {
+	case y < b:
+		return fmt.Sprintf("crossover: none between %s %s and %s (%s): %s is faster than even the band's optimistic end throughout", what, charts.Plain(lo), charts.Plain(hi), whose, c.Name)
+	case y > yAt(end(true).Points, lo):
+		return fmt.Sprintf("crossover: none between %s %s and %s (%s): %s is faster throughout, even at the band's pessimistic end", what, charts.Plain(lo), charts.Plain(hi), whose, g.Name)
+	}
+	return fmt.Sprintf("crossover: none to pin between %s %s and %s (%s): %s lies inside the model's band throughout, too close to call with a model", what, charts.Plain(lo), charts.Plain(hi), whose, c.Name)
 }
 
 // overlap is the x range both curves cover.

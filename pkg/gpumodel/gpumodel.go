@@ -276,7 +276,7 @@ func (e Estimate) Label() string {
 // Note is the one-line summary of the assumptions, for a chart legend or a lane's note.
 func (e Estimate) Note() string {
 	a := e.model.A
-	return fmt.Sprintf("%s model band, not a measurement: %d kernels (%s) at %s–%s issue each, overlapped on a stream; %s peak × %.0f–%.0f%%; %d×%d tiles on %d SMs",
+	return fmt.Sprintf("%s model band, not a measurement: %d kernel(s) (%s) at %s–%s issue each, overlapped on a stream; %s peak × %.0f–%.0f%%; %d×%d tiles on %d SMs",
 		e.GPU, e.Work.Kernels, e.Work.KernelsFrom, dur(a.Issue.Low), dur(a.Issue.High),
 		strings.ToUpper(e.Work.Precision), 100*a.PeakFraction.High, 100*a.PeakFraction.Low, a.TileM, a.TileN, e.model.GPU.SMs)
 }

@@ -37,7 +37,7 @@ func TestBandIsOrderedAndLabeled(t *testing.T) {
 					t.Errorf("Label %q lacks %q", e.Label(), s)
 				}
 			}
-			if !strings.Contains(e.Note(), "not a measurement") || !strings.Contains(e.Note(), "kernels") {
+			if !strings.Contains(e.Note(), "not a measurement") || !strings.Contains(e.Note(), "kernel(s)") {
 				t.Errorf("Note lacks its assumptions: %q", e.Note())
 			}
 			all := strings.Join(e.Assumptions(), "\n")
