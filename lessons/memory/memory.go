@@ -371,9 +371,17 @@ func Budget(dev *devices.Device, w workloads.MLP) error {
 	if float64(need) <= 0.8*float64(avail) {
 		return nil
 	}
-	return fmt.Errorf("%s: one training step needs %s (computed from shapes: %s) but %s has %s available — refused before allocating; the largest batch that fits is about %d: %w",
+	return fmt.Errorf("%s: one training step needs %s (computed from shapes: %s) but %s has %s available%s — refused before allocating; the largest batch that fits is about %d: %w",
 		w, workloads.FormatBytes(float64(need)), w.Memory(), dev.Name, workloads.FormatBytes(float64(avail)),
-		LargestBatch(w, uint64(0.8*float64(avail))), workloads.ErrOutOfMemory)
+		limitNote(dev), LargestBatch(w, uint64(0.8*float64(avail))), workloads.ErrOutOfMemory)
+}
+
+// limitNote says which memory limit a CPU device's budget came from (the container's or the host's).
+func limitNote(dev *devices.Device) string {
+	if dev.IsGPU() {
+		return " (free GPU memory, NVML)"
+	}
+	return " (" + devices.HostMemoryLimit().String() + ")"
 }
 
 // LargestBatch is the largest batch of w whose step fits in budget bytes, from shapes: (budget −

@@ -9,7 +9,6 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/shirou/gopsutil/v4/cpu"
-	"github.com/shirou/gopsutil/v4/mem"
 )
 
 // Ceilings are the roofs a device cannot exceed: peak FLOP/s per dtype and main-memory bandwidth.
@@ -161,9 +160,7 @@ func describeCPU(d *Device) {
 	d.Kind = KindCPU
 	d.Cores = f.Cores
 	d.Model = fmt.Sprintf("%s (%d cores)", f.ModelName, f.Cores)
-	if vm, err := mem.VirtualMemory(); err == nil {
-		d.MemoryBytes = vm.Total
-	}
+	d.MemoryBytes = HostMemoryLimit().Total // the container's limit when it has one
 	d.Spec = CPUModel(f)
 }
 

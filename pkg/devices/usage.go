@@ -1,8 +1,12 @@
 package devices
 
 import (
+	"fmt"
+
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/shirou/gopsutil/v4/mem"
+
+	"github.com/gpu-course/whygpu/pkg/cgroup"
 )
 
 // GPUUsage is one reading of a GPU's utilization and memory, as NVML reports it.
@@ -57,12 +61,44 @@ func (d *Device) AvailableMemory() uint64 {
 	return HostAvailableMemory()
 }
 
-// HostAvailableMemory is the host RAM available to new allocations (gopsutil's "available"), 0 if
-// unknown.
+// HostAvailableMemory is the memory available to new allocations of this process: the container's
+// (cgroup memory limit less what the cgroup uses) when a limit is set and tighter than the host's, else
+// the host RAM available (gopsutil's "available"); 0 if unknown. HostMemoryLimit says which.
 func HostAvailableMemory() uint64 {
-	vm, err := mem.VirtualMemory()
-	if err != nil {
-		return 0
+	return HostMemoryLimit().Available
+}
+
+// MemoryLimit is the memory budget of this process and where it came from.
+type MemoryLimit struct {
+	Total     uint64 // the limit: the cgroup's, or the host's RAM
+	Available uint64 // what a new allocation can still get
+	Container bool   // true when the cgroup limit is the tighter one
+	Source    string // "cgroup v2 memory.max", "cgroup v1 memory.limit_in_bytes" or "host RAM"
+}
+
+// String says which limit applies, e.g. "container limit 4.00 GiB (cgroup v2 memory.max), 3.10 GiB available".
+func (m MemoryLimit) String() string {
+	what := "host RAM"
+	if m.Container {
+		what = "container limit"
 	}
-	return vm.Available
+	return fmt.Sprintf("%s %.2f GiB (%s), %.2f GiB available", what, float64(m.Total)/(1<<30), m.Source,
+		float64(m.Available)/(1<<30))
+}
+
+// HostMemoryLimit is the memory budget of this process: the container's cgroup limit when one is set and
+// leaves less than the host, else the host's RAM.
+func HostMemoryLimit() MemoryLimit {
+	var m MemoryLimit
+	if vm, err := mem.VirtualMemory(); err == nil {
+		m = MemoryLimit{Total: vm.Total, Available: vm.Available, Source: "host RAM"}
+	}
+	if cg := cgroup.ReadMemory(); cg.Limit != 0 && (m.Total == 0 || cg.Limit < m.Total || cg.Available() < m.Available) {
+		avail := cg.Available()
+		if m.Total != 0 {
+			avail = min(avail, m.Available) // the host may have less left than the limit allows
+		}
+		m = MemoryLimit{Total: cg.Limit, Available: avail, Container: true, Source: cg.Source}
+	}
+	return m
 }

@@ -146,14 +146,14 @@ func checkFits(dev *devices.Device, what string, deviceBytes, hostBytes float64)
 				what, FormatBytes(deviceBytes), dev.Name, FormatBytes(avail), ErrOutOfMemory)
 		}
 		if host > 0 && hostBytes > slack*host {
-			return fmt.Errorf("workloads: %s needs %s of host memory to stage its inputs, only %s is available: %w",
-				what, FormatBytes(hostBytes), FormatBytes(host), ErrOutOfMemory)
+			return fmt.Errorf("workloads: %s needs %s of host memory to stage its inputs, only %s is available (%s): %w",
+				what, FormatBytes(hostBytes), FormatBytes(host), devices.HostMemoryLimit(), ErrOutOfMemory)
 		}
 		return nil
 	}
 	if need := deviceBytes + hostBytes; host > 0 && need > slack*host {
-		return fmt.Errorf("workloads: %s needs %s of memory on %s (device buffers and host staging), only %s is available: %w",
-			what, FormatBytes(need), dev.Name, FormatBytes(host), ErrOutOfMemory)
+		return fmt.Errorf("workloads: %s needs %s of memory on %s (device buffers and host staging), only %s is available (%s): %w",
+			what, FormatBytes(need), dev.Name, FormatBytes(host), devices.HostMemoryLimit(), ErrOutOfMemory)
 	}
 	return nil
 }
