@@ -15,4 +15,5 @@ import (
 	_ "github.com/gpu-course/whygpu/lessons/race"         // 01-race
 	_ "github.com/gpu-course/whygpu/lessons/roofline"     // 02-roofline
 	_ "github.com/gpu-course/whygpu/lessons/setupcheck"   // 00-setup-check
+	_ "github.com/gpu-course/whygpu/lessons/smallgpt"     // 09-small-gpt
 )

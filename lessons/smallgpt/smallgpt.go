@@ -1,0 +1,507 @@
+// Package smallgpt is the code behind notebooks/09-small-gpt.ipynb: a small GPT, trained live.
+//
+// The model is workloads.GPT (GoMLX's transformer layers, character tokens, the course's own prose
+// from pkg/corpus). Notebook cells stay thin: they call the functions here. Every GoNB cell is a new
+// process, so what a later cell needs (the training run, the sweep) is kept on disk.
+package smallgpt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/corpus"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Lesson is the lesson id: the notebook's file name without ".ipynb".
+const Lesson = "09-small-gpt"
+
+// Names results are kept under between cells.
+const (
+	KeepRun   = Lesson + "-run"
+	KeepSweep = Lesson + "-context-sweep"
+)
+
+// Prompt is what the trained model continues.
+const Prompt = "The GPU "
+
+func init() {
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "train",
+		Doc: "train the small GPT on the course text: step time, tokens/s, FLOP/s (laptop 300 steps d=64; GPU 600 steps d=256)",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			run, err := TrainOn(dev, Config(s), Steps(s), nil)
+			if err != nil {
+				return nil, err
+			}
+			return []measure.Result{run.Result}, nil
+		},
+	})
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "context-sweep",
+		Doc: "one training step at a fixed token count, sequence length 64 → 1024 (laptop 64/256/1024, GPU 64…4096)",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return SweepOn(dev, Config(s), SweepLengths(s), nil)
+		},
+	})
+}
+
+// Config is the model trained at a scale: laptop L=2, d=64, 4 heads, 64-character windows, 16 per
+// step; GPU L=4, d=256, 8 heads, 256-character windows, 64 per step.
+func Config(s experiments.Scale) workloads.GPT {
+	v := corpus.NewTokenizer().Size()
+	return experiments.Pick(s,
+		workloads.GPT{Vocab: v, Context: 64, Batch: 16, Embed: 64, Layers: 2, Heads: 4, Seed: 9},
+		workloads.GPT{Vocab: v, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8, LR: 1e-3, Seed: 9})
+}
+
+// Steps is how many training steps a scale runs.
+func Steps(s experiments.Scale) int { return experiments.Pick(s, 300, 600) }
+
+// SweepLengths are the sequence lengths the context sweep measures.
+func SweepLengths(s experiments.Scale) []int {
+	return experiments.Pick(s, []int{64, 256, 1024}, []int{64, 128, 256, 512, 1024, 2048, 4096})
+}
+
+// Live shows a chart that updates in place (display.LiveChart satisfies it).
+type Live interface {
+	Update(p *plot.Plot, caption string)
+	Done(p *plot.Plot, caption string)
+}
+
+// Run is one training run.
+type Run struct {
+	Config  workloads.GPT  `json:"config"`
+	Losses  []float64      `json:"losses"` // per step, nats per character
+	Sample  string         `json:"sample"` // greedy continuation of Prompt after training
+	Wall    time.Duration  `json:"wall_ns"`
+	Result  measure.Result `json:"result"` // step time (first, compiling step excluded), FLOPs per step
+	Ceiling float64        `json:"ceiling_flops"`
+	Peak    float64        `json:"peak_flops"`
+}
+
+// TokensPerSec is the training throughput at the median step time.
+func (r Run) TokensPerSec() float64 {
+	return float64(r.Config.Tokens()) / r.Result.Seconds()
+}
+
+// Train trains the scale's model on the default device (the GPU when there is one), drawing the loss
+// curve in live as it goes, then continues Prompt greedily, and keeps the run for later cells.
+func Train(live Live) (Run, error) {
+	dev, err := devices.Default()
+	if err != nil {
+		return Run{}, err
+	}
+	s := experiments.CurrentScale()
+	run, err := TrainOn(dev, Config(s), Steps(s), live)
+	if err != nil {
+		return run, err
+	}
+	return run, keepJSON(KeepRun, run)
+}
+
+// TrainOn trains c for steps steps on dev (live may be nil).
+func TrainOn(dev *devices.Device, c workloads.GPT, steps int, live Live) (Run, error) {
+	run := Run{Config: c}
+	if steps < 2 {
+		return run, fmt.Errorf("smallgpt: train at least 2 steps, not %d", steps)
+	}
+	tok := corpus.NewTokenizer()
+	ids, err := tok.Encode(corpus.Text())
+	if err != nil {
+		return run, err
+	}
+	tr, err := workloads.NewGPTTrainer(dev, c)
+	if err != nil {
+		return run, err
+	}
+	batches, err := workloads.NewTextBatches(ids, c, uint64(c.Seed))
+	if err != nil {
+		return run, err
+	}
+	start := time.Now()
+	var times []time.Duration
+	last := time.Now()
+	for i := range steps {
+		in, tg := batches.Next()
+		t0 := time.Now()
+		loss, err := tr.Step(in, tg)
+		if err != nil {
+			return run, err
+		}
+		if i > 0 {
+			times = append(times, time.Since(t0))
+		}
+		run.Losses = append(run.Losses, loss)
+		if live != nil && (time.Since(last) > 700*time.Millisecond || i == 0) {
+			last = time.Now()
+			p, _ := LossChart(run)
+			live.Update(p, caption(run, i+1, steps, times, tr.Compile))
+		}
+	}
+	run.Wall = time.Since(start)
+	prompt, err := tok.Encode(Prompt)
+	if err != nil {
+		return run, err
+	}
+	out, err := tr.Greedy(prompt, 120)
+	if err != nil {
+		return run, err
+	}
+	run.Sample = tok.Decode(out)
+	r := measure.Result{
+		Workload: c.Name(), Label: c.String(), DType: "float32", Precision: "float32",
+		Params: map[string]int{"vocab": c.Vocab, "context": c.Context, "batch": c.Batch, "embed": c.Embed,
+			"layers": c.Layers, "heads": c.Heads, "steps": steps},
+		FLOPs: c.FLOPs(), Compile: tr.Compile, Stats: measure.Summarize(times), RelErr: -1,
+		PeakFLOPS: dev.Spec.Peak("float32"), PeakSource: dev.Spec.Source, Provenance: measure.ProvenanceOf(dev),
+	}
+	if ceil, ok := measure.CachedCeilings(dev); ok {
+		r.CeilingFLOPS = ceil.FLOPS["float32"]
+	}
+	run.Result, run.Peak, run.Ceiling = r, r.PeakFLOPS, r.CeilingFLOPS
+	if live != nil {
+		p, _ := LossChart(run)
+		live.Done(p, caption(run, steps, steps, times, tr.Compile))
+	}
+	return run, nil
+}
+
+func caption(run Run, done, steps int, times []time.Duration, compile time.Duration) string {
+	c := run.Config
+	loss := run.Losses[len(run.Losses)-1]
+	msg := fmt.Sprintf("step %d/%d  loss %.3f nats/char (measured live)", done, steps, loss)
+	if len(times) > 0 {
+		med := measure.Summarize(times).Median
+		msg += fmt.Sprintf("  %s/step  %.0f tokens/s", med.Round(100*time.Microsecond), float64(c.Tokens())/med.Seconds())
+	} else {
+		msg += fmt.Sprintf("  (first step, compiling: %s)", compile.Round(time.Millisecond))
+	}
+	return msg
+}
+
+// LossChart draws the loss per step, measured live.
+func LossChart(run Run) (*plot.Plot, error) {
+	pts := make([]charts.XY, len(run.Losses))
+	for i, l := range run.Losses {
+		pts[i] = charts.XY{X: float64(i + 1), Y: l}
+	}
+	return charts.Lines(charts.Axes{Title: "Training loss, " + run.Config.String(), X: "step", Y: "cross-entropy (nats per character)"},
+		charts.Series{Name: "loss", Points: pts, Source: charts.Live, Note: run.Result.Provenance.Device})
+}
+
+// RecallRun reads the run Train kept.
+func RecallRun() (Run, error) {
+	var run Run
+	return run, recallJSON(KeepRun, &run)
+}
+
+// SampleText is the sample of the kept run, with its prompt.
+func SampleText() (string, error) {
+	run, err := RecallRun()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s|%s  (greedy, after %d steps, final loss %.2f)", Prompt, run.Sample, len(run.Losses), run.Losses[len(run.Losses)-1]), nil
+}
+
+// FLOPsTable counts one training step of c by class of matrix product (forward × 3, the backward
+// pass doing two products per forward one), with 6·N·T and the total beside it.
+func FLOPsTable(c workloads.GPT) (header []string, rows [][]string) {
+	header = []string{"matrix products (× 3: forward + backward)", "FLOPs per step (count)", "share"}
+	total := c.FLOPs()
+	for _, m := range c.ForwardMatMuls() {
+		f := 3 * m.FLOPs()
+		rows = append(rows, []string{m.What, charts.SI(f, "FLOP"), fmt.Sprintf("%.1f%%", 100*f/total)})
+	}
+	rows = append(rows,
+		[]string{"total (exact count of the graph's products)", charts.SI(total, "FLOP"), "100%"},
+		[]string{fmt.Sprintf("6·N·T  (N = %d matrix parameters, T = %d tokens)", c.MatmulParams(), c.Tokens()), charts.SI(c.SixNT(), "FLOP"), fmt.Sprintf("%.1f%%", 100*c.SixNT()/total)},
+		[]string{"12·L·s·d·T  (attention scores and values)", charts.SI(c.AttentionFLOPs(), "FLOP"), fmt.Sprintf("%.1f%%", 100*c.AttentionShare())},
+	)
+	return header, rows
+}
+
+// RunFLOPsTable is FLOPsTable of the kept run's model.
+func RunFLOPsTable() ([]string, [][]string, error) {
+	run, err := RecallRun()
+	if err != nil {
+		return nil, nil, err
+	}
+	h, r := FLOPsTable(run.Config)
+	return h, r, nil
+}
+
+// ShareTable is the model's attention share as the sequence length grows (a count, no measurement):
+// 12·L·s·d over 6·N + 12·L·s·d per token.
+func ShareTable(c workloads.GPT, lengths []int) (header []string, rows [][]string) {
+	header = []string{"sequence length s", "6·N per token", "12·L·s·d per token", "attention share (count)"}
+	for _, s := range lengths {
+		c.Context = s
+		t := float64(c.Tokens())
+		rows = append(rows, []string{fmt.Sprint(s), charts.SI(c.SixNT()/t, "FLOP"), charts.SI(c.AttentionFLOPs()/t, "FLOP"),
+			fmt.Sprintf("%.1f%%", 100*c.AttentionShare())})
+	}
+	return header, rows
+}
+
+// Sweep measures one training step of the scale's model on the default device at each sweep length,
+// keeping the tokens per step fixed (batch × length = the model's own), and keeps the results.
+func Sweep(progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+	dev, err := devices.Default()
+	if err != nil {
+		return nil, err
+	}
+	s := experiments.CurrentScale()
+	rs, err := SweepOn(dev, Config(s), SweepLengths(s), progress)
+	if err != nil {
+		return rs, err
+	}
+	return rs, measure.Keep(KeepSweep, rs)
+}
+
+// SweepOn times a few training steps of c at each sequence length (tokens per step fixed at c's).
+func SweepOn(dev *devices.Device, c workloads.GPT, lengths []int, progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+	tokens := c.Tokens()
+	tok := corpus.NewTokenizer()
+	ids, err := tok.Encode(corpus.Text())
+	if err != nil {
+		return nil, err
+	}
+	var out []measure.Result
+	for i, s := range lengths {
+		cs := c
+		cs.Context, cs.Batch = s, max(1, tokens/s)
+		if progress != nil {
+			progress(i, len(lengths), "%s", cs.String())
+		}
+		tr, err := workloads.NewGPTTrainer(dev, cs)
+		if err != nil {
+			return out, err
+		}
+		batches, err := workloads.NewTextBatches(ids, cs, 1)
+		if err != nil {
+			return out, err
+		}
+		var stepErr error
+		step := func() error {
+			in, tg := batches.Next()
+			_, stepErr = tr.Step(in, tg)
+			return stepErr
+		}
+		stats, _, err := measure.Time(step, measure.Options{Warmup: 1, Reps: 3})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, measure.Result{
+			Workload: cs.Name(), Label: cs.String(), DType: "float32", Precision: "float32",
+			Params: map[string]int{"context": s, "batch": cs.Batch, "embed": cs.Embed, "layers": cs.Layers},
+			FLOPs:  cs.FLOPs(), Compile: tr.Compile, Stats: stats, RelErr: -1,
+			PeakFLOPS: dev.Spec.Peak("float32"), PeakSource: dev.Spec.Source, Provenance: measure.ProvenanceOf(dev),
+		})
+	}
+	if progress != nil {
+		progress(len(lengths), len(lengths), "done")
+	}
+	return out, nil
+}
+
+// SweepChart draws, per sequence length, the measured step time (live or recorded) next to what the
+// FLOP count predicts from the shortest length's measured FLOP/s (a model).
+func SweepChart(results []measure.Result) (*plot.Plot, error) {
+	if len(results) == 0 {
+		return nil, errors.New("smallgpt: no sweep results: run the sweep cell first")
+	}
+	var series []charts.Series
+	byDev := map[string][]measure.Result{}
+	var order []string
+	for _, r := range results {
+		k := r.Provenance.Label()
+		if _, ok := byDev[k]; !ok {
+			order = append(order, k)
+		}
+		byDev[k] = append(byDev[k], r)
+	}
+	for _, k := range order {
+		rs := byDev[k]
+		src := charts.Live
+		if rs[0].Provenance.Recorded {
+			src = charts.Recorded
+		}
+		var meas, pred []charts.XY
+		rate := rs[0].FLOPS()
+		for _, r := range rs {
+			x := float64(r.Params["context"])
+			meas = append(meas, charts.XY{X: x, Y: r.Seconds() * 1e3})
+			pred = append(pred, charts.XY{X: x, Y: r.FLOPs / rate * 1e3})
+		}
+		series = append(series,
+			charts.Series{Name: rs[0].Provenance.Device + " step time", Points: meas, Source: src, Note: rs[0].Provenance.Model},
+			charts.Series{Name: rs[0].Provenance.Device + " FLOP count ÷ FLOP/s at s=64", Points: pred, Source: charts.Model, Note: "6·N·T + 12·L·s·d·T"})
+	}
+	return charts.Lines(charts.Axes{Title: "One training step, same tokens per step, longer sequences", X: "sequence length s", Y: "ms per step",
+		LogX: true, LogY: true}, series...)
+}
+
+// SweepWithRecorded is the kept live sweep plus recordings from devices not here.
+func SweepWithRecorded() ([]measure.Result, error) {
+	live, err := measure.Recall(KeepSweep)
+	if err != nil {
+		return nil, err
+	}
+	return experiments.WithRecorded(live, Lesson, "context-sweep")
+}
+
+// MFU is model FLOPs utilization: achieved FLOP/s of the training step ÷ a ceiling. The rows are the
+// measured matmul ceiling of this device (measure.MeasureCeilings), its datasheet/model peak, and the
+// recorded GPU runs, when there are any.
+func MFU() ([]string, [][]string, error) {
+	run, err := RecallRun()
+	if err != nil {
+		return nil, nil, err
+	}
+	dev, err := devices.Open(run.Result.Provenance.Device)
+	if err != nil {
+		return nil, nil, err
+	}
+	ceil, err := measure.MeasureCeilings(dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	achieved := run.Result.FLOPS()
+	header := []string{"device", "training step achieved", "÷ ceiling", "MFU", "source"}
+	rows := [][]string{
+		{dev.Name, charts.SI(achieved, "FLOP/s"), charts.SI(ceil.FLOPS["float32"], "FLOP/s") + " (large f32 matmul, measured here)",
+			fmt.Sprintf("%.1f%%", 100*achieved/ceil.FLOPS["float32"]), "live"},
+	}
+	if achieved > ceil.FLOPS["float32"] {
+		rows = append(rows, []string{"note", "", "", "", fmt.Sprintf("over 100%%: the machine was busier when the ceiling was measured (%s, kept 12 h) than during training; the ratio is not trustworthy", ceil.Date.Local().Format("15:04"))})
+	}
+	if p := dev.Spec.Peak("float32"); p > 0 {
+		rows = append(rows, []string{dev.Name, charts.SI(achieved, "FLOP/s"), charts.SI(p, "FLOP/s") + " (" + dev.Spec.Source + ")",
+			fmt.Sprintf("%.1f%%", 100*achieved/p), "live ÷ model peak"})
+	}
+	rec, err := experiments.Recorded(Lesson, "train")
+	if err != nil {
+		return header, rows, err
+	}
+	for _, r := range rec {
+		if r.PeakFLOPS > 0 {
+			rows = append(rows, []string{r.Provenance.Device + " " + r.Provenance.Model, charts.SI(r.FLOPS(), "FLOP/s"),
+				charts.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.PeakSource + ")", fmt.Sprintf("%.1f%%", r.PercentOfPeak()),
+				"recorded " + r.Provenance.Date.Format("2006-01-02")})
+		}
+	}
+	return header, rows, nil
+}
+
+// BadInputs tries what a learner might: a prompt longer than the context, a character the corpus
+// never uses, and a model whose training step does not fit in memory. Each is an error value (the
+// kernel stays alive); the table shows the messages.
+func BadInputs() ([]string, [][]string) {
+	header := []string{"input", "what happens"}
+	var rows [][]string
+	show := func(what string, err error) {
+		msg := "no error (unexpected)"
+		if err != nil {
+			msg = err.Error()
+		}
+		rows = append(rows, []string{what, msg})
+	}
+	dev, err := devices.Default()
+	if err != nil {
+		show("open the device", err)
+		return header, rows
+	}
+	tok := corpus.NewTokenizer()
+	c := workloads.GPT{Vocab: tok.Size(), Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
+	// No step is needed: the prompt is checked before anything runs.
+	tr, err := workloads.NewGPTTrainer(dev, c)
+	if err != nil {
+		show("a tiny model", err)
+		return header, rows
+	}
+	long, _ := tok.Encode(strings.Repeat("the ", 5))
+	_, err = tr.Greedy(long, 1)
+	show(fmt.Sprintf("a %d-character prompt for a model trained on %d", len(long), c.Context), err)
+	_, err = tok.Encode("GPUs 🚀")
+	show(`the prompt "GPUs 🚀"`, err)
+	huge := c
+	huge.Context, huge.Batch, huge.Embed, huge.Layers, huge.Heads = 8192, 512, 2048, 24, 16
+	_, err = workloads.NewGPTTrainer(dev, huge)
+	show(huge.String(), err)
+	return header, rows
+}
+
+func keepJSON(name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(measure.CacheDir(), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(measure.CacheDir(), name+".json"), b, 0o644)
+}
+
+func recallJSON(name string, v any) error {
+	b, err := os.ReadFile(filepath.Join(measure.CacheDir(), name+".json"))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fmt.Errorf("smallgpt: nothing kept under %q yet: run the training cell first", name)
+		}
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Deck is the lesson's recall checks, one section per "## " section of the notebook.
+var Deck = &recall.Deck{
+	Lesson: Lesson,
+	Title:  "A small GPT, trained live",
+	Sections: []recall.Section{
+		{ID: "train", Title: "Train it", Cards: []recall.Card{
+			{ID: "start-loss", Question: "Why does the loss start near ln(vocabulary size)?",
+				Answer: "An untrained model spreads its probability about evenly over the characters, and the cross-entropy of a uniform guess over V choices is ln V nats."},
+			{ID: "sample", Question: "What does the greedy sample tell you that the loss curve does not?",
+				Answer: "What the falling loss means in practice: which spellings, words and patterns of the text the model has picked up in a few hundred steps."},
+		}},
+		{ID: "count", Title: "6·N·T, counted", Cards: []recall.Card{
+			{ID: "six", Question: "Where do the 6 in 6·N·T come from?",
+				Answer: "Each parameter in a matrix product costs a multiply and an add per token forward (2), and the backward pass does two such products per forward one (4 more)."},
+			{ID: "attention", Question: "Which part of a transformer's FLOPs does 6·N·T leave out, and how does it grow?",
+				Answer: "The attention scores and the weighted values: 12·L·s·d per token, growing with the sequence length s while 6·N stays fixed."},
+		}},
+		{ID: "mfu", Title: "MFU", Cards: []recall.Card{
+			{ID: "define", Question: "What is MFU, and why is it well below 100% for this model?",
+				Answer: "Achieved FLOP/s of the training step ÷ the device's ceiling. Small matrices, layer norms, softmax, the gather and the per-step overhead all take time without counting as model FLOPs."},
+		}},
+	},
+}
+
+// Model is the model trained at the current scale (WHYGPU_SCALE).
+func Model() workloads.GPT { return Config(experiments.CurrentScale()) }
+
+// Summary is one paragraph about a run: steps, loss, step time, tokens/s and achieved FLOP/s.
+func Summary(run Run) string {
+	if len(run.Losses) == 0 {
+		return "no steps ran"
+	}
+	r := run.Result
+	return fmt.Sprintf("**%s**, %d steps in %s on %s: loss %.2f → %.2f nats/char; median step %s (first step, compiling: %s); "+
+		"**%.0f tokens/s**, %s of model FLOPs per step → %s achieved.",
+		run.Config, len(run.Losses), run.Wall.Round(100*time.Millisecond), r.Provenance.Label(), run.Losses[0], run.Losses[len(run.Losses)-1],
+		r.Stats.Median.Round(10*time.Microsecond), r.Compile.Round(time.Millisecond), run.TokensPerSec(), charts.SI(r.FLOPs, "FLOP"), charts.SI(r.FLOPS(), "FLOP/s"))
+}

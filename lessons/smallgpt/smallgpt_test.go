@@ -1,0 +1,88 @@
+package smallgpt
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpu-course/whygpu/internal/lessontest"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+)
+
+func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
+
+func TestExperimentsAreRegistered(t *testing.T) {
+	for _, name := range []string{"train", "context-sweep"} {
+		if _, ok := experiments.Lookup(Lesson + "/" + name); !ok {
+			t.Errorf("experiment %s/%s is not registered", Lesson, name)
+		}
+	}
+}
+
+func TestFLOPsTable(t *testing.T) {
+	for _, s := range []experiments.Scale{experiments.Laptop, experiments.GPU} {
+		c := Config(s)
+		_, rows := FLOPsTable(c)
+		if len(rows) != len(c.ForwardMatMuls())+3 {
+			t.Errorf("%s: %d rows", s, len(rows))
+		}
+		if err := c.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+	_, rows := ShareTable(Config(experiments.Laptop), []int{64, 1024})
+	if rows[0][3] >= rows[1][3] && len(rows[0][3]) >= len(rows[1][3]) {
+		t.Errorf("share does not grow: %v", rows)
+	}
+}
+
+func openCPU(t *testing.T) *devices.Device {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		t.Skipf("xla:cpu: %v", err)
+	}
+	return dev
+}
+
+// TestTrainOnCPU trains a small model a few steps and checks the run's numbers and sample.
+func TestTrainOnCPU(t *testing.T) {
+	dev := openCPU(t)
+	c := Config(experiments.Laptop)
+	c.Layers, c.Embed, c.Context, c.Batch = 1, 32, 32, 4
+	run, err := TrainOn(dev, c, 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Losses) != 5 || run.Result.FLOPS() <= 0 || run.TokensPerSec() <= 0 || len([]rune(run.Sample)) != 120 {
+		t.Errorf("run: %d losses, %g FLOP/s, sample %q", len(run.Losses), run.Result.FLOPS(), run.Sample)
+	}
+	if _, err := LossChart(run); err != nil {
+		t.Error(err)
+	}
+	rs, err := SweepOn(dev, c, []int{16, 64}, nil)
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("sweep: %v", err)
+	}
+	if _, err := SweepChart(rs); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestBadInputsAreErrors(t *testing.T) {
+	openCPU(t)
+	_, rows := BadInputs()
+	if len(rows) != 3 {
+		t.Fatalf("rows %v", rows)
+	}
+	for _, r := range rows {
+		if strings.Contains(r[1], "no error") {
+			t.Errorf("%s: %s", r[0], r[1])
+		}
+	}
+	if !strings.Contains(rows[2][1], "out of memory") {
+		t.Errorf("huge model: %s", rows[2][1])
+	}
+}
+
+// TestNotebookRecallSections checks the deck against the notebook's display.Recall calls.
+func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
