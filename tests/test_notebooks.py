@@ -11,6 +11,7 @@ import time
 import nbformat
 import pytest
 
+from _seat import Seat, record
 from conftest import NOTEBOOKS, artifacts, cell_text, error_outputs, execute, has_chart  # noqa: F401
 
 TIMINGS = {}
@@ -19,8 +20,10 @@ TIMINGS = {}
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs_clean(path, artifacts):
     t0 = time.monotonic()
-    nb = execute(path)
+    with Seat() as seat:  # the kernel's whole tree: GoNB, gopls, cells, compiler (tests/_seat.py)
+        nb = execute(path)
     TIMINGS[path.name] = time.monotonic() - t0
+    record(artifacts, "lesson " + path.stem, seat.row())
     nbformat.write(nb, str(artifacts / path.name))
     problems = []
     for i, cell in enumerate(nb.cells):
