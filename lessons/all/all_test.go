@@ -45,3 +45,35 @@ func TestEveryLessonIsImported(t *testing.T) {
 		}
 	}
 }
+
+// TestNoLessonImportsAnother fails when a lesson package (its code or its tests) imports another
+// lesson: lessons are leaves, and what two lessons share belongs in pkg/ (sweeps and recordings in
+// experiments, graphs in workloads, units and tables in units). lessons/all, which imports every
+// lesson for `whygpu record`, and the template are the exceptions.
+func TestNoLessonImportsAnother(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "*", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, file := range files {
+		lesson := filepath.Base(filepath.Dir(file))
+		if lesson == "all" || strings.HasPrefix(lesson, "_") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if other, ok := strings.CutPrefix(p, lessonsPkg); ok && other != lesson {
+				t.Errorf("%s imports lessons/%s: no lesson imports another; move what both need into pkg/", filepath.ToSlash(file), other)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("found no lesson files to check")
+	}
+}

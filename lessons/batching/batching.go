@@ -1,10 +1,10 @@
 // Package batching is the code behind notebooks/03-batch-and-width.ipynb: batch size and layer
 // width.
 //
-// It sweeps lesson 1's training step (package race: 64 → hidden → hidden → 10, float32, SGD) over
+// It sweeps the course's training step (experiments.Step, raced in lesson 1: 64 → hidden → hidden → 10, f32, SGD) over
 // the batch size at a narrow and a wide hidden layer, and over the hidden width at a small batch, on
 // every XLA device here, with the GPU taken from a recording when there is no GPU (or the datasheet
-// model of package race until one exists). It reports time per step, samples per second, achieved
+// GPU model, package gpumodel, until one exists). It reports time per step, samples per second, achieved
 // FLOP/s and share of peak, the crossover batch, an occupancy table that explains why the GPU's
 // time stays flat, and utilization timelines (package monitor) of a small and a large batch.
 package batching
@@ -12,10 +12,10 @@ package batching
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
@@ -39,20 +39,12 @@ const WidthBatch = 16
 // Batches are the batch sizes swept at a scale: 1…512 on a laptop, 1…8192 at GPU scale (where the
 // GPU's floor lasts much longer).
 func Batches(s experiments.Scale) []int {
-	return experiments.Pick(s, powers(1, 512), powers(1, 8192))
+	return experiments.Pick(s, units.PowersOfTwo(1, 512), units.PowersOfTwo(1, 8192))
 }
 
 // Widths are the hidden widths swept at a scale: 16…2048 on a laptop, 16…8192 at GPU scale.
 func Widths(s experiments.Scale) []int {
-	return experiments.Pick(s, powers(16, 2048), powers(16, 8192))
-}
-
-func powers(lo, hi int) []int {
-	var out []int
-	for v := lo; v <= hi; v *= 2 {
-		out = append(out, v)
-	}
-	return out
+	return experiments.Pick(s, units.PowersOfTwo(16, 2048), units.PowersOfTwo(16, 8192))
 }
 
 func init() {
@@ -62,7 +54,7 @@ func init() {
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
 			var out []measure.Result
 			for _, h := range []int{Narrow, Wide} {
-				rs, err := race.Sweep(dev, race.Grid(Batches(s), []int{h}), race.Timing, nil)
+				rs, err := experiments.Sweep(dev, experiments.Grid(Batches(s), []int{h}), experiments.StepTiming, nil)
 				out = append(out, rs...)
 				if err != nil {
 					return out, err
@@ -75,15 +67,15 @@ func init() {
 		Lesson: Lesson, Name: WidthSweepName,
 		Doc: "one MLP training step (64→h→h→10, f32, SGD) at batch 16 vs hidden width; laptop 16…2048, GPU 16…8192",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return race.Sweep(dev, widthSizes(Widths(s)), race.Timing, nil)
+			return experiments.Sweep(dev, widthSizes(Widths(s)), experiments.StepTiming, nil)
 		},
 	})
 }
 
-func widthSizes(widths []int) []race.Size {
-	var out []race.Size
+func widthSizes(widths []int) []experiments.Size {
+	var out []experiments.Size
 	for _, h := range widths {
-		out = append(out, race.Size{Batch: WidthBatch, Hidden: h})
+		out = append(out, experiments.Size{Batch: WidthBatch, Hidden: h})
 	}
 	return out
 }
@@ -95,13 +87,13 @@ func KeepName(what string) string { return Lesson + "-" + what }
 // BatchSweep times the step at every batch of the current scale, at this hidden width, on every XLA
 // device here; adds the steps recorded on devices not here (a GPU) at the same width; and keeps them
 // (KeepName("batch-<hidden>")).
-func BatchSweep(hidden int, progress race.Progress) ([]measure.Result, error) {
-	sizes := race.Grid(Batches(experiments.CurrentScale()), []int{hidden})
-	out, err := race.SweepEveryDevice(sizes, progress)
+func BatchSweep(hidden int, progress experiments.Progress) ([]measure.Result, error) {
+	sizes := experiments.Grid(Batches(experiments.CurrentScale()), []int{hidden})
+	out, err := experiments.SweepEveryDevice(sizes, progress)
 	if err != nil {
 		return out, err
 	}
-	out, err = race.WithRecordedOf(out, Lesson, BatchSweepName, race.HiddenIs(hidden))
+	out, err = experiments.WithRecordedWhere(out, Lesson, BatchSweepName, experiments.HiddenIs(hidden))
 	if err != nil {
 		return out, err
 	}
@@ -110,12 +102,12 @@ func BatchSweep(hidden int, progress race.Progress) ([]measure.Result, error) {
 
 // WidthSweep times the step at batch WidthBatch for every hidden width of the current scale, on
 // every XLA device here, adds recorded results of devices not here, and keeps them (KeepName("width")).
-func WidthSweep(progress race.Progress) ([]measure.Result, error) {
-	out, err := race.SweepEveryDevice(widthSizes(Widths(experiments.CurrentScale())), progress)
+func WidthSweep(progress experiments.Progress) ([]measure.Result, error) {
+	out, err := experiments.SweepEveryDevice(widthSizes(Widths(experiments.CurrentScale())), progress)
 	if err != nil {
 		return out, err
 	}
-	out, err = race.WithRecordedOf(out, Lesson, WidthSweepName, race.BatchIs(WidthBatch))
+	out, err = experiments.WithRecordedWhere(out, Lesson, WidthSweepName, experiments.BatchIs(WidthBatch))
 	if err != nil {
 		return out, err
 	}

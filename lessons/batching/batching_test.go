@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
-	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -31,7 +30,7 @@ func TestExperimentsAreRegistered(t *testing.T) {
 
 // fake is a step result as measured (or recorded) on a device.
 func fake(device string, batch, hidden int, d time.Duration, recorded bool) measure.Result {
-	w := race.Step(batch, hidden)
+	w := experiments.Step(batch, hidden)
 	r := measure.Result{
 		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
 		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
@@ -48,7 +47,7 @@ func fake(device string, batch, hidden int, d time.Duration, recorded bool) meas
 func cpuSweep(hidden int, batches []int) []measure.Result {
 	var rs []measure.Result
 	for _, b := range batches {
-		f := race.Step(b, hidden).FLOPs()
+		f := experiments.Step(b, hidden).FLOPs()
 		rs = append(rs, fake(devices.CPU, b, hidden, 40*time.Microsecond+time.Duration(f*0.5), false))
 	}
 	return rs
@@ -79,7 +78,7 @@ func TestChartsAndCrossovers(t *testing.T) {
 	}
 	var width []measure.Result
 	for _, h := range Widths(experiments.Laptop) {
-		f := race.Step(WidthBatch, h).FLOPs()
+		f := experiments.Step(WidthBatch, h).FLOPs()
 		width = append(width, fake(devices.CPU, WidthBatch, h, 30*time.Microsecond+time.Duration(f*0.1), false))
 	}
 	if _, err := WidthChart(width); err != nil {
@@ -124,7 +123,7 @@ func TestPeakShareTable(t *testing.T) {
 	if len(tab.Rows) != 4 {
 		t.Fatalf("rows:\n%s", tab)
 	}
-	if tab.Rows[2][0] != race.ModelName || !strings.Contains(tab.Rows[2][1], "not a measurement") {
+	if tab.Rows[2][0] != experiments.StepModelName || !strings.Contains(tab.Rows[2][1], "not a measurement") {
 		t.Errorf("model row: %v", tab.Rows[2])
 	}
 }

@@ -5,27 +5,27 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
 // stepName is the step's shape for titles: "64→512→512→10".
 func stepName(hidden int) string {
-	return fmt.Sprintf("%d→%d→%d→%d", race.In, hidden, hidden, race.Out)
+	return fmt.Sprintf("%d→%d→%d→%d", experiments.StepIn, hidden, hidden, experiments.StepOut)
 }
 
 // BatchChart draws time per step against batch size for one hidden width, log–log, a line per
 // device, the crossover marked.
 func BatchChart(rs []measure.Result, hidden int) (*plot.Plot, error) {
 	return charts.TimeVsBatch(fmt.Sprintf("Training step %s (f32, SGD): time per step vs batch", stepName(hidden)),
-		race.TimeSeries(rs, race.Batch))
+		experiments.TimeSeries(rs, experiments.Batch))
 }
 
 // Crossover is the printed crossover line of a batch sweep: "crossover: batch ≈ N (…)" or
 // "crossover: none between batch 1 and 512 (…)".
 func Crossover(rs []measure.Result, hidden int) string {
-	return race.CrossoverLine(race.TimeSeries(rs, race.Batch), "batch") + fmt.Sprintf(" [hidden %d]", hidden)
+	return experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch") + fmt.Sprintf(" [hidden %d]", hidden)
 }
 
 // withHidden names each series after its hidden width too: "xla:cpu · hidden 64".
@@ -39,8 +39,8 @@ func withHidden(ss []charts.Series, hidden int) []charts.Series {
 // ThroughputChart draws samples per second against batch size for both widths, log–log: a device
 // that keeps its time per step flat doubles its throughput with every doubling of the batch.
 func ThroughputChart(narrow, wide []measure.Result) (*plot.Plot, error) {
-	series := withHidden(race.ThroughputSeries(narrow, race.Batch), Narrow)
-	series = append(series, withHidden(race.ThroughputSeries(wide, race.Batch), Wide)...)
+	series := withHidden(experiments.ThroughputSeries(narrow, experiments.Batch), Narrow)
+	series = append(series, withHidden(experiments.ThroughputSeries(wide, experiments.Batch), Wide)...)
 	return charts.Throughput("Training throughput vs batch size (f32, SGD)", "batch size [samples]", "samples/s", series)
 }
 
@@ -50,17 +50,17 @@ func WidthChart(rs []measure.Result) (*plot.Plot, error) {
 		Title: fmt.Sprintf("Training step 64→h→h→10 at batch %d: time per step vs hidden width", WidthBatch),
 		X:     "hidden width h [units]", Y: "time per step [s]",
 		LogX: true, LogY: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.LogTicks{Format: charts.Duration},
-	}, race.TimeSeries(rs, race.Hidden)...)
+	}, experiments.TimeSeries(rs, experiments.Hidden)...)
 }
 
 // WidthCrossover is the printed crossover line of the width sweep.
 func WidthCrossover(rs []measure.Result) string {
-	return race.CrossoverLine(race.TimeSeries(rs, race.Hidden), "hidden width") + fmt.Sprintf(" [batch %d]", WidthBatch)
+	return experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Hidden), "hidden width") + fmt.Sprintf(" [batch %d]", WidthBatch)
 }
 
 // FLOPSChart draws achieved FLOP/s against hidden width at batch WidthBatch: how much of its
 // arithmetic each device gets to use as the layer widens.
 func FLOPSChart(rs []measure.Result) (*plot.Plot, error) {
 	return charts.Throughput(fmt.Sprintf("Achieved arithmetic vs hidden width (batch %d, training step, f32)", WidthBatch),
-		"hidden width h [units]", "FLOP/s", race.FLOPSSeries(rs, race.Hidden))
+		"hidden width h [units]", "FLOP/s", experiments.FLOPSSeries(rs, experiments.Hidden))
 }

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 
 	"github.com/gomlx/compute/dtypes"
@@ -17,7 +19,7 @@ import (
 // CPULanes is how many f32 operations this CPU can start per cycle, from its model: cores × SIMD
 // lanes × FMA units. A layer with fewer independent outputs than this leaves lanes idle.
 func CPULanes() int {
-	f, _ := race.CPUFacts()
+	f := devices.ReadCPUFacts()
 	return f.Cores * f.Lanes32 * f.FMAUnits
 }
 
@@ -30,14 +32,14 @@ func gpuTime(rs []measure.Result, batch, hidden int) (sec float64, source string
 			return r.Seconds(), "xla:cuda, " + src.Describe(note)
 		}
 	}
-	e := race.EstimateStep(race.Step(batch, hidden))
+	e := gpumodel.EstimateStep(experiments.Step(batch, hidden))
 	return -1, e.Label() + ", " + e.Bound
 }
 
 // hiddenTiles is the model's picture of one hidden layer's product at a batch: output tiles and the
 // share of the GPU's SMs they keep busy (gpumodel's tile/wave quantization).
 func hiddenTiles(batch, hidden int) (tiles int, fill float64) {
-	e := race.EstimateMatMul(workloads.MatMul{M: batch, K: hidden, N: hidden, Type: dtypes.Float32})
+	e := gpumodel.EstimateMatMul(workloads.MatMul{M: batch, K: hidden, N: hidden, Type: dtypes.Float32})
 	return e.Tiles, e.Fill
 }
 
@@ -45,9 +47,9 @@ func hiddenTiles(batch, hidden int) (tiles int, fill float64) {
 // outputs a hidden layer has (B·H), how many output tiles that is and what share of the model GPU's
 // SMs they keep busy (the GPU model's tile/wave picture), what share of this CPU's f32 lanes (model)
 // it could keep busy, and the time per step on each.
-func OccupancyTable(rs []measure.Result, hidden int) race.Table {
-	sms, cpuLanes := race.GPU.GPU.SMs, CPULanes()
-	t := race.Table{Header: []string{"batch", "outputs per hidden layer (B·H)",
+func OccupancyTable(rs []measure.Result, hidden int) units.Table {
+	sms, cpuLanes := gpumodel.Default().GPU.SMs, CPULanes()
+	t := units.Table{Header: []string{"batch", "outputs per hidden layer (B·H)",
 		fmt.Sprintf("output tiles → SMs busy (of %d, GPU model)", sms),
 		fmt.Sprintf("CPU lanes with work (of %d, model)", cpuLanes),
 		"xla:cpu time per step (measured live)", "GPU time per step", "GPU time from"}}
@@ -69,7 +71,7 @@ func OccupancyTable(rs []measure.Result, hidden int) race.Table {
 		sec, from := gpuTime(rs, b, hidden)
 		gpu := charts.Duration(sec)
 		if sec < 0 {
-			e := race.EstimateStep(race.Step(b, hidden))
+			e := gpumodel.EstimateStep(experiments.Step(b, hidden))
 			gpu = e.Band()
 		}
 		tiles, fill := hiddenTiles(b, hidden)
@@ -88,7 +90,7 @@ func OccupancyTable(rs []measure.Result, hidden int) race.Table {
 	}
 	t.Notes = []string{
 		fmt.Sprintf("At hidden %d the CPU's %d lanes have work from batch %d on. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
-			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), race.ModelGPU, sms, full),
+			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Name, sms, full),
 		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization; with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
 	}
 	if b := FloorEnds(hidden); b > 0 {
@@ -103,7 +105,7 @@ func OccupancyTable(rs []measure.Result, hidden int) race.Table {
 // 0 when it does not within 2²⁴.
 func FloorEnds(hidden int) int {
 	for b := 1; b <= 1<<24; b *= 2 {
-		if race.EstimateStep(race.Step(b, hidden)).Bound != "launch-bound" {
+		if gpumodel.EstimateStep(experiments.Step(b, hidden)).Bound != "launch-bound" {
 			return b
 		}
 	}
@@ -113,8 +115,8 @@ func FloorEnds(hidden int) int {
 // PeakShareTable shows how much of each device's peak a step uses, at the smallest and the largest
 // batch of each sweep given: achieved FLOP/s over the peak (CPU: model; GPU: datasheet, TF32), for
 // live and recorded results, and for the datasheet model when there is no GPU result.
-func PeakShareTable(sweeps ...[]measure.Result) race.Table {
-	t := race.Table{Header: []string{"device", "source", "step", "time per step", "achieved", "peak", "share of peak"}}
+func PeakShareTable(sweeps ...[]measure.Result) units.Table {
+	t := units.Table{Header: []string{"device", "source", "step", "time per step", "achieved", "peak", "share of peak"}}
 	for _, rs := range sweeps {
 		if len(rs) == 0 {
 			continue
@@ -134,16 +136,16 @@ func PeakShareTable(sweeps ...[]measure.Result) race.Table {
 			t.Rows = append(t.Rows, []string{r.Provenance.Device, src.Describe(note), r.Label,
 				charts.Duration(r.Seconds()), charts.SI(r.FLOPS(), "FLOP/s"), peak, share})
 		}
-		if !race.HasGPU(rs) {
+		if !experiments.HasGPU(rs) {
 			hidden := rs[0].Params["hidden"]
-			peak := race.ModelSpec().Ceilings.Peak(race.ModelPrecision)
+			peak := gpumodel.Default().GPU.Spec.Ceilings.Peak(workloads.TF32)
 			for _, b := range []int{lo, hi} {
-				w := race.Step(b, hidden)
-				e := race.EstimateStep(w)
+				w := experiments.Step(b, hidden)
+				e := gpumodel.EstimateStep(w)
 				lo, hi := w.FLOPs()/e.High.Seconds(), w.FLOPs()/e.Low.Seconds()
-				t.Rows = append(t.Rows, []string{race.ModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
+				t.Rows = append(t.Rows, []string{experiments.StepModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
 					e.Band(), charts.SI(lo, "FLOP/s") + " – " + charts.SI(hi, "FLOP/s"),
-					charts.SI(peak, "FLOP/s") + " (" + race.ModelPrecision + ")",
+					charts.SI(peak, "FLOP/s") + " (" + workloads.TF32 + ")",
 					fmt.Sprintf("%.2g–%.2g%%", 100*lo/peak, 100*hi/peak)})
 			}
 		}

@@ -7,9 +7,9 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/monitor"
 )
 
@@ -56,7 +56,7 @@ func WatchUtilization(batch int) []Watch {
 
 func watch(d *devices.Device, batch, hidden int, dur time.Duration) Watch {
 	w := Watch{Device: d.Name, Model: d.Model, Batch: batch, Hidden: hidden}
-	tr, err := race.Step(batch, hidden).NewTrainer(d)
+	tr, err := experiments.Step(batch, hidden).NewTrainer(d)
 	if err != nil {
 		w.Err = err
 		return w

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -33,12 +34,12 @@ func (l Layer) DotProducts() int { return l.B * l.H }
 // FLOPTable counts the arithmetic of a dense layer from the workloads' formulas: forward 2·B·D·H
 // (workloads.MatMul.FLOPs), forward + backward ≈ 3× that (workloads.MLP.FLOPs), and how long that
 // arithmetic alone would take at this CPU's model peak and at the datasheet GPU's TF32 peak.
-func FLOPTable() Table {
+func FLOPTable() units.Table {
 	_, cpu := CPUFacts()
 	cpuPeak := cpu.Peak("float32")
 	gpu := ModelSpec().Ceilings
 	gpuPeak := gpu.Peak(ModelPrecision)
-	t := Table{Header: []string{"B", "D", "H", "independent dot products (B·H, each of length D)",
+	t := units.Table{Header: []string{"B", "D", "H", "independent dot products (B·H, each of length D)",
 		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "at this CPU's f32 peak", "at the " + short(ModelGPU) + "'s TF32 peak", "source"}}
 	for _, l := range Layers {
 		fwd := l.Forward().FLOPs()

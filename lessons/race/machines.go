@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // GPUCores is how a datasheet GPU is built: streaming multiprocessors (SMs), FP32 lanes ("CUDA
@@ -64,11 +65,11 @@ func CPUFacts() (devices.CPUFacts, devices.Ceilings) {
 // Machines is the latency machine next to the throughput machine: this machine's CPU (from its
 // model name, cores, clock and SIMD width, with the model peak those give) next to the datasheet
 // GPUs, core for core.
-func Machines() Table {
+func Machines() units.Table {
 	f, cpu := CPUFacts()
 	cpuPeak := cpu.Peak("float32")
 	perCore := cpuPeak / float64(max(f.Cores, 1))
-	t := Table{Header: []string{"machine", "cores", "clock", "f32 per core", "f32 peak", "16-bit matrix peak", "memory bandwidth", "where the numbers come from"}}
+	t := units.Table{Header: []string{"machine", "cores", "clock", "f32 per core", "f32 peak", "16-bit matrix peak", "memory bandwidth", "where the numbers come from"}}
 	t.Rows = append(t.Rows, []string{
 		"this CPU: " + f.ModelName,
 		fmt.Sprintf("%d (each %d f32 SIMD lanes × %d FMA units)", f.Cores, f.Lanes32, f.FMAUnits),
@@ -117,7 +118,7 @@ func Machines() Table {
 		if hasServer {
 			sp := server.Ceilings.Peak("float32")
 			t.Notes = append(t.Notes, fmt.Sprintf("Against a 64-core server socket (the source text's model) the gap is smaller but still there: %s× in f32, %s× in TF32, %s× in BF16 on tensor cores.",
-				charts.Plain(roundTo3(gpu.Peak("float32")/sp)), charts.Plain(roundTo3(gpu.Peak("tf32")/sp)), charts.Plain(roundTo3(gpu.Peak("bfloat16")/sp))))
+				charts.Plain(units.Round3(gpu.Peak("float32")/sp)), charts.Plain(units.Round3(gpu.Peak("tf32")/sp)), charts.Plain(units.Round3(gpu.Peak("bfloat16")/sp))))
 		}
 	}
 	t.Notes = append(t.Notes, "CPU figures are a model (cores × clock × SIMD lanes × FMA units × 2), GPU figures are NVIDIA's datasheets: ceilings, not measurements.")

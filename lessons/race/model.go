@@ -7,6 +7,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -23,53 +24,17 @@ const ModelGPU = "NVIDIA H200 SXM"
 // ModelPrecision is the arithmetic the model assumes for float32 matrix products: TF32.
 const ModelPrecision = workloads.TF32
 
-// ModelName is the name of the model's lanes and series: "H200 (model)".
-var ModelName = GPU.Name()
-
 // short drops the vendor: "NVIDIA H200 SXM" → "H200 SXM".
 func short(model string) string { return strings.TrimPrefix(model, "NVIDIA ") }
 
 // ModelSpec returns the datasheet row of ModelGPU.
 func ModelSpec() devices.Spec { return GPU.GPU.Spec }
 
-// EstimateStep is the model's band for one training step of w (kernels: 6 per layer, assumed, until
-// a count from the compiled graph is given).
-func EstimateStep(w workloads.MLP) gpumodel.Estimate {
-	return GPU.Estimate(gpumodel.Step(w, 0, ""))
-}
-
-// EstimateMatMul is the model's band for one matrix product w as one kernel.
-func EstimateMatMul(w workloads.MatMul) gpumodel.Estimate {
-	return GPU.Estimate(gpumodel.MatMul(w.M, w.N, w.K, strings.ToLower(w.Type.String()), w.Bytes()))
-}
-
-// BandLane is a race lane for a model estimate: the band, its middle for ordering, its assumptions.
-func BandLane(e gpumodel.Estimate) charts.Lane {
-	return charts.Lane{Device: ModelName, Time: e.Mid(), Low: e.Low, High: e.High, Source: charts.Model, Note: e.Note()}
-}
-
-// ModelLane is the GPU lane of the race from the model.
-func ModelLane(w workloads.MLP) charts.Lane { return BandLane(EstimateStep(w)) }
-
-// ModelSeries is the model's band per step at each size, as a chart series; x reads a size's
-// coordinate (its batch, or its hidden width) and y turns a step's time in seconds and its size into
-// the chart's value (applied to both ends of the band).
-func ModelSeries(sizes []Size, x func(Size) float64, y func(sec float64, s Size) float64) charts.Series {
-	s := charts.Series{Name: ModelName, Source: charts.Model}
-	for _, sz := range sizes {
-		e := EstimateStep(Step(sz.Batch, sz.Hidden))
-		s.Note = e.Note()
-		pt := charts.XY{X: x(sz), Y: e.Mid().Seconds(), Lo: e.Low.Seconds(), Hi: e.High.Seconds()}
-		s.Points = append(s.Points, pt.MapY(func(_, sec float64) float64 { return y(sec, sz) }))
-	}
-	return s
-}
-
 // ModelTable explains the model at one size: its assumptions and its parts at both ends of the band.
-func ModelTable(batch, hidden int) Table {
+func ModelTable(batch, hidden int) units.Table {
 	w := Step(batch, hidden)
-	e := EstimateStep(w)
-	t := Table{Header: []string{"part of the model", "optimistic end", "pessimistic end", "where it comes from"}}
+	e := gpumodel.EstimateStep(w)
+	t := units.Table{Header: []string{"part of the model", "optimistic end", "pessimistic end", "where it comes from"}}
 	add := func(a, lo, hi, c string) { t.Rows = append(t.Rows, []string{a, lo, hi, c}) }
 	d := charts.Duration
 	add("work", w.String(), w.String(), "the race's step")

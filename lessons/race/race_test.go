@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
@@ -25,13 +26,13 @@ func TestExperimentsAreRegistered(t *testing.T) {
 	}
 	// At GPU scale the step sweep covers every stop of the race's sliders, so a GPU recording gives
 	// the race a recorded lane wherever the learner puts them.
-	grid := map[Size]bool{}
+	grid := map[experiments.Size]bool{}
 	for _, s := range SweepSizes(experiments.GPU) {
 		grid[s] = true
 	}
 	for _, b := range Batches {
 		for _, h := range Hiddens {
-			if !grid[Size{b, h}] {
+			if !grid[experiments.Size{Batch: b, Hidden: h}] {
 				t.Errorf("the GPU-scale step sweep misses the race's stop batch %d × hidden %d", b, h)
 			}
 		}
@@ -52,22 +53,22 @@ func contains(vs []int, v int) bool {
 
 func TestModel(t *testing.T) {
 	w := Step(1, 64)
-	e := EstimateStep(w)
+	e := gpumodel.EstimateStep(w)
 	if e.Bound != "launch-bound" || e.Work.Kernels != 18 {
 		t.Errorf("batch 1 × hidden 64 should be launch-bound with 18 kernels, got %s, %d", e.Bound, e.Work.Kernels)
 	}
 	if !(e.Low > 0 && e.Low < e.High) {
 		t.Errorf("the model must be a band, got %v – %v", e.Low, e.High)
 	}
-	big := EstimateStep(Step(1<<16, 8192))
+	big := gpumodel.EstimateStep(Step(1<<16, 8192))
 	if big.Bound != "compute-bound" {
 		t.Errorf("a huge step should be compute-bound, got %s", big.Bound)
 	}
 	// Not a constant over the slider grid: the band's far end moves with the work.
-	if top := EstimateStep(Step(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
+	if top := gpumodel.EstimateStep(Step(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
 		t.Errorf("the GPU lane barely moves over the grid: %s at the start, %s at the largest size", e.Band(), top.Band())
 	}
-	lane := ModelLane(w)
+	lane := experiments.BandLane(gpumodel.EstimateStep(w))
 	if lane.Source != charts.Model || !lane.Banded() || !strings.Contains(lane.Describe(), "not a measurement") || !strings.Contains(lane.Describe(), "band") {
 		t.Errorf("the model lane must be a labeled band, not a measurement: %q", lane.Describe())
 	}
@@ -194,7 +195,7 @@ func TestCrossoverLine(t *testing.T) {
 	for _, b := range Batches {
 		rs = append(rs, fake(devices.CPU, b, 64, time.Duration(5+5*b)*time.Microsecond, false))
 	}
-	line := CrossoverLine(TimeSeries(rs, Batch), "batch")
+	line := experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")
 	// CPU = 5 µs + 5 µs·b passes the model band's two ends (≈ 23 µs and ≈ 92 µs) at batch ≈ 3.6 and ≈ 17.
 	m := regexp.MustCompile(`^crossover: somewhere between batch ≈ ([0-9.]+) and ≈ ([0-9.]+), .*xla:cpu measured live vs H200 \(model\) datasheet model \(H200 SXM model band`).FindStringSubmatch(line)
 	if m == nil {
@@ -210,12 +211,12 @@ func TestCrossoverLine(t *testing.T) {
 	for _, b := range Batches {
 		rs = append(rs, fake(devices.CUDA, b, 64, 5*time.Microsecond, true))
 	}
-	line = CrossoverLine(TimeSeries(rs, Batch), "batch")
+	line = experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")
 	if !strings.HasPrefix(line, "crossover: none between batch 1 and 512") || !strings.Contains(line, "recorded on test xla:cuda, 2026-11-30") ||
 		!strings.HasSuffix(line, "xla:cuda is faster throughout") {
 		t.Errorf("crossover line with a recorded GPU faster everywhere: %q", line)
 	}
-	if s := TimeSeries(rs, Batch); len(s) != 2 {
+	if s := experiments.TimeSeries(rs, experiments.Batch); len(s) != 2 {
 		t.Errorf("with a recorded GPU there is no model series: %d series", len(s))
 	}
 	if _, err := SweepChart(rs); err != nil {
@@ -243,11 +244,11 @@ func TestRecordedGPULane(t *testing.T) {
 	if !GPUHere() && !strings.Contains(Describe(32, 64), "recorded on NVIDIA H200") {
 		t.Errorf("Describe: %q", Describe(32, 64))
 	}
-	got, err := WithRecorded([]measure.Result{fake(devices.CPU, 32, 64, time.Millisecond, false)}, StepSweepName, HiddenIs(64))
+	got, err := experiments.WithRecordedWhere([]measure.Result{fake(devices.CPU, 32, 64, time.Millisecond, false)}, Lesson, StepSweepName, experiments.HiddenIs(64))
 	if err != nil || len(got) != 2 || !got[1].Provenance.Recorded {
 		t.Errorf("WithRecorded: %v, %d results", err, len(got))
 	}
-	if got, _ := WithRecorded(nil, StepSweepName, HiddenIs(128)); len(got) != 0 {
+	if got, _ := experiments.WithRecordedWhere(nil, Lesson, StepSweepName, experiments.HiddenIs(128)); len(got) != 0 {
 		t.Errorf("WithRecorded kept a result of another width: %v", got)
 	}
 }
@@ -277,7 +278,7 @@ func TestSweepOnGoBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := 0
-	rs, err := Sweep(dev, Grid([]int{1, 4}, []int{16}), measure.Options{Warmup: 1, Reps: 3}, func(done, total int, _ string, _ ...any) {
+	rs, err := experiments.Sweep(dev, experiments.Grid([]int{1, 4}, []int{16}), measure.Options{Warmup: 1, Reps: 3}, func(done, total int, _ string, _ ...any) {
 		calls++
 		if total != 2 || done < 0 || done >= total {
 			t.Errorf("progress %d/%d", done, total)
@@ -320,7 +321,7 @@ func TestRace(t *testing.T) {
 	}
 	gpu := false
 	for _, l := range lanes {
-		gpu = gpu || strings.HasPrefix(l.Device, devices.CUDA) || l.Device == ModelName
+		gpu = gpu || strings.HasPrefix(l.Device, devices.CUDA) || l.Device == experiments.StepModelName
 	}
 	if !gpu {
 		t.Errorf("no GPU lane (live, recorded or model): %+v", lanes)

@@ -8,6 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -26,7 +27,7 @@ func goEstimate(w workloads.MLP) time.Duration {
 // Run is the race: one training step of Step(batch, hidden), timed live on every XLA device here
 // (xla:cpu, and xla:cuda when there is a GPU), on GoMLX's pure-Go backend when the step is small
 // enough (GoBudget), and — when there is no GPU here — a GPU lane recorded on a real GPU at this
-// size, or else the datasheet model (ModelLane). It is a display.RaceFunc.
+// size, or else the datasheet model (experiments.BandLane). It is a display.RaceFunc.
 func Run(batch, hidden int) ([]charts.Lane, error) {
 	w := Step(batch, hidden)
 	devs, err := devices.Accelerated()
@@ -53,7 +54,7 @@ func Run(batch, hidden int) ([]charts.Lane, error) {
 // liveLane times w on d; a failure (out of memory, say) becomes the lane's error.
 func liveLane(d *devices.Device, w workloads.MLP, opt measure.Options) charts.Lane {
 	lane := charts.Lane{Device: d.Name, Source: charts.Live, Note: d.Model}
-	r, err := TimeStep(d, w, opt)
+	r, err := experiments.TimeStep(d, w, opt)
 	if err != nil {
 		lane.Err = err
 		return lane
@@ -95,7 +96,7 @@ func GPULane(batch, hidden int) charts.Lane {
 	if r, ok := RecordedStep(batch, hidden); ok {
 		return fromresult.Lane(r)
 	}
-	return ModelLane(Step(batch, hidden))
+	return experiments.BandLane(gpumodel.EstimateStep(Step(batch, hidden)))
 }
 
 // Describe says, in a line, where the race's GPU lane comes from at a size.
@@ -108,7 +109,7 @@ func Describe(batch, hidden int) string {
 			r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
 	}
 	return fmt.Sprintf("No GPU here and no recording at this size yet: the %s lane is the course's GPU model of the step on an %s, drawn as a band from its optimistic to its pessimistic end (assumptions below), not a measurement.",
-		ModelName, short(ModelGPU))
+		experiments.StepModelName, short(ModelGPU))
 }
 
 // GPUHere reports whether the xla:cuda device can be opened here (a GPU and its plugin), so the race

@@ -8,11 +8,12 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -111,11 +112,11 @@ var SplitTiming = measure.Options{Warmup: -1, Reps: 3}
 
 // SmallVsLargeOn times the budget split into each side on dev, checking one matmul of each size
 // against float64 first.
-func SmallVsLargeOn(dev *devices.Device, budget float64, sides []int, progress Progress) ([]measure.Result, error) {
+func SmallVsLargeOn(dev *devices.Device, budget float64, sides []int, progress experiments.Progress) ([]measure.Result, error) {
 	var out []measure.Result
 	for i, side := range sides {
 		w := Split(budget, side)
-		progress.step(i, len(sides), "%s: %s", dev.Name, w)
+		progress.Report(i, len(sides), "%s: %s", dev.Name, w)
 		r, err := measure.Run(dev, w, SplitTiming, true)
 		if err != nil {
 			return out, err
@@ -134,7 +135,7 @@ const SmallVsLargeKeep = Lesson + "-small-vs-large"
 // SmallVsLarge runs the split live on every device here — the XLA devices and GoMLX's pure-Go
 // backend, whose calls skip XLA's runtime — adds recorded results of devices not here, and keeps
 // them for the chart.
-func SmallVsLarge(progress Progress) ([]measure.Result, error) {
+func SmallVsLarge(progress experiments.Progress) ([]measure.Result, error) {
 	devs, err := devices.OpenAll()
 	if len(devs) == 0 {
 		return nil, err
@@ -147,7 +148,7 @@ func SmallVsLarge(progress Progress) ([]measure.Result, error) {
 		}
 		out = append(out, rs...)
 	}
-	out, err = WithRecorded(out, SmallLargeName, nil)
+	out, err = experiments.WithRecorded(out, Lesson, SmallLargeName)
 	if err != nil {
 		return out, err
 	}
@@ -156,8 +157,8 @@ func SmallVsLarge(progress Progress) ([]measure.Result, error) {
 
 // SplitTable shows each split: calls, total FLOPs, time for the budget, relative to the largest
 // matmuls, time per call, achieved GFLOP/s and the intensity of one call.
-func SplitTable(results []measure.Result) Table {
-	t := Table{Header: []string{"device", "source", "shape", "calls", "total FLOPs", "time for the budget", "relative", "per call", "GFLOP/s", "FLOPs per byte (n/6, formula)", "compile (not timed)"}}
+func SplitTable(results []measure.Result) units.Table {
+	t := units.Table{Header: []string{"device", "source", "shape", "calls", "total FLOPs", "time for the budget", "relative", "per call", "GFLOP/s", "FLOPs per byte (n/6, formula)", "compile (not timed)"}}
 	best := map[string]float64{}
 	for _, r := range results {
 		k := key(r)
@@ -180,8 +181,8 @@ func SplitTable(results []measure.Result) Table {
 		"Times are medians of 3 runs of the whole budget, after a warm-up; compilation is done first and timed apart (GoMLX compiles once per shape).",
 		"relative: this split's time over the fastest split on the same device. Same FLOPs in every row: the difference is per-call overhead and cache reuse.",
 	}
-	if !HasGPU(results) {
-		e8 := EstimateMatMul(workloads.Square(8, dtypes.Float32))
+	if !experiments.HasGPU(results) {
+		e8 := gpumodel.EstimateMatMul(workloads.Square(8, dtypes.Float32))
 		t.Notes = append(t.Notes, fmt.Sprintf("No GPU here and none recorded yet: the chart adds the course's GPU model as a band (%s per call for an 8×8, of which the arithmetic is %s; the rest is starting the kernel and waiting for it). %s",
 			e8.Band(), charts.Duration(max(e8.Compute[0], e8.Memory[0])), e8.Note()))
 	}
@@ -192,11 +193,11 @@ func SplitTable(results []measure.Result) Table {
 // with the datasheet model for the GPU when no GPU result exists.
 func SplitChart(results []measure.Result) (*plot.Plot, error) {
 	series := fromresult.Series(results, func(r measure.Result) float64 { return float64(r.Params["side"]) }, measure.Result.Seconds)
-	if !HasGPU(results) {
-		m := charts.Series{Name: ModelName, Source: charts.Model}
+	if !experiments.HasGPU(results) {
+		m := charts.Series{Name: experiments.StepModelName, Source: charts.Model}
 		for _, side := range SplitSides {
 			w := Split(SplitBudget, side)
-			e := EstimateMatMul(w.one())
+			e := gpumodel.EstimateMatMul(w.one())
 			n := float64(w.Calls)
 			m.Points = append(m.Points, charts.XY{X: float64(side), Y: n * e.Mid().Seconds(), Lo: n * e.Low.Seconds(), Hi: n * e.High.Seconds()})
 			m.Note = "one call after another; " + e.Note()
@@ -221,7 +222,7 @@ func SliverOn(dev *devices.Device) ([]measure.Result, error) {
 	var out []measure.Result
 	for _, b := range SliverBatches {
 		w := workloads.MatMul{M: b, K: SliverWidth, N: SliverWidth, Type: dtypes.Float32, Seed: 1}
-		r, err := measure.Run(dev, w, Timing, true)
+		r, err := measure.Run(dev, w, experiments.StepTiming, true)
 		if err != nil {
 			return out, err
 		}
@@ -248,14 +249,14 @@ func Sliver() ([]measure.Result, error) {
 		}
 		out = append(out, rs...)
 	}
-	return WithRecorded(out, SliverName, nil)
+	return experiments.WithRecorded(out, Lesson, SliverName)
 }
 
 // SliverTable compares the two batches on each device: 256× the work, how much more time. Without
 // a GPU result it adds the datasheet model's two rows; its notes say how much of the datasheet GPU's
 // FP32 lanes each batch could occupy.
-func SliverTable(results []measure.Result) Table {
-	t := Table{Header: []string{"device", "source", "work", "FLOPs", "outputs (independent dot products)", "time"}}
+func SliverTable(results []measure.Result) units.Table {
+	t := units.Table{Header: []string{"device", "source", "work", "FLOPs", "outputs (independent dot products)", "time"}}
 	byDev := map[string][]measure.Result{}
 	var order []string
 	for _, r := range results {
@@ -273,18 +274,18 @@ func SliverTable(results []measure.Result) Table {
 				rs[0].Provenance.Device, sourceText(rs[0].Provenance), rs[1].Seconds()/rs[0].Seconds()))
 		}
 	}
-	if !HasGPU(results) {
+	if !experiments.HasGPU(results) {
 		var es []gpumodel.Estimate
 		for _, b := range SliverBatches {
 			w := workloads.MatMul{M: b, K: SliverWidth, N: SliverWidth, Type: dtypes.Float32}
-			e := EstimateMatMul(w)
+			e := gpumodel.EstimateMatMul(w)
 			es = append(es, e)
-			t.Rows = append(t.Rows, []string{ModelName, "model band (" + e.Note() + ")", w.String(), fmt.Sprintf("%.3g", w.FLOPs()),
+			t.Rows = append(t.Rows, []string{experiments.StepModelName, "model band (" + e.Note() + ")", w.String(), fmt.Sprintf("%.3g", w.FLOPs()),
 				fmt.Sprint(b * SliverWidth), e.Band()})
 		}
 		r1, r2 := es[1].Low.Seconds()/es[0].Low.Seconds(), es[1].High.Seconds()/es[0].High.Seconds()
 		t.Notes = append(t.Notes, fmt.Sprintf("%s, a model band and not a measurement: 256× the work takes %.2f–%.2f× the time (%s, then %s); both are %s: the GPU waits on starting its kernel, not on arithmetic. 256 samples of 512 outputs are %d output tiles of 128×128, so a GPU can take 256 samples in one pass where one sample leaves most of its %d SMs idle.",
-			ModelName, min(r1, r2), max(r1, r2), es[0].Band(), es[1].Band(), es[1].Bound, es[1].Tiles, GPU.GPU.SMs))
+			experiments.StepModelName, min(r1, r2), max(r1, r2), es[0].Band(), es[1].Band(), es[1].Bound, es[1].Tiles, GPU.GPU.SMs))
 	}
 	if g, ok := CoresOf(ModelGPU); ok {
 		lanes := g.CUDACores()
@@ -304,42 +305,4 @@ func key(r measure.Result) string {
 func sourceText(p measure.Provenance) string {
 	src, note := fromresult.Source(p)
 	return src.Describe(note)
-}
-
-// HasGPU reports whether any result (live or recorded) is from a GPU.
-func HasGPU(results []measure.Result) bool {
-	for _, r := range results {
-		if r.Provenance.Device == devices.CUDA || r.Provenance.Device == devices.CUDANoTF32 {
-			return true
-		}
-	}
-	return false
-}
-
-// WithRecorded appends the results recorded for this lesson's experiment name on devices that
-// were not measured live in live, keeping those keep accepts (nil: all).
-func WithRecorded(live []measure.Result, name string, keep func(measure.Result) bool) ([]measure.Result, error) {
-	return WithRecordedOf(live, Lesson, name, keep)
-}
-
-// WithRecordedOf is WithRecorded for any lesson's experiment.
-func WithRecordedOf(live []measure.Result, lesson, name string, keep func(measure.Result) bool) ([]measure.Result, error) {
-	recorded, err := experiments.Recorded(lesson, name)
-	if err != nil {
-		return live, err
-	}
-	liveDev := map[string]bool{}
-	for _, r := range live {
-		if !r.Provenance.Recorded {
-			liveDev[r.Provenance.Device] = true
-		}
-	}
-	out := live
-	for _, r := range recorded {
-		if liveDev[r.Provenance.Device] || (keep != nil && !keep(r)) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }

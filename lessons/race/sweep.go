@@ -2,13 +2,11 @@ package race
 
 import (
 	"fmt"
-	"strings"
 
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
@@ -18,262 +16,27 @@ const StepSweepKeep = Lesson + "-step-sweep"
 // StepSweep is the race as a static sweep: the training step at every batch of Batches, hidden
 // SweepHidden, timed live on every XLA device here, plus the steps recorded on devices not here
 // (a GPU) at the same sizes. The results are kept for the chart cell.
-func StepSweep(progress Progress) ([]measure.Result, error) {
-	sizes := Grid(Batches, []int{SweepHidden})
-	out, err := SweepEveryDevice(sizes, progress)
+func StepSweep(progress experiments.Progress) ([]measure.Result, error) {
+	sizes := experiments.Grid(Batches, []int{SweepHidden})
+	out, err := experiments.SweepEveryDevice(sizes, progress)
 	if err != nil {
 		return out, err
 	}
-	out, err = WithRecorded(out, StepSweepName, HiddenIs(SweepHidden))
+	out, err = experiments.WithRecordedWhere(out, Lesson, StepSweepName, experiments.HiddenIs(SweepHidden))
 	if err != nil {
 		return out, err
 	}
 	return out, measure.Keep(StepSweepKeep, out)
 }
 
-// SweepEveryDevice times the step at every size on every XLA device here.
-func SweepEveryDevice(sizes []Size, progress Progress) ([]measure.Result, error) {
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
-	var out []measure.Result
-	done, total := 0, len(sizes)*len(devs)
-	for _, d := range devs {
-		rs, err := Sweep(d, sizes, Timing, func(i, _ int, format string, args ...any) {
-			progress.step(done+i, total, format, args...)
-		})
-		out = append(out, rs...)
-		if err != nil {
-			return out, err
-		}
-		done += len(sizes)
-	}
-	progress.step(total, total, "done: %s, each timed on %s", plural(len(sizes), "size"), plural(len(devs), "device"))
-	return out, nil
-}
-
-// HiddenIs keeps results of MLP steps of this hidden width (and the race's other shapes).
-func HiddenIs(hidden int) func(measure.Result) bool {
-	return func(r measure.Result) bool {
-		return r.Params["hidden"] == hidden && r.Params["in"] == In && r.Params["out"] == Out && r.Params["depth"] == Depth
-	}
-}
-
-// BatchIs keeps results of MLP steps of this batch size (and the race's other shapes).
-func BatchIs(batch int) func(measure.Result) bool {
-	return func(r measure.Result) bool {
-		return r.Params["batch"] == batch && r.Params["in"] == In && r.Params["out"] == Out && r.Params["depth"] == Depth
-	}
-}
-
-// Filter returns the results keep accepts.
-func Filter(rs []measure.Result, keep func(measure.Result) bool) []measure.Result {
-	var out []measure.Result
-	for _, r := range rs {
-		if keep(r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Batch and Hidden read an MLP result's batch size and hidden width, as chart coordinates.
-func Batch(r measure.Result) float64  { return float64(r.Params["batch"]) }
-func Hidden(r measure.Result) float64 { return float64(r.Params["hidden"]) }
-
-// SamplesPerSec is a step result's throughput: batch / time per step.
-func SamplesPerSec(r measure.Result) float64 { return Batch(r) / r.Seconds() }
-
-// sizesOf returns the distinct sizes of MLP results, in order of appearance.
-func sizesOf(rs []measure.Result) []Size {
-	seen := map[Size]bool{}
-	var out []Size
-	for _, r := range rs {
-		s := Size{r.Params["batch"], r.Params["hidden"]}
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// TimeSeries turns step results into time-per-step series against x (Batch or Hidden), one per
-// device and provenance; without any GPU result it adds the datasheet model's series at the same
-// sizes.
-func TimeSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
-	series := fromresult.Series(rs, x, measure.Result.Seconds)
-	if !HasGPU(rs) && len(rs) > 0 {
-		series = append(series, ModelSeries(sizesOf(rs), sizeX(x), func(sec float64, _ Size) float64 { return sec }))
-	}
-	return series
-}
-
-// ThroughputSeries turns step results into samples/s series against x, with the model as in TimeSeries.
-func ThroughputSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
-	series := fromresult.Series(rs, x, SamplesPerSec)
-	if !HasGPU(rs) && len(rs) > 0 {
-		series = append(series, ModelSeries(sizesOf(rs), sizeX(x), func(sec float64, s Size) float64 { return float64(s.Batch) / sec }))
-	}
-	return series
-}
-
-// FLOPSSeries turns step results into achieved FLOP/s series against x, with the model as in TimeSeries.
-func FLOPSSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
-	series := fromresult.Series(rs, x, measure.Result.FLOPS)
-	if !HasGPU(rs) && len(rs) > 0 {
-		series = append(series, ModelSeries(sizesOf(rs), sizeX(x), func(sec float64, s Size) float64 {
-			return Step(s.Batch, s.Hidden).FLOPs() / sec
-		}))
-	}
-	return series
-}
-
-// sizeX reads the same coordinate from a Size as x does from a result.
-func sizeX(x func(measure.Result) float64) func(Size) float64 {
-	return func(s Size) float64 {
-		return x(measure.Result{Params: map[string]int{"batch": s.Batch, "hidden": s.Hidden}})
-	}
-}
-
 // SweepChart draws the step sweep: time per step against batch size, log–log, a line per device
 // (measured live solid, recorded dashed, model dotted), crossovers marked.
 func SweepChart(rs []measure.Result) (*plot.Plot, error) {
-	return charts.TimeVsBatch(fmt.Sprintf("One training step (64→%d→%d→10, f32, SGD) vs batch size", SweepHidden, SweepHidden), TimeSeries(rs, Batch))
+	return charts.TimeVsBatch(fmt.Sprintf("One training step (64→%d→%d→10, f32, SGD) vs batch size", SweepHidden, SweepHidden),
+		experiments.TimeSeries(rs, experiments.Batch))
 }
 
-// CrossoverLine says where the CPU's and the GPU's curves cross, as one line: "crossover: batch ≈
-// 48 (xla:cpu measured live vs xla:cuda datasheet model …): below it xla:cpu is faster, above it
-// xla:cuda", or "crossover: none …" with who is faster throughout. what names the x quantity
-// ("batch", "hidden width").
-func CrossoverLine(series []charts.Series, what string) string {
-	cpu, gpu := -1, -1
-	for i, s := range series {
-		switch {
-		case (strings.HasPrefix(s.Name, devices.CUDA) || s.Name == ModelName) && gpu < 0:
-			gpu = i
-		case s.Name == devices.CPU && s.Source == charts.Live && cpu < 0:
-			cpu = i
-		}
-	}
-	if cpu < 0 {
-		for i, s := range series {
-			if s.Name == devices.CPU {
-				cpu = i
-				break
-			}
-		}
-	}
-	if cpu < 0 || gpu < 0 {
-		return fmt.Sprintf("crossover: none to find (need a CPU and a GPU series, have %d series)", len(series))
-	}
-	c, g := series[cpu], series[gpu]
-	who := func(s charts.Series) string { return s.Name + " " + s.Source.Describe(s.Note) }
-	if g.Banded() {
-		return bandCrossover(c, g, what, who(c)+" vs "+who(g))
-	}
-	if cs := charts.Crossovers([]charts.Series{c, g}); len(cs) > 0 {
-		// Noise can make close curves touch more than once at small sizes: the crossover that
-		// matters is the last, after which the order holds.
-		x := cs[len(cs)-1]
-		more := ""
-		if len(cs) > 1 {
-			more = fmt.Sprintf(" (the curves cross %d times where they are close; this is the last)", len(cs))
-		}
-		return fmt.Sprintf("crossover: %s ≈ %s (%s vs %s): below it %s is faster, above it %s%s",
-			what, charts.Plain(roundTo3(x.At.X)), who(c), who(g), x.A, x.B, more)
-	}
-	lo, hi := overlap(c.Points, g.Points)
-	faster := c.Name
-	if yAt(g.Points, lo) < yAt(c.Points, lo) {
-		faster = g.Name
-	}
-	return fmt.Sprintf("crossover: none between %s %s and %s (%s vs %s): %s is faster throughout",
-		what, charts.Plain(lo), charts.Plain(hi), who(c), who(g), faster)
-}
-
-// bandCrossover says where a measured curve c meets a model band g: a range of sizes between the
-// crossing with the band's optimistic end and with its pessimistic end, never one size.
-func bandCrossover(c, g charts.Series, what, whose string) string {
-	end := func(hi bool) charts.Series {
-		e := charts.Series{Name: g.Name, Source: g.Source}
-		for _, p := range g.Points {
-			y := p.Lo
-			if hi {
-				y = p.Hi
-			}
-			e.Points = append(e.Points, charts.XY{X: p.X, Y: y})
-		}
-		return e
-	}
-	var at []string
-	for _, hi := range []bool{false, true} {
-		if cs := charts.Crossovers([]charts.Series{c, end(hi)}); len(cs) > 0 {
-			at = append(at, charts.Plain(roundTo3(cs[len(cs)-1].At.X)))
-		}
-	}
-	lo, hi := overlap(c.Points, g.Points)
-	switch len(at) {
-	case 2:
-		return fmt.Sprintf("crossover: somewhere between %s ≈ %s and ≈ %s, where %s passes the two ends of the model's band (%s): a model brackets the crossover, a recording would pin it",
-			what, at[0], at[1], c.Name, whose)
-	case 1:
-		return fmt.Sprintf("crossover: from %s ≈ %s on, %s is past one end of the model's band; over the rest of %s %s–%s it lies inside the band (%s): too close to call with a model",
-			what, at[0], c.Name, what, charts.Plain(lo), charts.Plain(hi), whose)
-	}
-	y, b := yAt(c.Points, lo), yAt(end(false).Points, lo)
-	switch {
-	case y < b:
-		return fmt.Sprintf("crossover: none between %s %s and %s (%s): %s is faster than even the band's optimistic end throughout", what, charts.Plain(lo), charts.Plain(hi), whose, c.Name)
-	case y > yAt(end(true).Points, lo):
-		return fmt.Sprintf("crossover: none between %s %s and %s (%s): %s is faster throughout, even at the band's pessimistic end", what, charts.Plain(lo), charts.Plain(hi), whose, g.Name)
-	}
-	return fmt.Sprintf("crossover: none to pin between %s %s and %s (%s): %s lies inside the model's band throughout, too close to call with a model", what, charts.Plain(lo), charts.Plain(hi), whose, c.Name)
-}
-
-// overlap is the x range both curves cover.
-func overlap(a, b []charts.XY) (lo, hi float64) {
-	alo, ahi := xRange(a)
-	blo, bhi := xRange(b)
-	return max(alo, blo), min(ahi, bhi)
-}
-
-func xRange(pts []charts.XY) (lo, hi float64) {
-	for i, p := range pts {
-		if i == 0 || p.X < lo {
-			lo = p.X
-		}
-		if i == 0 || p.X > hi {
-			hi = p.X
-		}
-	}
-	return lo, hi
-}
-
-// yAt reads a curve at x, geometrically between its points (as a log–log chart draws it).
-func yAt(pts []charts.XY, x float64) float64 {
-	s := charts.Series{Points: pts}.Sorted()
-	if len(s) == 0 {
-		return 0
-	}
-	if x <= s[0].X {
-		return s[0].Y
-	}
-	for i := 1; i < len(s); i++ {
-		if x <= s[i].X {
-			p, q := s[i-1], s[i]
-			t := logRatio(x, p.X) / logRatio(q.X, p.X)
-			return p.Y * pow(q.Y/p.Y, t)
-		}
-	}
-	return s[len(s)-1].Y
-}
-
-// plural is "1 device", "2 devices".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+// Crossover is the printed crossover line of the step sweep (experiments.CrossoverLine).
+func Crossover(rs []measure.Result) string {
+	return experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")
 }

@@ -103,40 +103,10 @@ func Points(dev *devices.Device, s Sizes) ([]measure.Result, error) {
 // PointsOnEachDevice runs Points live on every XLA device here at the current scale, adds the
 // results recorded on devices this machine lacks, and keeps them all for the chart cells.
 func PointsOnEachDevice() ([]measure.Result, error) {
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
 	s := SizesFor(experiments.CurrentScale())
-	var results []measure.Result
-	for _, d := range devs {
-		rs, err := Points(d, s)
-		results = append(results, rs...)
-		if err != nil {
-			return results, err
-		}
-	}
-	results = append(results, recordedElsewhere(results, "points")...)
-	return results, measure.Keep(KeepPoints, results)
-}
-
-// recordedElsewhere loads an experiment's recordings for devices not measured live in results.
-func recordedElsewhere(results []measure.Result, name string) []measure.Result {
-	rec, err := experiments.Recorded(Lesson, name)
-	if err != nil {
-		return nil
-	}
-	live := map[string]bool{}
-	for _, r := range results {
-		live[r.Provenance.Device] = true
-	}
-	var out []measure.Result
-	for _, r := range rec {
-		if !live[r.Provenance.Device] {
-			out = append(out, r)
-		}
-	}
-	return out
+	return experiments.OnEachDevice(Lesson, "points", KeepPoints, func(d *devices.Device) ([]measure.Result, error) {
+		return Points(d, s)
+	})
 }
 
 // Intensity is one row of the intensity table: a workload's FLOPs and minimum bytes from its

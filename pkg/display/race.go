@@ -16,6 +16,7 @@ import (
 	"github.com/janpfeifer/gonb/gonbui/comms"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Lane is one device's time in a race (see charts.Lane): device, time, live or recorded.
@@ -56,10 +57,10 @@ func (o RaceOptions) withDefaults() RaceOptions {
 		o.Title = "one training step"
 	}
 	if len(o.Batches) == 0 {
-		o.Batches = powersOfTwo(1, 512)
+		o.Batches = units.PowersOfTwo(1, 512)
 	}
 	if len(o.Hiddens) == 0 {
-		o.Hiddens = powersOfTwo(16, 2048)
+		o.Hiddens = units.PowersOfTwo(16, 2048)
 	}
 	if o.Batch == 0 {
 		o.Batch = 32
@@ -79,14 +80,6 @@ func (o RaceOptions) withDefaults() RaceOptions {
 		o.Lifetime = 10 * time.Minute
 	}
 	return o
-}
-
-func powersOfTwo(lo, hi int) []int {
-	var out []int
-	for v := lo; v <= hi; v *= 2 {
-		out = append(out, v)
-	}
-	return out
 }
 
 // nearest is the index of the stop closest to v (in ratio: the sliders are logarithmic).

@@ -225,22 +225,31 @@ func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure
 }
 
 // WithRecorded returns live followed by the recordings of experiment lesson/name on every device
-// live has no result for: what a lesson shows next to its own measurements (a recorded GPU when the
-// learner has none).
+// live has no live result for: what a lesson shows next to its own measurements (a recorded GPU
+// when the learner has none).
 func WithRecorded(live []measure.Result, lesson, name string) ([]measure.Result, error) {
-	rec, err := Recorded(lesson, name)
+	return WithRecordedWhere(live, lesson, name, nil)
+}
+
+// WithRecordedWhere is WithRecorded keeping only the recordings keep accepts (nil: all), e.g. the
+// steps of one hidden width (HiddenIs).
+func WithRecordedWhere(live []measure.Result, lesson, name string, keep func(measure.Result) bool) ([]measure.Result, error) {
+	recorded, err := Recorded(lesson, name)
 	if err != nil {
 		return live, err
 	}
-	have := map[string]bool{}
+	here := map[string]bool{}
 	for _, r := range live {
-		have[r.Provenance.Device] = true
+		if !r.Provenance.Recorded {
+			here[r.Provenance.Device] = true
+		}
 	}
 	out := live
-	for _, r := range rec {
-		if !have[r.Provenance.Device] {
-			out = append(out, r)
+	for _, r := range recorded {
+		if here[r.Provenance.Device] || (keep != nil && !keep(r)) {
+			continue
 		}
+		out = append(out, r)
 	}
 	return out, nil
 }

@@ -44,3 +44,12 @@ func MatMul(m, n, k int, dtype string, bytes float64) Work {
 	return Work{What: fmt.Sprintf("%d×%d×%d %s matmul", m, n, k, dtype), FLOPs: g.FLOPs(), Bytes: bytes,
 		Precision: PrecisionFor(dtype), GEMMs: []GEMM{g}, Kernels: 1, KernelsFrom: "one GEMM kernel"}
 }
+
+// EstimateStep is the default model's band for one training step of w (kernels: StepKernelsAssumed,
+// until a count from the compiled graph is given).
+func EstimateStep(w workloads.MLP) Estimate { return Default().Estimate(Step(w, 0, "")) }
+
+// EstimateMatMul is the default model's band for one matrix product w as one kernel.
+func EstimateMatMul(w workloads.MatMul) Estimate {
+	return Default().Estimate(MatMul(w.M, w.N, w.K, strings.ToLower(w.Type.String()), w.Bytes()))
+}

@@ -1,0 +1,52 @@
+// Package devicetest is how tests get a device. A test that needs the XLA CPU plugin skips when it
+// is missing — except under `make test`, which sets WHYGPU_REQUIRE_PLUGIN=1: there a missing plugin
+// is a failure, so a broken set-up cannot pass by skipping. Devices that may rightly be absent (a
+// GPU) are always skipped.
+package devicetest
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+)
+
+// RequireEnv is the variable that turns a missing XLA CPU plugin from a skip into a failure.
+const RequireEnv = "WHYGPU_REQUIRE_PLUGIN"
+
+// Required reports whether this run requires the XLA CPU plugin (RequireEnv=1).
+func Required() bool { return os.Getenv(RequireEnv) == "1" }
+
+// missing skips or fails t for a missing device: a failure only for the CPU plugin under RequireEnv.
+func missing(t testing.TB, name, why string) {
+	t.Helper()
+	if name == devices.CPU && Required() {
+		t.Fatalf("%s is required (%s=1) but not available: %s (PJRT_PLUGIN_LIBRARY_PATH=%q; run make setup)",
+			name, RequireEnv, why, os.Getenv("PJRT_PLUGIN_LIBRARY_PATH"))
+	}
+	t.Skipf("%s not available: %s", name, why)
+}
+
+// NeedCPUPlugin skips t (fails it under RequireEnv) when the XLA CPU plugin is not installed.
+func NeedCPUPlugin(t testing.TB) {
+	t.Helper()
+	if _, ok := devices.FindPlugin("cpu"); !ok {
+		missing(t, devices.CPU, "the XLA CPU plugin is not installed")
+	}
+}
+
+// Open opens a device for a test: it skips when the device is not available here (fails for the
+// XLA CPU plugin under RequireEnv) and fails when an available device does not open.
+func Open(t testing.TB, name string) *devices.Device {
+	t.Helper()
+	for _, s := range devices.Probe() {
+		if s.Name == name && !s.Available {
+			missing(t, name, s.Detail)
+		}
+	}
+	d, err := devices.Open(name)
+	if err != nil {
+		t.Fatalf("opening %s: %v", name, err)
+	}
+	return d
+}

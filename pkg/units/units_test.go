@@ -1,0 +1,68 @@
+package units
+
+import "testing"
+
+func TestFormats(t *testing.T) {
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"SI tera", SI(2.5e12, "FLOP/s"), "2.5 TFLOP/s"},
+		{"SI milli", SI(0.0123, "s"), "12.3 ms"},
+		{"SI micro", SI(810e-6, "s"), "810 µs"},
+		{"SI unit", SI(1, "B"), "1 B"},
+		{"SI zero", SI(0, "B"), "0 B"},
+		{"SI rounds up a prefix", SI(999.99e3, "B"), "1 MB"},
+		{"SI negative", SI(-4200, "W"), "-4.2 kW"},
+		{"Duration", Duration(1.5), "1.5 s"},
+		{"Bytes small", Bytes(512), "512 B"},
+		{"Bytes KiB", Bytes(1536), "1.5 KiB"},
+		{"Bytes GiB", Bytes(3 << 30), "3 GiB"},
+		{"Plain integer", Plain(1024), "1024"},
+		{"Plain fraction", Plain(22.84), "22.8"},
+		{"Plain small", Plain(0.1), "0.1"},
+		{"Plain large", Plain(2.5e9), "2.5G"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBytesFixed(t *testing.T) {
+	for _, tc := range []struct {
+		b    float64
+		want string
+	}{{512, "512 B"}, {2048, "2.0 KiB"}, {3 << 20, "3.0 MiB"}, {1.5 * (1 << 30), "1.50 GiB"}} {
+		if got := BytesFixed(tc.b); got != tc.want {
+			t.Errorf("BytesFixed(%g) = %q, want %q", tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestRound3AndPowersOfTwo(t *testing.T) {
+	for _, tc := range []struct{ in, want float64 }{{1234.5, 1230}, {0.012345, 0.0123}, {0, 0}, {-4.5678, -4.57}, {7, 7}} {
+		if got := Round3(tc.in); got != tc.want {
+			t.Errorf("Round3(%g) = %g, want %g", tc.in, got, tc.want)
+		}
+	}
+	if got := PowersOfTwo(16, 100); len(got) != 3 || got[0] != 16 || got[2] != 64 {
+		t.Errorf("PowersOfTwo(16, 100) = %v", got)
+	}
+	if got := PowersOfTwo(0, 8); len(got) != 0 {
+		t.Errorf("PowersOfTwo(0, 8) = %v, want none", got)
+	}
+}
+
+func TestTable(t *testing.T) {
+	tb := NewTable("a", "b")
+	tb.Add("1", "2")
+	tb.Note("from a formula")
+	if got, want := tb.String(), "a | b\n1 | 2\nfrom a formula\n"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
