@@ -1,0 +1,57 @@
+package datamovement
+
+import (
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/predict"
+)
+
+// Predictions of lesson 04.
+var (
+	// PredictUpload: host→device bandwidth at the largest transfer.
+	PredictUpload = predict.Question{
+		Key:  "04/h2d-gbps",
+		Text: "Copying the largest buffer host→device on xla:cpu: how many GB/s? (on a GPU this crosses PCIe; here it stays in RAM) (GB/s)",
+		Unit: "GB/s",
+		Answer: func() (float64, error) {
+			rs, err := predict.Kept(KeepTransfer, devices.CPU)
+			if err != nil {
+				return 0, err
+			}
+			var up []measure.Result
+			for _, r := range rs {
+				if r.Workload == "transfer-h2d" {
+					up = append(up, r)
+				}
+			}
+			_, hi, err := predict.Ends(up, "bytes")
+			if err != nil {
+				return 0, err
+			}
+			return hi.GBPerSec(), nil
+		},
+		Why: "On a CPU 'device' memory is the same RAM, so an upload is a memory copy; a GPU's PCIe link is far slower than either memory.",
+	}
+	// PredictSync: the cost of reading the loss every step.
+	PredictSync = predict.Question{
+		Key:  "04/sync-slowdown",
+		Text: "How many times longer per step will the loop take when it reads the loss back every step than when it reads it only at the end? (a factor)",
+		Unit: "×",
+		Answer: func() (float64, error) {
+			rs, err := predict.Kept(KeepSync, devices.CPU)
+			if err != nil {
+				return 0, err
+			}
+			every, err := predict.Where(rs, "read_every", 1)
+			if err != nil {
+				return 0, err
+			}
+			end, err := predict.Where(rs, "read_every", 0)
+			if err != nil {
+				return 0, err
+			}
+			return every.Seconds() / end.Seconds(), nil
+		},
+		Why: "Each read makes the host wait for the device and the device wait for the host: the wait, not the few bytes, is the cost.",
+	}
+)

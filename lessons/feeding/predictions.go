@@ -1,0 +1,46 @@
+package feeding
+
+import (
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/predict"
+)
+
+// Predictions of lesson 07.
+var (
+	// PredictOneWorker: how busy one loader worker keeps the device.
+	PredictOneWorker = predict.Question{
+		Key:  "07/one-worker-busy",
+		Text: "Training from the loader with a single worker: what percentage of the wall time will the device spend computing? (%)",
+		Unit: "%",
+		Answer: func() (float64, error) {
+			rs, err := predict.KeptAny(KeepWorkers)
+			if err != nil {
+				return 0, err
+			}
+			r, err := predict.Where(rs, ParamWorkers, 1)
+			if err != nil {
+				return 0, err
+			}
+			return float64(r.Params[ParamUtilPM]) / 10, nil
+		},
+		Why: "When preparing a batch takes longer than the step, the device waits for the loader every step: its busy share is step time over batch-preparation time.",
+	}
+	// PredictFused: one fused graph against many small calls.
+	PredictFused = predict.Question{
+		Key:  "07/fused-speedup",
+		Text: "The same forward pass as one fused graph instead of one executable call per op: how many times faster on xla:cpu? (a factor)",
+		Unit: "×",
+		Answer: func() (float64, error) {
+			rs, err := predict.Kept(KeepLaunch, devices.CPU)
+			if err != nil {
+				return 0, err
+			}
+			fused, separate, err := predict.Ends(rs, ParamCalls)
+			if err != nil {
+				return 0, err
+			}
+			return separate.Seconds() / fused.Seconds(), nil
+		},
+		Why: "Every call pays a fixed launch and dispatch cost; with small ops that cost, not the arithmetic, is the time.",
+	}
+)

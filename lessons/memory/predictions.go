@@ -1,0 +1,46 @@
+package memory
+
+import (
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/predict"
+)
+
+// Predictions of lesson 06, both answered by the batch sweep (SweepHere).
+var (
+	// PredictGrowth: how memory scales with the batch.
+	PredictGrowth = predict.Question{
+		Key:  "06/batch-memory-growth",
+		Text: "The memory one training step adds, at the largest batch of the sweep against the smallest: how many times more? (a factor)",
+		Unit: "×",
+		Answer: func() (float64, error) {
+			lo, hi, err := sweepEnds()
+			if err != nil {
+				return 0, err
+			}
+			return float64(hi.Params[ParamMeasured]) / float64(max(1, lo.Params[ParamMeasured])), nil
+		},
+		Why: "Weights, gradients and Adam's moments do not depend on the batch; activations do. The ratio stays far below the batch ratio while the fixed part dominates.",
+	}
+	// PredictLargest: the memory of the largest step, in MB.
+	PredictLargest = predict.Question{
+		Key:  "06/largest-step-mb",
+		Text: "How many MB will the step at the largest batch of the sweep add to this process (or GPU)? (MB)",
+		Unit: "MB",
+		Answer: func() (float64, error) {
+			_, hi, err := sweepEnds()
+			if err != nil {
+				return 0, err
+			}
+			return float64(hi.Params[ParamMeasured]) / 1e6, nil
+		},
+		Why: "The ledger above predicts it from shapes alone: parameters × 16 bytes with Adam in float32, plus the activations kept for the backward pass.",
+	}
+)
+
+func sweepEnds() (lo, hi measure.Result, err error) {
+	rs, err := predict.KeptAny(KeepBatch)
+	if err != nil {
+		return lo, hi, err
+	}
+	return predict.Ends(rs, "batch")
+}

@@ -1,0 +1,61 @@
+package precision
+
+import (
+	"fmt"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/predict"
+)
+
+// Predictions of lesson 05.
+var (
+	// PredictBF16: does halving the bytes speed up a CPU matmul?
+	PredictBF16 = predict.Question{
+		Key:  "05/bf16-speedup",
+		Text: "The same matmul in bfloat16 instead of float32 on xla:cpu: how many times faster? (below 1 means slower) (a factor)",
+		Unit: "×",
+		Answer: func() (float64, error) {
+			rs, err := predict.Kept(KeepDTypes, devices.CPU)
+			if err != nil {
+				return 0, err
+			}
+			f32, bf16 := pick(rs, "float32"), pick(rs, "bfloat16")
+			if f32 == nil || bf16 == nil {
+				return 0, fmt.Errorf("%s: the kept matmuls lack float32 or bfloat16 on %s", Lesson, devices.CPU)
+			}
+			return f32.Seconds() / bf16.Seconds(), nil
+		},
+		Why: "Fewer bytes only help if the hardware has fast arithmetic for the type: most CPUs convert bfloat16 to float32 to multiply, GPUs' tensor cores run it natively.",
+	}
+	// PredictUnderflow: how many float32 gradients vanish in float16.
+	PredictUnderflow = predict.Question{
+		Key:  "05/f16-zero",
+		Text: "After training the small MLP, what percentage of its non-zero float32 weight gradients will become exactly 0 when stored in float16, unscaled? (%)",
+		Unit: "%",
+		Answer: func() (float64, error) {
+			study, err := RecallStudy()
+			if err != nil {
+				return 0, err
+			}
+			if len(study) == 0 || len(study[len(study)-1].Rows) == 0 {
+				return 0, fmt.Errorf("%s: the kept gradient study is empty: run the study cell above", Lesson)
+			}
+			last := study[len(study)-1].Rows[0]
+			if last.Nonzero32 == 0 {
+				return 0, fmt.Errorf("%s: no non-zero gradients in the study", Lesson)
+			}
+			return 100 * float64(last.Zero16) / float64(last.Nonzero32), nil
+		},
+		Why: "float16's smallest step above 0 is about 6·10⁻⁸; gradients shrink as the loss falls, so the later in training, the more of them fall below it — loss scaling moves them back up.",
+	}
+)
+
+func pick(rs []measure.Result, dtype string) *measure.Result {
+	for i := range rs {
+		if rs[i].DType == dtype {
+			return &rs[i]
+		}
+	}
+	return nil
+}
