@@ -63,13 +63,15 @@ func TestCourseInJupyterLab(t *testing.T) {
 		t.Logf("errors seen: %v", errs)
 	})
 
-	// Autocomplete as a learner meets it: Tab after `display.` in a fresh kernel's notebook.
+	// A prediction typed into a cell survives a page reload and is compared after the run; autocomplete
+	// as a learner meets it: Tab after `display.`.
 	t.Run("97-complete", func(t *testing.T) {
 		if err := copyFile(filepath.Join("testdata", "97-complete.ipynb"), filepath.Join(lab.Dir, "97-complete.ipynb")); err != nil {
 			t.Fatal(err)
 		}
 		p := OpenNotebook(t, lab, browser, "97-complete")
 		p.CheckRunAllClean(3 * time.Minute)
+		p.CheckPredictionKept(3, 4)
 		p.CheckAutocomplete()
 	})
 

@@ -260,6 +260,44 @@ window.__whygpu = (() => {
       ed.focus();
       return center(cell.node.querySelector('.jp-InputArea-editor') || cell.node);
     },
+    // Put the cursor of cell n (1-based) right after the first `find` in its source, in edit mode.
+    cursorAfter(n, find) {
+      const nb = widget() && widget().content;
+      if (!nb || !nb.widgets[n - 1]) return null;
+      nb.activeCellIndex = n - 1;
+      const cell = nb.activeCell;
+      const src = cell.model.sharedModel.getSource();
+      const at = src.indexOf(find);
+      if (at < 0) return null;
+      nb.mode = 'edit';
+      cell.editor.setCursorPosition(cell.editor.getPositionAt(at + find.length));
+      cell.editor.focus();
+      return { at };
+    },
+    // The source of cell n (1-based).
+    cellSource(n) {
+      const nb = widget() && widget().content;
+      return nb && nb.model && nb.model.cells.get(n - 1) ? nb.model.cells.get(n - 1).sharedModel.getSource() : null;
+    },
+    // Run cell n (1-based) as its Run button does.
+    runCell(n) {
+      const nb = widget() && widget().content;
+      if (!nb || !nb.widgets[n - 1]) return false;
+      nb.activeCellIndex = n - 1;
+      nb.mode = 'command';
+      app().commands.execute('notebook:run-cell');
+      return true;
+    },
+    // Save the notebook (File → Save); resolves when saved.
+    save() {
+      return app().commands.execute('docmanager:save').then(() => true);
+    },
+    // The text of cell n's outputs when it contains `want` (for polling), else null.
+    outputHas(n, want) {
+      const c = cells()[n - 1];
+      const t = c ? q('.jp-OutputArea-output', c).map((o) => o.textContent).join('\n') : '';
+      return t.includes(want) ? t : null;
+    },
     // The items JupyterLab's completer offers now (null while it is closed or empty).
     completions() {
       const items = q('.jp-Completer .jp-Completer-item').filter(visible).map((li) => {

@@ -1,0 +1,102 @@
+package all
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gpu-course/whygpu/lessons/batching"
+	"github.com/gpu-course/whygpu/lessons/bigpicture"
+	"github.com/gpu-course/whygpu/lessons/capstone"
+	"github.com/gpu-course/whygpu/lessons/datamovement"
+	"github.com/gpu-course/whygpu/lessons/feeding"
+	"github.com/gpu-course/whygpu/lessons/memory"
+	"github.com/gpu-course/whygpu/lessons/precision"
+	"github.com/gpu-course/whygpu/lessons/race"
+	"github.com/gpu-course/whygpu/lessons/roofline"
+	"github.com/gpu-course/whygpu/pkg/predict"
+)
+
+// questions is every prediction a lesson notebook asks, by the name a notebook cell uses.
+var questions = map[string]predict.Question{
+	"race.PredictSplit": race.PredictSplit, "race.PredictDoubling": race.PredictDoubling,
+	"roofline.PredictRidge": roofline.PredictRidge, "roofline.PredictMatmul": roofline.PredictMatmul,
+	"batching.PredictNarrowSpeedup": batching.PredictNarrowSpeedup, "batching.PredictWidth": batching.PredictWidth,
+	"datamovement.PredictUpload": datamovement.PredictUpload, "datamovement.PredictSync": datamovement.PredictSync,
+	"precision.PredictBF16": precision.PredictBF16, "precision.PredictUnderflow": precision.PredictUnderflow,
+	"memory.PredictGrowth": memory.PredictGrowth, "memory.PredictLargest": memory.PredictLargest,
+	"feeding.PredictOneWorker": feeding.PredictOneWorker, "feeding.PredictFused": feeding.PredictFused,
+	"bigpicture.PredictMFU": bigpicture.PredictMFU, "bigpicture.PredictInference": bigpicture.PredictInference,
+	"capstone.PredictDays": capstone.PredictDays, "capstone.PredictBest": capstone.PredictBest,
+}
+
+var predictCall = regexp.MustCompile(`display\.(Predict|Reveal)\(([a-z]+\.[A-Za-z0-9]+)`)
+
+// TestEveryLessonPredictsTwice: each lesson notebook asks at least two predictions, each before a
+// cell that reveals it, every question is complete, its key is unique and starts with the lesson's
+// number, and a measurement that was never made says which cell to run instead of failing.
+func TestEveryLessonPredictsTwice(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir()) // nothing kept: every Answer must fail cleanly
+	keys := map[string]string{}
+	for name, q := range questions {
+		if err := q.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if other, dup := keys[q.Key]; dup {
+			t.Errorf("%s and %s share the key %q", name, other, q.Key)
+		}
+		keys[q.Key] = name
+		if _, err := q.Answer(); err == nil {
+			t.Errorf("%s: answered with nothing measured", name)
+		} else if !strings.Contains(err.Error(), "run") {
+			t.Errorf("%s: with nothing measured the error does not say what to run: %v", name, err)
+		}
+	}
+	nbs, _ := filepath.Glob("../../notebooks/[01][0-9]-*.ipynb")
+	for _, path := range nbs {
+		lesson := filepath.Base(path)[:2]
+		if lesson == "00" {
+			continue // the set-up check measures nothing to predict
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				Type   string   `json:"cell_type"`
+				Source []string `json:"source"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &nb); err != nil {
+			t.Fatal(err)
+		}
+		asked := map[string]int{} // question → cell of its Predict
+		revealed := 0
+		for i, c := range nb.Cells {
+			for _, m := range predictCall.FindAllStringSubmatch(strings.Join(c.Source, ""), -1) {
+				q, ok := questions[m[2]]
+				if !ok {
+					t.Errorf("%s cell %d: %s is not in this test's list of questions", filepath.Base(path), i, m[2])
+					continue
+				}
+				if !strings.HasPrefix(q.Key, lesson+"/") {
+					t.Errorf("%s cell %d: %s has key %q, not of lesson %s", filepath.Base(path), i, m[2], q.Key, lesson)
+				}
+				if m[1] == "Predict" {
+					asked[m[2]] = i
+				} else if at, ok := asked[m[2]]; !ok || at >= i {
+					t.Errorf("%s cell %d: reveals %s before asking it", filepath.Base(path), i, m[2])
+				} else {
+					revealed++
+				}
+			}
+		}
+		if len(asked) < 2 || revealed < 2 {
+			t.Errorf("%s: %d predictions asked, %d revealed; every lesson needs at least two of each", filepath.Base(path), len(asked), revealed)
+		}
+	}
+}

@@ -1,0 +1,361 @@
+// Package capstone is the code behind notebooks/11-capstone.ipynb: plan a 125 M-parameter,
+// 10 B-token training run from the MFU this machine measures and from the GPU model (or a
+// recording), then tune batch size, dtype and loader workers for samples/s here.
+//
+// Every size the notebook uses is a field with a visible default (Run, Grid), checked by Validate
+// before anything is allocated.
+package capstone
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Lesson is the lesson id: the notebook's file name without ".ipynb".
+const Lesson = "11-capstone"
+
+// Keep names of the cells' results.
+const (
+	KeepStep = Lesson + "-step"
+	keepTune = Lesson + "-tune.json"
+)
+
+// ---- plan ----
+
+// Run is the training run to plan.
+type Run struct {
+	Params float64 // model parameters: 125e6
+	Tokens float64 // training tokens: 10e9
+}
+
+// Planned is the run the notebook starts from: 125 M parameters, 10 B tokens.
+var Planned = Run{Params: 125e6, Tokens: 10e9}
+
+// Validate refuses sizes outside what the plan's formula means.
+func (r Run) Validate() error {
+	if !(r.Params >= 1e3 && r.Params <= 1e13) {
+		return fmt.Errorf("%s: %g parameters is outside 10³…10¹³", Lesson, r.Params)
+	}
+	if !(r.Tokens >= 1e3 && r.Tokens <= 1e15) {
+		return fmt.Errorf("%s: %g tokens is outside 10³…10¹⁵", Lesson, r.Tokens)
+	}
+	return nil
+}
+
+// FLOPs is 6·N·T: 2 per parameter per token forward, about 4 backward.
+func (r Run) FLOPs() float64 { return 6 * r.Params * r.Tokens }
+
+// StepModel is the training step whose achieved FLOP/s stands in for the run's here: an MLP with
+// matrices large enough to keep the cores busy (its FLOPs come from workloads.MLP's formula).
+func StepModel(s experiments.Scale) workloads.MLP {
+	return workloads.MLP{Batch: experiments.Pick(s, 256, 4096), In: 784, Hidden: experiments.Pick(s, 512, 4096), Out: 10, Depth: 2, Type: dtypes.Float32}
+}
+
+func init() {
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "step",
+		Doc: "MLP training step, float32, SGD (laptop: batch 256, hidden 512; GPU: 4096, 4096): achieved FLOP/s for the plan",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			r, err := measure.Run(dev, StepModel(s), measure.Options{Warmup: 2, Reps: 5}, false)
+			return []measure.Result{r}, err
+		},
+	})
+}
+
+// StepHere times StepModel on every XLA device here, with this device's measured matmul ceiling,
+// adds recordings of devices not here, and keeps them.
+func StepHere() ([]measure.Result, error) {
+	w := StepModel(experiments.CurrentScale())
+	return experiments.OnEachDevice(Lesson, "step", KeepStep, func(d *devices.Device) ([]measure.Result, error) {
+		c, err := measure.MeasureCeilings(d)
+		if err != nil {
+			return nil, err
+		}
+		r, err := measure.Run(d, w, measure.Options{Warmup: 2, Reps: 5}, false)
+		if err != nil {
+			return nil, err
+		}
+		r.CeilingFLOPS = c.FLOPS["float32"]
+		return []measure.Result{r}, nil
+	})
+}
+
+// PlanTable is the run's time on each measured device (at the step's achieved FLOP/s) and on the
+// GPU model (a band, at its large-GEMM efficiency in bfloat16), with each row's source.
+func PlanTable(run Run, steps []measure.Result) (header []string, rows [][]string, err error) {
+	if err := run.Validate(); err != nil {
+		return nil, nil, err
+	}
+	header = []string{"where", "source", "sustained FLOP/s", "MFU (of the measured matmul ceiling)", "time for the run"}
+	for _, r := range steps {
+		src := "measured live"
+		if r.Provenance.Recorded {
+			src = "recorded " + r.Provenance.Date.Format("2006-01-02")
+		}
+		mfu := "—"
+		if r.CeilingFLOPS > 0 {
+			mfu = fmt.Sprintf("%.0f%%", 100*r.FLOPS()/r.CeilingFLOPS)
+		}
+		rows = append(rows, []string{r.Provenance.Label(), src, charts.SI(r.FLOPS(), "FLOP/s"), mfu, Human(run.FLOPs() / r.FLOPS())})
+	}
+	m := gpumodel.Default()
+	e := m.Estimate(gpumodel.Work{What: fmt.Sprintf("%.3g-parameter run, %.3g tokens", run.Params, run.Tokens), FLOPs: run.FLOPs(), Precision: "bfloat16"})
+	rows = append(rows, []string{m.Name(), fmt.Sprintf("model: %.0f–%.0f%% of the bfloat16 peak (large GEMMs; a whole step reaches less)", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low),
+		charts.SI(run.FLOPs()/e.High.Seconds(), "FLOP/s") + " – " + charts.SI(run.FLOPs()/e.Low.Seconds(), "FLOP/s"), "—",
+		Human(e.Low.Seconds()) + " – " + Human(e.High.Seconds())})
+	return header, rows, nil
+}
+
+// Human is a duration in the largest unit that reads well: s, min, h, days, years.
+func Human(s float64) string {
+	switch {
+	case s < 120:
+		return fmt.Sprintf("%.3g s", s)
+	case s < 2*3600:
+		return fmt.Sprintf("%.3g min", s/60)
+	case s < 2*86400:
+		return fmt.Sprintf("%.3g h", s/3600)
+	case s < 2*365*86400:
+		return fmt.Sprintf("%.3g days", s/86400)
+	}
+	return fmt.Sprintf("%.3g years", s/(365*86400))
+}
+
+// ---- tune ----
+
+// Grid is what the tuning sweep tries: every batch × dtype × workers.
+type Grid struct {
+	Batches   []int         // samples per step
+	DTypes    []string      // "float32", "bfloat16", "float16"
+	Workers   []int         // loader goroutines producing batches
+	PerSample time.Duration // CPU work the loader does per sample (a decode-like loop)
+	Steps     int           // timed steps per configuration
+	Hidden    int           // hidden width of the MLP trained
+}
+
+// DefaultGrid runs in seconds on a 2-core laptop.
+var DefaultGrid = Grid{Batches: []int{32, 128, 512}, DTypes: []string{"float32", "bfloat16"}, Workers: []int{1, 2},
+	PerSample: 10 * time.Microsecond, Steps: 12, Hidden: 512}
+
+// Limits of a Grid, checked before anything is allocated.
+const (
+	MaxBatch   = 65536
+	MaxWorkers = 64
+	MaxConfigs = 48
+	MaxSteps   = 1000
+)
+
+var dtypeOf = map[string]dtypes.DType{"float32": dtypes.Float32, "bfloat16": dtypes.BFloat16, "float16": dtypes.Float16}
+
+// Validate says why a grid is refused: sizes out of range, unknown dtypes, too many configurations.
+func (g Grid) Validate() error {
+	if len(g.Batches) == 0 || len(g.DTypes) == 0 || len(g.Workers) == 0 {
+		return fmt.Errorf("%s: the grid needs at least one batch, dtype and worker count", Lesson)
+	}
+	for _, b := range g.Batches {
+		if b < 1 || b > MaxBatch {
+			return fmt.Errorf("%s: batch %d refused before allocating anything: use 1…%d (a batch of %d samples × %d inputs × 4 bytes would need %s for the inputs alone)",
+				Lesson, b, MaxBatch, b, 784, charts.Bytes(float64(b)*784*4))
+		}
+	}
+	for _, d := range g.DTypes {
+		if _, ok := dtypeOf[d]; !ok {
+			return fmt.Errorf("%s: dtype %q: use float32, bfloat16 or float16", Lesson, d)
+		}
+	}
+	for _, w := range g.Workers {
+		if w < 1 || w > MaxWorkers {
+			return fmt.Errorf("%s: %d loader workers: use 1…%d", Lesson, w, MaxWorkers)
+		}
+	}
+	if n := len(g.Batches) * len(g.DTypes) * len(g.Workers); n > MaxConfigs {
+		return fmt.Errorf("%s: %d configurations (batches × dtypes × workers); at most %d keep the sweep in minutes", Lesson, n, MaxConfigs)
+	}
+	if g.Steps < 1 || g.Steps > MaxSteps {
+		return fmt.Errorf("%s: %d steps per configuration: use 1…%d", Lesson, g.Steps, MaxSteps)
+	}
+	if g.PerSample < 0 || g.PerSample > time.Millisecond {
+		return fmt.Errorf("%s: %v of loader work per sample: use 0…1ms", Lesson, g.PerSample)
+	}
+	if g.Hidden < 1 || g.Hidden > 8192 {
+		return fmt.Errorf("%s: hidden width %d: use 1…8192", Lesson, g.Hidden)
+	}
+	return nil
+}
+
+// Config is one point of the grid.
+type Config struct {
+	Batch   int
+	DType   string
+	Workers int
+}
+
+func (c Config) String() string {
+	return fmt.Sprintf("batch %d, %s, %d worker(s)", c.Batch, c.DType, c.Workers)
+}
+
+// Point is one measured configuration.
+type Point struct {
+	Config
+	SamplesPerSec float64 `json:"samples_per_s"`
+	DeviceBusy    float64 `json:"device_busy"` // fraction of the wall time the device computed
+	Device        string  `json:"device"`
+}
+
+// Tune trains from the loader at every configuration of g on the default device and keeps the
+// points for the chart and the check. step reports progress.
+func Tune(g Grid, step func(done, total int, what string)) ([]Point, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	dev, err := devices.Default()
+	if err != nil {
+		return nil, err
+	}
+	total := len(g.Batches) * len(g.DTypes) * len(g.Workers)
+	var out []Point
+	for _, d := range g.DTypes {
+		for _, b := range g.Batches {
+			w := workloads.MLP{Batch: b, In: 784, Hidden: g.Hidden, Out: 10, Depth: 2, Type: dtypeOf[d]}
+			if step != nil {
+				step(len(out), total, fmt.Sprintf("compiling batch %d, %s", b, d))
+			}
+			t, err := w.NewTrainer(dev)
+			if err != nil {
+				return out, err
+			}
+			for _, k := range g.Workers {
+				c := Config{Batch: b, DType: d, Workers: k}
+				if step != nil {
+					step(len(out), total, c.String())
+				}
+				rep, err := t.TrainFrom(workloads.Pipeline{Workers: k, CostPerBatch: g.PerSample * time.Duration(b)}, g.Steps)
+				if err != nil {
+					t.Close()
+					return out, err
+				}
+				out = append(out, Point{Config: c, SamplesPerSec: float64(b*rep.Steps) / rep.Wall.Seconds(), DeviceBusy: rep.Utilization(), Device: dev.Name})
+			}
+			t.Close()
+		}
+	}
+	if step != nil {
+		step(total, total, fmt.Sprintf("%d configurations on %s", total, dev.Name))
+	}
+	return out, keepPoints(out)
+}
+
+func keepPoints(ps []Point) error {
+	b, err := json.MarshalIndent(ps, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(measure.CacheDir(), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(measure.CacheDir(), keepTune), b, 0o644)
+}
+
+// RecallTune loads the points Tune kept.
+func RecallTune() ([]Point, error) {
+	b, err := os.ReadFile(filepath.Join(measure.CacheDir(), keepTune))
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("%s: nothing tuned yet: run the tuning cell above first", Lesson)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ps []Point
+	return ps, json.Unmarshal(b, &ps)
+}
+
+// Best is the configuration with the most samples per second.
+func Best(ps []Point) (Point, error) {
+	if len(ps) == 0 {
+		return Point{}, fmt.Errorf("%s: no tuned points", Lesson)
+	}
+	best := ps[0]
+	for _, p := range ps[1:] {
+		if p.SamplesPerSec > best.SamplesPerSec {
+			best = p
+		}
+	}
+	return best, nil
+}
+
+// TuneChart draws samples/s per configuration, best first.
+func TuneChart(ps []Point) (*plot.Plot, error) {
+	ps = append([]Point(nil), ps...)
+	sort.Slice(ps, func(i, j int) bool { return ps[i].SamplesPerSec > ps[j].SamplesPerSec })
+	var bars []charts.Bar
+	for _, p := range ps {
+		bars = append(bars, charts.Bar{Label: fmt.Sprintf("b%d %s w%d", p.Batch, short(p.DType), p.Workers), Value: p.SamplesPerSec})
+	}
+	dev := ""
+	if len(ps) > 0 {
+		dev = ps[0].Device
+	}
+	return charts.Bars("training from the loader: samples/s per configuration, "+dev+" (measured live)", "samples/s", bars)
+}
+
+func short(d string) string {
+	return map[string]string{"float32": "f32", "bfloat16": "bf16", "float16": "f16"}[d]
+}
+
+// TuneTable lists the points, best first, with the device's busy share.
+func TuneTable(ps []Point) ([]string, [][]string) {
+	ps = append([]Point(nil), ps...)
+	sort.Slice(ps, func(i, j int) bool { return ps[i].SamplesPerSec > ps[j].SamplesPerSec })
+	var rows [][]string
+	for _, p := range ps {
+		rows = append(rows, []string{fmt.Sprint(p.Batch), p.DType, fmt.Sprint(p.Workers), fmt.Sprintf("%.0f", p.SamplesPerSec), fmt.Sprintf("%.0f%%", 100*p.DeviceBusy)})
+	}
+	return []string{"batch", "dtype", "loader workers", "samples/s", "device busy"}, rows
+}
+
+// Check grades the learner's pick against the measured points: within 10% of the best samples/s
+// counts as right (the sweep's own noise is of that order). A zero Config means "not answered yet".
+func Check(pick Config, ps []Point) (string, error) {
+	best, err := Best(ps)
+	if err != nil {
+		return "", err
+	}
+	if pick == (Config{}) {
+		return fmt.Sprintf("No answer yet: fill in the batch, dtype and workers you would pick from the table. The measured best here: %s at %.0f samples/s.", best.Config, best.SamplesPerSec), nil
+	}
+	for _, p := range ps {
+		if p.Config == pick {
+			share := p.SamplesPerSec / best.SamplesPerSec
+			if share >= 0.9 {
+				return fmt.Sprintf("Right: %s gives %.0f samples/s, %.0f%% of the best measured (%s).", pick, p.SamplesPerSec, 100*share, best.Config), nil
+			}
+			var why []string
+			if p.Batch < best.Batch {
+				why = append(why, "a larger batch spreads the fixed cost per step")
+			}
+			if p.Workers < best.Workers {
+				why = append(why, "more workers keep the device fed")
+			}
+			if p.DType != best.DType {
+				why = append(why, best.DType+" was faster on this device")
+			}
+			return fmt.Sprintf("Not quite: %s gives %.0f samples/s, %.0f%% of the best (%s, %.0f samples/s). %s.", pick, p.SamplesPerSec, 100*share, best.Config, best.SamplesPerSec, strings.Join(why, "; ")), nil
+		}
+	}
+	return "", fmt.Errorf("%s: %s is not in the tuned grid: pick one of the table's rows", Lesson, pick)
+}

@@ -1,0 +1,98 @@
+package capstone
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/internal/lessontest"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+)
+
+func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
+
+func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
+
+func TestExperimentsAreRegistered(t *testing.T) {
+	if _, ok := experiments.Lookup(Lesson + "/step"); !ok {
+		t.Errorf("experiment %s/step is not registered", Lesson)
+	}
+}
+
+func TestPlannedFLOPs(t *testing.T) {
+	if got := Planned.FLOPs(); got != 7.5e18 {
+		t.Errorf("6·N·T = %g, want 7.5e18", got)
+	}
+	for _, r := range []Run{{0, 1e9}, {1e8, 0}, {1e20, 1e9}} {
+		if r.Validate() == nil {
+			t.Errorf("%+v accepted", r)
+		}
+	}
+}
+
+func TestGridRefused(t *testing.T) {
+	ok := DefaultGrid
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("the default grid is refused: %v", err)
+	}
+	for _, tc := range []struct {
+		edit func(*Grid)
+		want string
+	}{
+		{func(g *Grid) { g.Batches = []int{1e9} }, "batch 1000000000 refused before allocating"},
+		{func(g *Grid) { g.Batches = []int{0} }, "refused"},
+		{func(g *Grid) { g.DTypes = []string{"int8"} }, "dtype"},
+		{func(g *Grid) { g.Workers = []int{0} }, "workers"},
+		{func(g *Grid) { g.Batches = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13} }, "configurations"},
+		{func(g *Grid) { g.Steps = 0 }, "steps"},
+		{func(g *Grid) { g.PerSample = time.Second }, "per sample"},
+		{func(g *Grid) { g.Batches = nil }, "at least one"},
+	} {
+		g := DefaultGrid
+		g.Batches = append([]int(nil), g.Batches...)
+		tc.edit(&g)
+		err := g.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", g, err, tc.want)
+		}
+		if _, err := Tune(g, nil); err == nil {
+			t.Errorf("Tune ran a refused grid %+v", g)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	ps := []Point{
+		{Config: Config{32, "float32", 1}, SamplesPerSec: 1000},
+		{Config: Config{512, "float32", 2}, SamplesPerSec: 9000},
+		{Config: Config{512, "bfloat16", 2}, SamplesPerSec: 8500},
+	}
+	for _, tc := range []struct {
+		pick Config
+		want string
+	}{
+		{Config{}, "No answer yet"},
+		{Config{512, "float32", 2}, "Right"},
+		{Config{512, "bfloat16", 2}, "Right"}, // within 10%
+		{Config{32, "float32", 1}, "larger batch"},
+	} {
+		got, err := Check(tc.pick, ps)
+		if err != nil || !strings.Contains(got, tc.want) {
+			t.Errorf("Check(%v) = %q, %v; want %q", tc.pick, got, err, tc.want)
+		}
+	}
+	if _, err := Check(Config{7, "float32", 1}, ps); err == nil {
+		t.Error("a pick outside the grid was graded")
+	}
+	if _, err := TuneChart(ps); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestHuman(t *testing.T) {
+	for s, want := range map[float64]string{30: "30 s", 600: "10 min", 36000: "10 h", 864000: "10 days", 3.15e9: "99.9 years"} {
+		if got := Human(s); got != want {
+			t.Errorf("Human(%g) = %q, want %q", s, got, want)
+		}
+	}
+}

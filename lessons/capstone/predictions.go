@@ -1,0 +1,38 @@
+package capstone
+
+import (
+	"github.com/gpu-course/whygpu/pkg/predict"
+)
+
+// Predictions of the capstone.
+var (
+	// PredictDays: the planned run on this machine.
+	PredictDays = predict.Question{
+		Key:  "11/run-days-here",
+		Text: "The 125 M-parameter, 10 B-token run at the rate this machine sustains on a training step: how many days? (days)",
+		Unit: "days",
+		Answer: func() (float64, error) {
+			rs, err := predict.KeptAny(KeepStep)
+			if err != nil {
+				return 0, err
+			}
+			return Planned.FLOPs() / rs[0].FLOPS() / 86400, nil
+		},
+		Why: "7.5·10¹⁸ FLOPs over the FLOP/s a whole step sustains here; the GPU row of the table does the same with the model's band.",
+	}
+	// PredictBest: the best throughput of the tuning sweep.
+	PredictBest = predict.Question{
+		Key:  "11/best-samples-per-s",
+		Text: "The best configuration of the tuning grid: how many samples per second will it train here? (samples/s)",
+		Unit: "samples/s",
+		Answer: func() (float64, error) {
+			ps, err := RecallTune()
+			if err != nil {
+				return 0, err
+			}
+			b, err := Best(ps)
+			return b.SamplesPerSec, err
+		},
+		Why: "Throughput is set by the slowest of the loader (work per sample ÷ workers) and the step (fixed cost + work per sample): the best point balances them.",
+	}
+)
