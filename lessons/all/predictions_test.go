@@ -17,6 +17,7 @@ import (
 	"github.com/gpu-course/whygpu/lessons/precision"
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
+	"github.com/gpu-course/whygpu/lessons/smallgpt"
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
 
@@ -30,6 +31,7 @@ var questions = map[string]predict.Question{
 	"memory.PredictGrowth": memory.PredictGrowth, "memory.PredictLargest": memory.PredictLargest,
 	"feeding.PredictOneWorker": feeding.PredictOneWorker, "feeding.PredictFused": feeding.PredictFused,
 	"bigpicture.PredictMFU": bigpicture.PredictMFU, "bigpicture.PredictInference": bigpicture.PredictInference,
+	"smallgpt.PredictTokens": smallgpt.PredictTokens, "smallgpt.PredictContext": smallgpt.PredictContext,
 	"capstone.PredictDays": capstone.PredictDays, "capstone.PredictBest": capstone.PredictBest,
 }
 
