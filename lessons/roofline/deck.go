@@ -25,6 +25,22 @@ var Deck = &recall.Deck{
 			{ID: "small", Question: "Why does a small matmul land far below the compute roof even though matmuls are 'compute-bound'?",
 				Answer: "Its intensity is n/3 × (1/element size), lower for small n, and fixed per-call costs (launch, threading, cache effects) are not amortized over enough FLOPs: it falls short of both roofs."},
 		}},
+		{ID: "critical", Title: "Batch size moves a matmul along the roofline", Cards: []recall.Card{
+			{ID: "intensity", Question: "What is the arithmetic intensity of a B×D by D×D matmul, and roughly what is it when B is much smaller than D?",
+				Answer: "2·B·D² FLOPs over (B·D + D² + B·D) × element size bytes. For B ≪ D the D² weight read dominates, so it is about 2·B / element size: every weight fetched from memory is used once per row of the batch, B times."},
+			{ID: "critical", Question: "What is the critical batch size, and where is it for bf16 on an H200?",
+				Answer: "The batch at which the matmul's intensity reaches the device's ridge point, so it stops being memory-bound. From the H200's datasheet ridge (989 TFLOP/s ÷ 4.8 TB/s ≈ 206 FLOP/byte) it is about 345 rows at D = 1024 (a model from datasheet numbers; larger D brings it closer to the ridge itself)."},
+			{ID: "inference", Question: "What does this mean for training batch size, and for serving one request at a time?",
+				Answer: "Training with per-device batches (tokens) well above the critical batch keeps the matmuls compute-bound; below it the GPU waits on memory and a bigger batch is nearly free. Batch-1 inference reads every weight to do 2 FLOPs per weight: it is memory-bound whatever the FLOP/s, which is why servers batch requests together."},
+		}},
+		{ID: "hierarchy", Title: "The memory hierarchy", Cards: []recall.Card{
+			{ID: "plateaus", Question: "Why does the bandwidth of the same copy change with the size of the array?",
+				Answer: "Each pass re-reads the same array. If it fits in a cache (L1, L2, L3 on a CPU; L2 on a GPU), the passes are served from that cache, which is faster the smaller and closer to the cores it is; past the last cache every pass goes to DRAM (or HBM). Each level is a plateau on the chart."},
+			{ID: "roofs", Question: "How does the memory level change the roofline?",
+				Answer: "Each level has its own bandwidth roof under the same compute roof. The faster the level, the further left the ridge: an operation whose data stays in L1 needs less intensity to be compute-bound than one streaming from DRAM. Tiling a matmul is keeping its working set in the fast levels."},
+			{ID: "fma", Question: "Why did the measured multiply-add rate fall far below the model peak, and which measurement is closer?",
+				Answer: "The model multiplies nominal clock × SIMD lanes × FMA units × cores; sustained vector clocks are often lower, and a chain of dependent FMAs waits on each result's latency instead of issuing every cycle. The large matmul, which interleaves many independent accumulations, comes much closer to the peak."},
+		}},
 		{ID: "beyond", Title: "Why the gap is more than FLOPs", Cards: []recall.Card{
 			{ID: "four", Question: "Name four things besides raw FLOPs that widen the GPU's practical lead in training.",
 				Answer: "Low-precision matrix units (tensor cores, with f32 accumulation and master weights), HBM bandwidth next to the die, fast GPU-to-GPU interconnect for gradient exchange, and a decade of tuned software (cuBLAS, cuDNN, fused kernels, NCCL, compilers)."},
