@@ -10,11 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/shirou/gopsutil/v4/cpu"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -40,32 +38,6 @@ type benchPoint struct {
 	// the machine's capacity (all cores): a busy neighbour explains a high CV.
 	Others float64 `json:"others_percent"`
 	Err    string  `json:"error,omitempty"`
-}
-
-// loadProbe measures how much of the machine other processes used between start and stop.
-type loadProbe struct{ busy, total, self float64 }
-
-// readLoad reads all cores' busy and total time (/proc/stat) and this process's CPU time, in seconds.
-func readLoad() loadProbe {
-	var p loadProbe
-	if t, err := cpu.Times(false); err == nil && len(t) > 0 {
-		p.total = t[0].Total()
-		p.busy = p.total - t[0].Idle - t[0].Iowait
-	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		p.self = float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-	}
-	return p
-}
-
-// othersSince is the percentage of total CPU capacity used by other processes since p.
-func (p loadProbe) othersSince() float64 {
-	q := readLoad()
-	if q.total <= p.total {
-		return 0
-	}
-	return max(0, 100*((q.busy-p.busy)-(q.self-p.self))/(q.total-p.total))
 }
 
 // numpyScript times A @ B with numpy using the same method as measure.Time: warm-up runs, one probe
@@ -207,13 +179,13 @@ func goEstimate(done []benchPoint, n int) float64 {
 
 // benchGoMLX times and checks one size on a GoMLX device.
 func benchGoMLX(dev *devices.Device, n int, opt measure.Options) benchPoint {
-	probe := readLoad()
+	probe := measure.StartProbe() // the same counter every timed result keeps (measure.Disturbance)
 	r, err := measure.Run(dev, workloads.Square(n, dtypes.Float32), opt, true)
 	if err != nil {
 		return benchPoint{N: n, Err: err.Error(), RelErr: -1}
 	}
 	return benchPoint{N: n, GFLOPS: r.GFLOPS(), Median: r.Stats.Median, Min: r.Stats.Min, CV: r.Stats.CV,
-		Reps: r.Stats.N, PerSample: max(1, r.Stats.RunsPerSample), Warmup: opt.Warmup, RelErr: r.RelErr, Others: probe.othersSince()}
+		Reps: r.Stats.N, PerSample: max(1, r.Stats.RunsPerSample), Warmup: opt.Warmup, RelErr: r.RelErr, Others: probe.Stop().OthersPercent()}
 }
 
 // benchNumpy runs numpyScript with the course venv's python.

@@ -43,10 +43,11 @@ func Opened(devs []*devices.Device) {
 // Results shows timing results as a table: device, workload, median, spread, rates.
 func Results(rs []measure.Result) {
 	var rows [][]string
+	var advice []string
 	for _, r := range rs {
 		rows = append(rows, []string{
 			r.Provenance.Label(), r.Label,
-			r.Stats.Median.Round(time.Microsecond).String(),
+			median(r, &advice),
 			fmt.Sprintf("%s / %s", r.Stats.Min.Round(time.Microsecond), r.Stats.P90.Round(time.Microsecond)),
 			fmt.Sprintf("%.1f%%", 100*r.Stats.CV),
 			fmt.Sprintf("%.1f", r.GFLOPS()),
@@ -54,6 +55,21 @@ func Results(rs []measure.Result) {
 		})
 	}
 	Table([]string{"device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s"}, rows)
+	for _, a := range advice {
+		Markdown(a)
+	}
+}
+
+// median is a result's median time, marked "DISTURBED (n)" when other processes or a CPU quota
+// disturbed it; the footnote with what to do is appended to advice. A disturbed result is shown, never
+// dropped.
+func median(r measure.Result, advice *[]string) string {
+	m := r.Stats.Median.Round(time.Microsecond).String()
+	if !r.Stats.Disturbed() {
+		return m
+	}
+	*advice = append(*advice, fmt.Sprintf("(%d) %s: %s", len(*advice)+1, r.Label, r.Stats.Disturbance.Advice()))
+	return fmt.Sprintf("%s DISTURBED (%d)", m, len(*advice))
 }
 
 // ResultsTable shows results as a table in which every row says where its numbers come from —
@@ -64,6 +80,7 @@ func ResultsTable(caption string, rs []measure.Result) {
 	header := []string{"source", "device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s", "% of peak"}
 	notes, index := provenanceNotes(rs)
 	var rows [][]string
+	var advice []string
 	for _, r := range rs {
 		src := "measured live"
 		if r.Provenance.Recorded {
@@ -76,7 +93,7 @@ func ResultsTable(caption string, rs []measure.Result) {
 		rows = append(rows, []string{
 			fmt.Sprintf("%s [%d]", src, index[provenanceKey(r.Provenance)]),
 			r.Provenance.Device, r.Label,
-			r.Stats.Median.Round(time.Microsecond).String(),
+			median(r, &advice),
 			fmt.Sprintf("%s / %s", r.Stats.Min.Round(time.Microsecond), r.Stats.P90.Round(time.Microsecond)),
 			fmt.Sprintf("%.1f%%", 100*r.Stats.CV),
 			fmt.Sprintf("%.1f", r.GFLOPS()),
@@ -92,6 +109,9 @@ func ResultsTable(caption string, rs []measure.Result) {
 		for i, n := range notes {
 			fmt.Printf("[%d] %s\n", i+1, n)
 		}
+		for _, a := range advice {
+			fmt.Println(a)
+		}
 		return
 	}
 	var b strings.Builder
@@ -104,13 +124,20 @@ func ResultsTable(caption string, rs []measure.Result) {
 	for _, n := range notes {
 		fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(n))
 	}
-	b.WriteString("</ol></div>")
+	b.WriteString("</ol>")
+	for _, a := range advice {
+		fmt.Fprintf(&b, `<div class="whygpu-disturbed" style="color:#a15c00;font-size:90%%">%s</div>`, html.EscapeString(a))
+	}
+	b.WriteString("</div>")
 	plain := caption + "\n" + strings.Join(header, " | ") + "\n"
 	for _, r := range rows {
 		plain += strings.Join(r, " | ") + "\n"
 	}
 	for i, n := range notes {
 		plain += fmt.Sprintf("[%d] %s\n", i+1, n)
+	}
+	for _, a := range advice {
+		plain += a + "\n"
 	}
 	send("", b.String(), plain)
 }

@@ -175,7 +175,14 @@ func safeDiv(a, b float64) float64 {
 func (r Result) String() string {
 	return fmt.Sprintf("%-9s %-44s median %9s  (min %s, p90 %s, CV %.1f%%)  %8.1f GFLOP/s  %7.2f GB/s",
 		r.Provenance.Device, r.Label, r.Stats.Median.Round(time.Microsecond), r.Stats.Min.Round(time.Microsecond),
-		r.Stats.P90.Round(time.Microsecond), 100*r.Stats.CV, r.GFLOPS(), r.GBPerSec())
+		r.Stats.P90.Round(time.Microsecond), 100*r.Stats.CV, r.GFLOPS(), r.GBPerSec()) + disturbedSuffix(r.Stats)
+}
+
+func disturbedSuffix(s Stats) string {
+	if !s.Disturbed() {
+		return ""
+	}
+	return "  DISTURBED — " + s.Disturbance.Advice()
 }
 
 // Run prepares w on dev, compiles it (timed apart), checks its result against the float64 reference

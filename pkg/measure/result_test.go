@@ -158,6 +158,7 @@ func openDevice(t testing.TB, name string) *devices.Device {
 }
 
 func TestMain(m *testing.M) {
+	runHelper() // a helper process of disturbance_test.go exits here
 	// Keep tests from reading ceilings cached by a real session.
 	dir, err := os.MkdirTemp("", "whygpu-measure-test")
 	if err == nil {

@@ -35,7 +35,13 @@ type Stats struct {
 	// RunsPerSample is how many consecutive runs each timed sample covered (Options.RunsPerSample);
 	// the durations above are per run. 0 or 1: every run was timed on its own.
 	RunsPerSample int `json:"runs_per_sample,omitempty"`
+	// Disturbance is what other processes (and a container's CPU quota) did while the samples were
+	// taken; Disturbed() marks a time that is the neighbours' load as much as the hardware's speed.
+	Disturbance Disturbance `json:"disturbance"`
 }
+
+// Disturbed reports whether other processes or a CPU quota disturbed these timings (Disturbance).
+func (s Stats) Disturbed() bool { return s.Disturbance.Disturbed() }
 
 // Summarize computes Stats from samples. The p90 uses the nearest-rank method.
 func Summarize(samples []time.Duration) Stats {
@@ -136,6 +142,7 @@ func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
 	}
 	var samples []time.Duration
 	var total time.Duration
+	probe := StartProbe()
 	for len(samples) < opt.Reps || (total < opt.MinTime && len(samples) < opt.MaxReps) {
 		t0 := opt.Clock.Now()
 		for k := 0; k < opt.RunsPerSample; k++ {
@@ -149,5 +156,6 @@ func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
 	}
 	st := Summarize(samples)
 	st.RunsPerSample = opt.RunsPerSample
+	st.Disturbance = probe.Stop()
 	return st, samples, nil
 }

@@ -1,0 +1,117 @@
+package measure
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/cpu"
+
+	"github.com/gpu-course/whygpu/pkg/cgroup"
+)
+
+// DisturbedCores is the CPU time other processes may use while a measurement runs before it is marked
+// disturbed: 10% of one core (0.1 core-seconds per second).
+const DisturbedCores = 0.10
+
+// Disturbance is what else happened on the machine while a measurement ran: the CPU time other
+// processes used (from the machine's counters, /proc/stat, less this process's own CPU time) and, in a
+// container with a CPU quota, how often the cgroup was throttled (cpu.stat). A timed result keeps it so
+// that a neighbour's load is never taken for the hardware's speed.
+type Disturbance struct {
+	Wall time.Duration `json:"wall_ns"` // how long the measurement ran
+	// OthersCores is the CPU other processes used, in cores on average (1.0 = one core fully busy).
+	OthersCores float64 `json:"others_cores"`
+	// Throttled is how many of the cgroup's CPU quota periods throttled it, ThrottledTime for how long.
+	Throttled     uint64        `json:"throttled_periods,omitempty"`
+	ThrottledTime time.Duration `json:"throttled_ns,omitempty"`
+	Counted       bool          `json:"counted"` // false when the counters could not be read
+}
+
+// Disturbed reports whether the measurement should be marked: other processes used at least
+// DisturbedCores of a core on average, or the container's CPU quota throttled it at all.
+func (d Disturbance) Disturbed() bool {
+	return d.Counted && (d.OthersCores >= DisturbedCores || d.Throttled > 0)
+}
+
+// OthersPercent is the other processes' CPU time as a percentage of the whole machine (all cores).
+func (d Disturbance) OthersPercent() float64 {
+	return 100 * d.OthersCores / float64(runtime.NumCPU())
+}
+
+// Advice says what disturbed the measurement and what to do, or "" for a quiet one.
+func (d Disturbance) Advice() string {
+	if !d.Disturbed() {
+		return ""
+	}
+	var why []string
+	if d.OthersCores >= DisturbedCores {
+		why = append(why, fmt.Sprintf("other programs used %.0f%% of a core during this measurement", 100*d.OthersCores))
+	}
+	if d.Throttled > 0 {
+		why = append(why, fmt.Sprintf("the container's CPU quota paused it %d times (%v in all)", d.Throttled,
+			d.ThrottledTime.Round(time.Millisecond)))
+	}
+	return "disturbed: " + strings.Join(why, "; ") + "; the time is slower than the hardware: rerun when the machine is quiet" +
+		map[bool]string{true: " (or give this seat more CPU)", false: ""}[d.Throttled > 0]
+}
+
+// Probe counts what other processes do from its start; Stop returns the Disturbance.
+type Probe struct {
+	start        time.Time
+	busy, total  float64 // all cores, seconds
+	self         float64 // this process, seconds
+	cg           cgroup.CPU
+	cgOK, loadOK bool
+}
+
+// StartProbe starts counting.
+func StartProbe() *Probe {
+	p := &Probe{start: time.Now()}
+	p.busy, p.total, p.loadOK = machineCPU()
+	p.self = selfCPU()
+	p.cg, p.cgOK = cgroup.ReadCPU()
+	return p
+}
+
+// Stop returns what other processes and the CPU quota did since StartProbe.
+func (p *Probe) Stop() Disturbance {
+	d := Disturbance{Wall: time.Since(p.start)}
+	busy, total, ok := machineCPU()
+	self := selfCPU()
+	if ok && p.loadOK && total > p.total {
+		// total counts every core's time, so wall-clock seconds = (total delta) / cores.
+		wall := (total - p.total) / float64(runtime.NumCPU())
+		if wall > 0 {
+			d.OthersCores = max(0, ((busy-p.busy)-(self-p.self))/wall)
+			d.Counted = true
+		}
+	}
+	if p.cgOK {
+		if c, ok := cgroup.ReadCPU(); ok {
+			diff := c.Sub(p.cg)
+			d.Throttled, d.ThrottledTime = diff.Throttled, time.Duration(diff.ThrottledMicro)*time.Microsecond
+			d.Counted = true
+		}
+	}
+	return d
+}
+
+func machineCPU() (busy, total float64, ok bool) {
+	t, err := cpu.Times(false)
+	if err != nil || len(t) == 0 {
+		return 0, 0, false
+	}
+	total = t[0].Total()
+	return total - t[0].Idle - t[0].Iowait, total, true
+}
+
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}

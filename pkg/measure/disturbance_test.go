@@ -1,0 +1,121 @@
+package measure
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDisturbanceClassification(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		d         Disturbance
+		disturbed bool
+		says      []string
+	}{
+		{"quiet", Disturbance{Counted: true, OthersCores: 0.02}, false, nil},
+		{"just under the threshold", Disturbance{Counted: true, OthersCores: 0.099}, false, nil},
+		{"a neighbour at 60% of a core", Disturbance{Counted: true, OthersCores: 0.6}, true,
+			[]string{"other programs used 60% of a core", "rerun when the machine is quiet"}},
+		{"throttled once", Disturbance{Counted: true, Throttled: 1, ThrottledTime: 3 * time.Millisecond}, true,
+			[]string{"CPU quota paused it 1 times (3ms", "give this seat more CPU"}},
+		{"both", Disturbance{Counted: true, OthersCores: 1.5, Throttled: 4}, true, []string{"150% of a core", "4 times"}},
+		{"not counted is never marked", Disturbance{OthersCores: 3}, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.d.Disturbed(); got != tc.disturbed {
+				t.Errorf("Disturbed() = %v, want %v", got, tc.disturbed)
+			}
+			adv := tc.d.Advice()
+			if !tc.disturbed && adv != "" {
+				t.Errorf("Advice() = %q for a quiet run", adv)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(adv, s) {
+					t.Errorf("Advice() = %q, want it to say %q", adv, s)
+				}
+			}
+		})
+	}
+}
+
+// runHelper runs, in a helper process, a busy loop (a competing program) or a measurement inside a
+// CPU-limited cgroup; TestMain calls it first.
+func runHelper() {
+	switch os.Getenv("WHYGPU_TEST_HELPER") {
+	case "busy":
+		for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		}
+		os.Exit(0)
+	case "throttled":
+		// enter the cgroup first, then time a busy loop there
+		if err := os.WriteFile(filepath.Join(os.Getenv("WHYGPU_TEST_CGROUP"), "cgroup.procs"), []byte(fmt.Sprint(os.Getpid())), 0o644); err != nil {
+			fmt.Println(err)
+			os.Exit(3)
+		}
+		st, _, _ := Time(func() error {
+			for end := time.Now().Add(20 * time.Millisecond); time.Now().Before(end); {
+			}
+			return nil
+		}, Options{Warmup: 1, Reps: 10})
+		b, _ := json.Marshal(st.Disturbance)
+		fmt.Println(string(b))
+		os.Exit(0)
+	}
+}
+
+// A real competing process (a busy loop in another process) is counted and marks the measurement.
+func TestProbeSeesACompetingProcess(t *testing.T) {
+	busy := exec.Command(os.Args[0], "-test.run=^$")
+	busy.Env = append(os.Environ(), "WHYGPU_TEST_HELPER=busy")
+	if err := busy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
+	time.Sleep(100 * time.Millisecond)
+	p := StartProbe()
+	time.Sleep(time.Second) // this process does nothing: the CPU used is the neighbour's
+	d := p.Stop()
+	if !d.Counted || !d.Disturbed() || d.OthersCores < 0.3 {
+		t.Fatalf("with a busy loop in another process: %+v (disturbed %v), want ≥ 0.3 cores of others", d, d.Disturbed())
+	}
+	if !strings.Contains(d.Advice(), "rerun when the machine is quiet") {
+		t.Errorf("Advice() = %q", d.Advice())
+	}
+}
+
+// A measurement inside a cgroup with a CPU quota of 10% of a core is throttled, counted and marked.
+func TestProbeSeesCgroupThrottling(t *testing.T) {
+	base := "/sys/fs/cgroup/cpu"
+	quota := "cpu.cfs_quota_us"
+	dir := filepath.Join(base, fmt.Sprintf("whygpu-test-%d", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cannot create a CPU cgroup here (%v): throttling is tested where one can be made", err)
+	}
+	defer func() {
+		for i := 0; i < 50 && os.Remove(dir) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(dir, quota), []byte("10000"), 0o644); err != nil {
+		t.Skipf("cannot set a CPU quota: %v", err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "WHYGPU_TEST_HELPER=throttled", "WHYGPU_TEST_CGROUP="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper: %v: %s", err, out)
+	}
+	var d Disturbance
+	if err := json.Unmarshal(out, &d); err != nil {
+		t.Fatalf("helper printed %q: %v", out, err)
+	}
+	if d.Throttled == 0 || !d.Disturbed() || !strings.Contains(d.Advice(), "CPU quota") {
+		t.Fatalf("inside a 10%% CPU quota: %+v, want throttled periods and a disturbed mark", d)
+	}
+}
