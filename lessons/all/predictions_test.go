@@ -35,6 +35,16 @@ var questions = map[string]predict.Question{
 	"capstone.PredictDays": capstone.PredictDays, "capstone.PredictBest": capstone.PredictBest,
 }
 
+// cards is every recall card computed from the learner's numbers, by the name a notebook cell uses.
+var cards = map[string]predict.Card{
+	"race.MineDoubling": race.MineDoubling, "roofline.MineRidge": roofline.MineRidge, "batching.MineNarrow": batching.MineNarrow,
+	"datamovement.MineUpload": datamovement.MineUpload, "precision.MineBF16": precision.MineBF16, "memory.MineLargest": memory.MineLargest,
+	"feeding.MineWorkers": feeding.MineWorkers, "bigpicture.MineMFU": bigpicture.MineMFU, "smallgpt.MineTokens": smallgpt.MineTokens,
+	"capstone.MineBest": capstone.MineBest,
+}
+
+var mineCall = regexp.MustCompile(`display\.RecallMine\(([a-z]+\.[A-Za-z0-9]+)\)`)
+
 var predictCall = regexp.MustCompile(`display\.(Predict|Reveal)\(([a-z]+\.[A-Za-z0-9]+)`)
 
 // TestEveryLessonPredictsTwice: each lesson notebook asks at least two predictions, each before a
@@ -57,6 +67,14 @@ func TestEveryLessonPredictsTwice(t *testing.T) {
 			t.Errorf("%s: with nothing measured the error does not say what to run: %v", name, err)
 		}
 	}
+	for name, c := range cards {
+		if !strings.HasPrefix(c.Key, strings.SplitN(questionKeyOf(name), "/", 2)[0]) {
+			t.Errorf("%s: key %q", name, c.Key)
+		}
+		if _, _, err := c.Make(); err == nil || !strings.Contains(err.Error(), "run") {
+			t.Errorf("%s: with nothing measured: %v, want an error saying what to run", name, err)
+		}
+	}
 	nbs, _ := filepath.Glob("../../notebooks/[01][0-9]-*.ipynb")
 	for _, path := range nbs {
 		lesson := filepath.Base(path)[:2]
@@ -75,6 +93,18 @@ func TestEveryLessonPredictsTwice(t *testing.T) {
 		}
 		if err := json.Unmarshal(b, &nb); err != nil {
 			t.Fatal(err)
+		}
+		mine := 0
+		for _, c := range nb.Cells {
+			for _, m := range mineCall.FindAllStringSubmatch(strings.Join(c.Source, ""), -1) {
+				if _, ok := cards[m[1]]; !ok {
+					t.Errorf("%s: %s is not in this test's list of cards", filepath.Base(path), m[1])
+				}
+				mine++
+			}
+		}
+		if mine == 0 {
+			t.Errorf("%s: no recall card computed from the learner's numbers (display.RecallMine)", filepath.Base(path))
 		}
 		asked := map[string]int{} // question → cell of its Predict
 		revealed := 0
@@ -101,4 +131,15 @@ func TestEveryLessonPredictsTwice(t *testing.T) {
 			t.Errorf("%s: %d predictions asked, %d revealed; every lesson needs at least two of each", filepath.Base(path), len(asked), revealed)
 		}
 	}
+}
+
+// questionKeyOf is the lesson number of a card's package, from the questions of the same package.
+func questionKeyOf(card string) string {
+	pkg := strings.SplitN(card, ".", 2)[0]
+	for name, q := range questions {
+		if strings.HasPrefix(name, pkg+".") {
+			return q.Key
+		}
+	}
+	return ""
 }

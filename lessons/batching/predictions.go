@@ -1,6 +1,8 @@
 package batching
 
 import (
+	"fmt"
+
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
@@ -44,3 +46,21 @@ var (
 		Why: "The hidden×hidden product grows with the square of the width, but the narrow step is mostly fixed cost: the ratio stays far below the FLOP ratio.",
 	}
 )
+
+// MineNarrow is lesson 03's recall card from the learner's own batch speedup.
+var MineNarrow = predict.Mine("03/mine-narrow", PredictNarrowSpeedup,
+	func(s float64) string {
+		return fmt.Sprintf("Hidden 64 on xla:cpu trained %s× more samples per second at the sweep's largest batch (%d) than at batch 1. How many times longer did one step at batch %d take than at batch 1?", predict.Num(s), largestBatch(), largestBatch())
+	},
+	func(s float64) string {
+		return fmt.Sprintf("%d× the samples at %s× the rate: the step took %d / %s ≈ %s× as long — far less than %d×, because at batch 1 the step is mostly fixed cost.", largestBatch(), predict.Num(s), largestBatch(), predict.Num(s), predict.Num(float64(largestBatch())/s), largestBatch())
+	})
+
+func largestBatch() int {
+	rs, err := predict.Kept(KeepName("batch-64"), devices.CPU)
+	if err != nil {
+		return 0
+	}
+	_, hi, _ := predict.Ends(rs, "batch")
+	return hi.Params["batch"]
+}

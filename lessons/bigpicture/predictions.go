@@ -42,3 +42,16 @@ var (
 		Why: "At batch 1 there is little arithmetic: the time is dispatch and fixed costs, where a CPU close to the data competes well with a GPU.",
 	}
 )
+
+// MineMFU is lesson 08's recall card from the learner's own MFU.
+var MineMFU = predict.Mine("08/mine-mfu", PredictMFU,
+	func(m float64) string {
+		return fmt.Sprintf("Your training step reached %s%% of this machine's measured matmul ceiling. The source's run costs 2.1·10¹⁵ FLOPs per step: how long would one step take here at that MFU?", predict.Num(m))
+	},
+	func(m float64) string {
+		rs, err := predict.KeptAny(KeepRates)
+		if err != nil || rs[0].CeilingFLOPS == 0 {
+			return "Divide 2.1·10¹⁵ by (MFU × the ceiling measured above)."
+		}
+		return fmt.Sprintf("2.1·10¹⁵ / (%s%% × %s FLOP/s) ≈ %s s per step.", predict.Num(m), predict.Num(rs[0].CeilingFLOPS), predict.Num(2.1e15/(m/100*rs[0].CeilingFLOPS)))
+	})

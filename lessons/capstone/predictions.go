@@ -1,6 +1,8 @@
 package capstone
 
 import (
+	"fmt"
+
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
 
@@ -36,3 +38,12 @@ var (
 		Why: "Throughput is set by the slowest of the loader (work per sample ÷ workers) and the step (fixed cost + work per sample): the best point balances them.",
 	}
 )
+
+// MineBest is the capstone's recall card from the learner's own tuned throughput.
+var MineBest = predict.Mine("11/mine-best", PredictBest,
+	func(s float64) string {
+		return fmt.Sprintf("Your best configuration trained %s samples/s. How long would one epoch of 1.28 million samples (ImageNet's size) take at that rate?", predict.Num(s))
+	},
+	func(s float64) string {
+		return fmt.Sprintf("1.28·10⁶ / %s ≈ %s s (%s h).", predict.Num(s), predict.Num(1.28e6/s), predict.Num(1.28e6/s/3600))
+	})

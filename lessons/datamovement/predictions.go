@@ -1,6 +1,8 @@
 package datamovement
 
 import (
+	"fmt"
+
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
@@ -55,3 +57,13 @@ var (
 		Why: "Each read makes the host wait for the device and the device wait for the host: the wait, not the few bytes, is the cost.",
 	}
 )
+
+// MineUpload is lesson 04's recall card from the learner's own upload bandwidth.
+var MineUpload = predict.Mine("04/mine-upload", PredictUpload,
+	func(g float64) string {
+		return fmt.Sprintf("You measured %s GB/s host→device on xla:cpu. How long does one batch of 256 float32 images of 224×224×3 take to upload at that rate, and at a PCIe Gen5 x16 link's nominal 64 GB/s?", predict.Num(g))
+	},
+	func(g float64) string {
+		b := 256.0 * 224 * 224 * 3 * 4
+		return fmt.Sprintf("%s MB: %s ms here, %s ms over PCIe at 64 GB/s — the GPU's step must be longer than that, or the upload overlapped with it.", predict.Num(b/1e6), predict.Num(1e3*b/(g*1e9)), predict.Num(1e3*b/64e9))
+	})

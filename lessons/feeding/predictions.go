@@ -1,6 +1,9 @@
 package feeding
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
@@ -44,3 +47,12 @@ var (
 		Why: "Every call pays a fixed launch and dispatch cost; with small ops that cost, not the arithmetic, is the time.",
 	}
 )
+
+// MineWorkers is lesson 07's recall card from the learner's own loader measurement.
+var MineWorkers = predict.Mine("07/mine-workers", PredictOneWorker,
+	func(p float64) string {
+		return fmt.Sprintf("With one loader worker your device was busy %s%% of the wall time. About how many workers would keep it busy, if the cores allowed?", predict.Num(p))
+	},
+	func(p float64) string {
+		return fmt.Sprintf("One worker feeds %s%% of what the device can eat, so about 100 / %s ≈ %s workers — but only while there are free cores; beyond them workers slow each other (oversubscription).", predict.Num(p), predict.Num(p), predict.Num(math.Ceil(100/p)))
+	})

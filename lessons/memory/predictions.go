@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"fmt"
+
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
@@ -44,3 +46,15 @@ func sweepEnds() (lo, hi measure.Result, err error) {
 	}
 	return predict.Ends(rs, "batch")
 }
+
+// MineLargest is lesson 06's recall card from the learner's own memory sweep.
+var MineLargest = predict.Mine("06/mine-largest", PredictLargest,
+	func(mb float64) string {
+		_, hi, _ := sweepEnds()
+		return fmt.Sprintf("Your step at batch %d added %s MB. Roughly how much would batch %d add, if the fixed part (weights, gradients, optimizer state) stayed and the activations doubled?", hi.Params["batch"], predict.Num(mb), 2*hi.Params["batch"])
+	},
+	func(mb float64) string {
+		lo, hi, _ := sweepEnds()
+		perSample := float64(hi.Params[ParamMeasured]-lo.Params[ParamMeasured]) / float64(max(1, hi.Params["batch"]-lo.Params["batch"]))
+		return fmt.Sprintf("From your two ends: about %s MB per extra sample, so about %s MB at batch %d (measured growth is noisy on a CPU: the process's peak RSS also holds the runtime).", predict.Num(perSample/1e6), predict.Num(mb+perSample*float64(hi.Params["batch"])/1e6), 2*hi.Params["batch"])
+	})

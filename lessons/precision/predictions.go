@@ -59,3 +59,16 @@ func pick(rs []measure.Result, dtype string) *measure.Result {
 	}
 	return nil
 }
+
+// MineBF16 is lesson 05's recall card from the learner's own bfloat16 speedup.
+var MineBF16 = predict.Mine("05/mine-bf16", PredictBF16,
+	func(f float64) string {
+		return fmt.Sprintf("Your xla:cpu ran the matmul in bfloat16 at %s× its float32 speed. A run whose matrix products take 10 hours in float32 here: how long in bfloat16?", predict.Num(f))
+	},
+	func(f float64) string {
+		verdict := "slower: this CPU converts bfloat16 to float32 to multiply"
+		if f > 1 {
+			verdict = "faster: the CPU multiplies bfloat16 natively"
+		}
+		return fmt.Sprintf("10 h / %s ≈ %s h — %s. On a GPU's tensor cores bfloat16 has about twice float32's (TF32) peak.", predict.Num(f), predict.Num(10/f), verdict)
+	})

@@ -65,3 +65,12 @@ func DoublingBatch(rs []measure.Result) (float64, error) {
 	return 0, fmt.Errorf("%s: the step never took twice its batch-%d time up to batch %d: the answer is above the sweep (WHYGPU_SCALE=gpu sweeps further)",
 		Lesson, rs[0].Params["batch"], rs[len(rs)-1].Params["batch"])
 }
+
+// MineDoubling is lesson 01's recall card from the learner's own doubling batch.
+var MineDoubling = predict.Mine("01/mine-doubling", PredictDoubling,
+	func(b float64) string {
+		return fmt.Sprintf("Your xla:cpu step took twice its batch-1 time at batch %s. How many times more samples per second does batch %s train than batch 1?", predict.Num(b), predict.Num(b))
+	},
+	func(b float64) string {
+		return fmt.Sprintf("%s samples in twice the time: about %s× the samples per second. Below that batch the extra samples were nearly free; above it each one costs CPU time.", predict.Num(b), predict.Num(b/2))
+	})

@@ -52,3 +52,12 @@ var (
 		Why: "A large matmul is far right of the ridge: it runs near the compute ceiling measured above, while the layernorm and a·x + b sit on the bandwidth slope.",
 	}
 )
+
+// MineRidge is lesson 02's recall card from the learner's own ridge point.
+var MineRidge = predict.Mine("02/mine-ridge", PredictRidge,
+	func(r float64) string {
+		return fmt.Sprintf("Your measured xla:cpu ridge is %s FLOP/byte. A float32 n×n matmul does about n/6 FLOPs per byte (2n³ FLOPs over 3·n²·4 bytes). From what n on is it compute-bound here?", predict.Num(r))
+	},
+	func(r float64) string {
+		return fmt.Sprintf("n/6 ≥ %s, so n ≥ about %s. Smaller matmuls (and every layernorm) sit on the bandwidth slope of this machine.", predict.Num(r), predict.Num(6*r))
+	})

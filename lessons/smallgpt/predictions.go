@@ -1,6 +1,8 @@
 package smallgpt
 
 import (
+	"fmt"
+
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
 
@@ -40,3 +42,12 @@ var (
 		Why: "The matrix products cost the same per token at any context; attention's score matrix grows with the context, so its share, and the time per token, grow with it.",
 	}
 )
+
+// MineTokens is lesson 09's recall card from the learner's own throughput.
+var MineTokens = predict.Mine("09/mine-tokens", PredictTokens,
+	func(t float64) string {
+		return fmt.Sprintf("Your small GPT trained at %s tokens/s. How long would one pass over 10 million characters (one token each) take here?", predict.Num(t))
+	},
+	func(t float64) string {
+		return fmt.Sprintf("10⁷ / %s ≈ %s s (%s min).", predict.Num(t), predict.Num(1e7/t), predict.Num(1e7/t/60))
+	})

@@ -71,3 +71,27 @@ func Reveal(q predict.Question) error {
 		c.Text()+why)
 	return nil
 }
+
+// RecallMine shows a recall card computed from this learner's measurements (predict.Card): the
+// question, the prompt to work it out first, and the worked answer behind a reveal (a <details>,
+// so it works in exported HTML too). A measurement not made yet is shown as an error saying which
+// cell to run.
+func RecallMine(c predict.Card) error {
+	if c.Make == nil {
+		return Error(fmt.Errorf("display: recall card %q has nothing to compute it from", c.Key))
+	}
+	q, a, err := c.Make()
+	if err != nil {
+		return Error(err)
+	}
+	plain := fmt.Sprintf("From your own numbers: %s\n(work it out, then open the answer)\nAnswer: %s\n", q, a)
+	if !InNotebook() {
+		fmt.Print(plain)
+		return nil
+	}
+	send("", fmt.Sprintf(`<div class="whygpu-recall-mine" data-key="%s" style="border-left:4px solid #cc79a7;padding:4px 8px">`+
+		`<div><b>From your own numbers:</b> %s</div><div><i>Work it out before you open the answer.</i></div>`+
+		`<details><summary>Answer</summary><div>%s</div></details></div>`,
+		html.EscapeString(c.Key), html.EscapeString(q), html.EscapeString(a)), plain)
+	return nil
+}
