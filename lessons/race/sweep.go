@@ -1,6 +1,7 @@
 package race
 
 import (
+	"errors"
 	"fmt"
 
 	"gonum.org/v1/plot"
@@ -19,6 +20,10 @@ const StepSweepKeep = Lesson + "-step-sweep"
 func StepSweep(progress experiments.Progress) ([]measure.Result, error) {
 	sizes := experiments.Grid(Batches, []int{SweepHidden})
 	out, err := experiments.SweepEveryDevice(sizes, progress)
+	if errors.Is(err, measure.ErrInterrupted) {
+		_ = measure.Keep(StepSweepKeep, out) // interrupted: the chart cell shows the partial sweep
+		return out, err
+	}
 	if err != nil {
 		return out, err
 	}

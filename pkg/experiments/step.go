@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -86,12 +87,23 @@ func TimeStep(dev *devices.Device, w workloads.MLP, opt measure.Options) (measur
 	return best, nil
 }
 
-// Sweep times the training step at every size on dev, smallest first.
+// Sweep times the training step at every size on dev, smallest first. Interrupting the cell (Kernel →
+// Interrupt) stops it after the sample in progress: it returns the points measured so far with an error
+// wrapping measure.ErrInterrupted that says they are a partial sweep.
 func Sweep(dev *devices.Device, sizes []Size, opt measure.Options, progress Progress) ([]measure.Result, error) {
+	stop := measure.CatchInterrupt()
+	defer stop()
 	var out []measure.Result
 	for i, s := range sizes {
 		progress.Report(i, len(sizes), "%s: batch %d × hidden %d", dev.Name, s.Batch, s.Hidden)
 		r, err := TimeStep(dev, s.Step(), opt)
+		if errors.Is(err, measure.ErrInterrupted) || (err == nil && measure.Interrupted()) {
+			if err == nil {
+				out = append(out, r)
+			}
+			return out, fmt.Errorf("sweep on %s interrupted after %d of %d sizes: the %d measured so far are kept and shown as a partial sweep: %w",
+				dev.Name, len(out), len(sizes), len(out), measure.ErrInterrupted)
+		}
 		if err != nil {
 			return out, err
 		}

@@ -153,6 +153,9 @@ func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
 		d := opt.Clock.Now().Sub(t0)
 		samples = append(samples, d/time.Duration(opt.RunsPerSample))
 		total += d
+		if Interrupted() {
+			return Summarize(samples), samples, ErrInterrupted
+		}
 	}
 	st := Summarize(samples)
 	st.RunsPerSample = opt.RunsPerSample
