@@ -42,9 +42,16 @@ test-notebooks:
 doctor:
 	@go run ./cmd/whygpu doctor
 
-## bench: f32 matmul GFLOP/s, xla:cpu vs the Go backend vs numpy
-bench: setup
+## bench: GoMLX xla:cpu vs JAX (and numpy, the Go backend), same shapes, interleaved (bench-only venv .venv/bench)
+bench: setup $(VENV)/bench/.installed
 	go run ./cmd/whygpu bench
+
+# The bench's own venv (requirements-bench.txt: jax[cpu], numpy), so `make lab` never needs JAX.
+$(VENV)/bench/.installed: requirements-bench.txt
+	rm -rf $(VENV)/bench
+	python3 -m venv $(VENV)/bench
+	$(VENV)/bench/bin/pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	touch $@
 
 clean:
 	rm -rf $(VENV) build tests/artifacts

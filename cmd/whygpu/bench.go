@@ -1,18 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/shirou/gopsutil/v4/process"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -20,323 +24,535 @@ import (
 )
 
 func init() {
-	register("bench", "f32 matmul GFLOP/s: xla:cpu vs the Go backend vs numpy/OpenBLAS, same shapes and method", bench)
+	register("bench", "GoMLX xla:cpu vs JAX (and numpy, the Go backend) on the same shapes, interleaved: per-call latency, MLP step, GFLOP/s, GB/s", bench)
 }
 
-// benchPoint is one timed size on one implementation.
-type benchPoint struct {
-	N         int           `json:"n"`
-	GFLOPS    float64       `json:"gflops"` // at the median
-	Median    time.Duration `json:"median_ns"`
-	Min       time.Duration `json:"min_ns"`
-	CV        float64       `json:"cv"`
-	Reps      int           `json:"reps"` // timed samples
-	PerSample int           `json:"runs_per_sample"`
-	Warmup    int           `json:"warmup"`
-	RelErr    float64       `json:"rel_err"` // -1 when not checked
-	// Others is the CPU time other processes used while the point was measured, as a percentage of
-	// the machine's capacity (all cores): a busy neighbour explains a high CV.
-	Others float64 `json:"others_percent"`
-	Err    string  `json:"error,omitempty"`
+// benchCase is one workload of the bench, in both its GoMLX form and the request the JAX worker
+// (scripts/bench_jax.py) understands.
+type benchCase struct {
+	w       workloads.Workload
+	kind    string         // the worker's name for it: matmul, mlp, layernorm
+	params  map[string]int // the worker's parameters
+	metric  string         // measure.PerCall, measure.GFLOPS or measure.GBPS
+	numpy   bool           // numpy has this workload
+	goBack  bool           // the pure-Go backend runs it too (matmuls)
+	pipelin bool           // also time JAX without waiting (small calls)
 }
 
-// numpyScript times A @ B with numpy using the same method as measure.Time: warm-up runs, one probe
-// run that sizes the samples (k consecutive runs ≈ the sample time), then timed samples until both a
-// minimum count and a minimum total time are reached; median, min and CV (sample standard deviation
-// over mean) of the per-run times. It prints one JSON object per size.
-const numpyScript = `
-import json, math, os, resource, sys, time, statistics
-import numpy as np
+func matmulCase(n int) benchCase {
+	m := measure.GFLOPS
+	if n <= 256 {
+		m = measure.PerCall
+	}
+	return benchCase{w: workloads.Square(n, dtypes.Float32), kind: "matmul", params: map[string]int{"n": n},
+		metric: m, numpy: true, goBack: true, pipelin: n <= 64}
+}
 
-def load():
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    hz = os.sysconf("SC_CLK_TCK")
-    total = sum(v[:8]) / hz  # user nice system idle iowait irq softirq steal
-    return total - (v[3] + v[4]) / hz, total, ru.ru_utime + ru.ru_stime
+// benchMLP is the bench's training step: 64→64→64→10, tanh, MSE, SGD, float32 (issue 11's shapes).
+func benchMLP(batch int) workloads.MLP {
+	return workloads.MLP{Batch: batch, In: 64, Hidden: 64, Out: 10, Depth: 2, Type: dtypes.Float32, Seed: 1}
+}
 
-def others(p):
-    q = load()
-    return max(0.0, 100 * ((q[0] - p[0]) - (q[2] - p[2])) / (q[1] - p[1])) if q[1] > p[1] else 0.0
+func mlpCase(batch int) benchCase {
+	w := benchMLP(batch)
+	return benchCase{w: w, kind: "mlp", metric: measure.PerCall, pipelin: batch == 1,
+		params: map[string]int{"batch": batch, "in": w.In, "hidden": w.Hidden, "out": w.Out, "depth": w.Depth}}
+}
 
-sizes = [int(s) for s in sys.argv[1].split(",")]
-warmup, reps, min_time, max_reps = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-sample_time = float(sys.argv[6])
-rng = np.random.default_rng(1)
-for n in sizes:
-    a = (rng.random((n, n), dtype=np.float32) * 2 - 1)
-    b = (rng.random((n, n), dtype=np.float32) * 2 - 1)
-    probe = load()
-    for _ in range(warmup):
-        c = a @ b
-    k = 1
-    if sample_time > 0:
-        t0 = time.perf_counter()
-        c = a @ b
-        k = max(1, math.ceil(sample_time / (time.perf_counter() - t0)))
-    samples, total = [], 0.0
-    while len(samples) < reps or (total < min_time and len(samples) < max_reps):
-        t0 = time.perf_counter()
-        for _ in range(k):
-            c = a @ b
-        d = time.perf_counter() - t0
-        samples.append(d / k)
-        total += d
-    med = statistics.median(samples)
-    cv = statistics.stdev(samples) / statistics.fmean(samples) if len(samples) > 1 else 0.0
-    print(json.dumps({"n": n, "gflops": 2 * n**3 / med / 1e9, "median_ns": int(med * 1e9),
-                      "min_ns": int(min(samples) * 1e9), "cv": cv, "reps": len(samples), "runs_per_sample": k, "warmup": warmup,
-                      "rel_err": -1, "others_percent": others(probe)}), flush=True)
-`
+func layernormCase(rows, cols int) benchCase {
+	return benchCase{w: workloads.LayerNorm{Rows: rows, Cols: cols, Type: dtypes.Float32, Seed: 1}, kind: "layernorm",
+		params: map[string]int{"rows": rows, "cols": cols}, metric: measure.GBPS, numpy: true}
+}
+
+// value converts a per-call time to the case's metric.
+func (c benchCase) value(s time.Duration) float64 {
+	switch c.metric {
+	case measure.GFLOPS:
+		return c.w.FLOPs() / s.Seconds() / 1e9
+	case measure.GBPS:
+		return c.w.Bytes() / s.Seconds() / 1e9
+	}
+	return s.Seconds()
+}
+
+// loadProbe counts the CPU other processes use during a point: measure's probe (the machine's counters
+// less this process) less the JAX worker's own CPU time, which is part of the bench, not a neighbour.
+type loadProbe struct {
+	probe  *measure.Probe
+	worker *process.Process
+	wcpu   float64
+}
+
+func startLoad(worker *process.Process) loadProbe {
+	return loadProbe{probe: measure.StartProbe(), worker: worker, wcpu: workerCPU(worker)}
+}
+
+func workerCPU(w *process.Process) float64 {
+	if w == nil {
+		return 0
+	}
+	t, err := w.Times()
+	if err != nil {
+		return 0
+	}
+	return t.User + t.System
+}
+
+// othersPercent is the CPU other processes used since the start, % of all cores.
+func (l loadProbe) othersPercent() float64 {
+	d := l.probe.Stop()
+	w := workerCPU(l.worker) - l.wcpu
+	if d.Wall <= 0 {
+		return 0
+	}
+	return max(0, 100*(d.OthersCores-w/d.Wall.Seconds())/float64(runtime.NumCPU()))
+}
+
+// jaxWorker is scripts/bench_jax.py running in the bench venv.
+type jaxWorker struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   *bufio.Scanner
+	proc  *process.Process
+	jax   string
+	numpy string
+}
+
+func startWorker(python string) (*jaxWorker, error) {
+	if _, err := os.Stat(python); err != nil {
+		return nil, fmt.Errorf("%s not found: `make bench` creates the bench venv from requirements-bench.txt", python)
+	}
+	script := filepath.Join(repoRoot(), "scripts", "bench_jax.py")
+	cmd := exec.Command(python, script)
+	cmd.Stderr = os.Stderr
+	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	w := &jaxWorker{cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
+	w.out.Buffer(make([]byte, 1<<20), 64<<20)
+	var hello struct {
+		JAX   string `json:"jax"`
+		NumPy string `json:"numpy"`
+	}
+	if err := w.read(&hello); err != nil {
+		w.stop()
+		return nil, fmt.Errorf("the JAX worker did not start: %w", err)
+	}
+	w.jax, w.numpy = hello.JAX, hello.NumPy
+	w.proc, _ = process.NewProcess(int32(cmd.Process.Pid))
+	return w, nil
+}
+
+func (w *jaxWorker) read(v any) error {
+	if !w.out.Scan() {
+		if err := w.out.Err(); err != nil {
+			return err
+		}
+		return io.ErrUnexpectedEOF
+	}
+	return json.Unmarshal(w.out.Bytes(), v)
+}
+
+// time asks the worker for one block of samples of c on impl; it returns per-call times.
+func (w *jaxWorker) time(impl string, c benchCase, opt measure.Options) ([]time.Duration, error) {
+	req := map[string]any{"impl": impl, "kind": c.kind, "params": c.params, "warmup": max(opt.Warmup, 0),
+		"sample_s": opt.SampleTime.Seconds(), "min_time_s": opt.MinTime.Seconds(), "reps": opt.Reps}
+	b, _ := json.Marshal(req)
+	if _, err := w.in.Write(append(b, '\n')); err != nil {
+		return nil, err
+	}
+	var ans struct {
+		Samples []int64 `json:"samples_ns"`
+		Err     string  `json:"error"`
+	}
+	if err := w.read(&ans); err != nil {
+		return nil, err
+	}
+	if ans.Err != "" {
+		return nil, fmt.Errorf("%s", ans.Err)
+	}
+	out := make([]time.Duration, len(ans.Samples))
+	for i, s := range ans.Samples {
+		out[i] = time.Duration(s)
+	}
+	return out, nil
+}
+
+func (w *jaxWorker) stop() {
+	_ = w.in.Close()
+	_ = w.cmd.Wait()
+}
+
+// goMLXCase is one case prepared on a GoMLX device.
+type goMLXCase struct {
+	inst   workloads.Instance
+	relErr float64
+}
+
+func prepareGoMLX(dev *devices.Device, c benchCase) (*goMLXCase, error) {
+	inst, err := c.w.Prepare(dev)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := inst.Compile(); err != nil {
+		inst.Close()
+		return nil, err
+	}
+	r, err := inst.Check()
+	if err != nil {
+		inst.Close()
+		return nil, err
+	}
+	return &goMLXCase{inst: inst, relErr: r}, nil
+}
 
 func bench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	sizesFlag := fs.String("sizes", "256,512,1024,2048", "matrix sizes n (n×n @ n×n)")
-	minTime := fs.Duration("mintime", time.Second, "keep timing each point until this much time has passed")
-	minReps := fs.Int("reps", 10, "minimum timed samples per point")
-	sampleTime := fs.Duration("sample", 20*time.Millisecond, "time one sample of this many consecutive runs (per-run time = sample / runs); 0 times every run alone")
-	goBudget := fs.Duration("go-budget", 12*time.Second, "most time to spend timing one point on the Go backend (it runs 2048³ at a few GFLOP/s)")
-	noGo := fs.Bool("no-go", false, "skip the Go backend")
-	jsonOut := fs.String("json", "", "also write the table as JSON to this file")
+	sizesFlag := fs.String("sizes", "8,64,256,1024,2048", "matmul sizes n (n×n @ n×n); n ≤ 256 is reported as latency per call")
+	batchFlag := fs.String("batches", "1,32,256,1024", "MLP step batches (64→64→64→10, tanh, MSE, SGD)")
+	lnFlag := fs.String("layernorm", "8192x4096", "layernorm rows×cols (empty: none)")
+	minTime := fs.Duration("mintime", 900*time.Millisecond, "timed time per point and implementation, over all rounds")
+	rounds := fs.Int("rounds", 3, "interleaving rounds: each round times every implementation once, in turn")
+	minReps := fs.Int("reps", 9, "minimum timed samples per point and implementation, over all rounds")
+	sampleTime := fs.Duration("sample", 5*time.Millisecond, "one sample is as many consecutive calls (each waited for) as fill this; per-call time = sample / calls")
+	goBudget := fs.Duration("go-budget", 6*time.Second, "most time to spend on one matmul point on the pure-Go backend")
+	noGo := fs.Bool("no-go", false, "skip the pure-Go backend")
+	noJAX := fs.Bool("no-jax", false, "skip JAX and numpy")
+	python := fs.String("python", filepath.Join(repoRoot(), ".venv", "bench", "bin", "python"), "python of the bench venv (jax[cpu], numpy: requirements-bench.txt)")
+	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
+	save := fs.String("save", measure.BenchPath(), "save the report here for lessons to read (empty: don't)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var sizes []int
-	for _, s := range strings.Split(*sizesFlag, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			return fmt.Errorf("bench: bad size %q", s)
+	var cases []benchCase
+	ints := func(flagName, s string) ([]int, error) {
+		var out []int
+		for _, f := range strings.Split(s, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			n, err := strconv.Atoi(f)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("bench: bad %s value %q", flagName, f)
+			}
+			out = append(out, n)
 		}
-		sizes = append(sizes, n)
+		return out, nil
 	}
-	const warmup = 2
-	opt := measure.Options{Warmup: warmup, Reps: *minReps, MinTime: *minTime, SampleTime: *sampleTime}
+	sizes, err := ints("-sizes", *sizesFlag)
+	if err != nil {
+		return err
+	}
+	batches, err := ints("-batches", *batchFlag)
+	if err != nil {
+		return err
+	}
+	for _, n := range sizes {
+		cases = append(cases, matmulCase(n))
+	}
+	for _, b := range batches {
+		cases = append(cases, mlpCase(b))
+	}
+	if *lnFlag != "" {
+		r, c, ok := strings.Cut(*lnFlag, "x")
+		rows, err1 := strconv.Atoi(r)
+		cols, err2 := strconv.Atoi(c)
+		if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 {
+			return fmt.Errorf("bench: bad -layernorm %q (want ROWSxCOLS)", *lnFlag)
+		}
+		cases = append(cases, layernormCase(rows, cols))
+	}
+	*rounds = max(1, *rounds)
 
 	cpuDev, err := devices.Open(devices.CPU)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("whygpu bench — float32 matmul n×n @ n×n, GFLOP/s = 2n³ / median time\n")
-	fmt.Printf("host: %s\nmethod: %d warm-up runs, then ≥ %d timed samples and ≥ %v per point, each sample ≈ %v of\n", cpuDev.Model, warmup, *minReps, *minTime, *sampleTime)
-	fmt.Printf("consecutive runs (one run when a run is longer); median and CV (stdev/mean) of the per-run times;\n")
-	fmt.Printf("others = CPU used by other processes during the point, %% of all cores (anything above a few %% disturbs the timing)\n\n")
-
-	// Each size is measured on every implementation back to back (xla:cpu, numpy, go), so a ratio
-	// compares points taken under the same conditions on a shared machine.
-	table := map[string][]benchPoint{}
 	var goDev *devices.Device
 	if !*noGo {
 		if goDev, err = devices.Open(devices.Go); err != nil {
 			return err
 		}
 	}
-	var npErr error
-	for _, n := range sizes {
-		table[devices.CPU] = append(table[devices.CPU], benchGoMLX(cpuDev, n, opt))
-		if npErr == nil {
-			var pts []benchPoint
-			if pts, npErr = benchNumpy([]int{n}, warmup, *minReps, *minTime, *sampleTime); npErr != nil {
-				fmt.Printf("numpy: not measured: %v\n\n", npErr)
-			} else {
-				table["numpy"] = append(table["numpy"], pts...)
-			}
-		}
-		if goDev != nil {
-			o := opt
-			// One run of the pure-Go backend at 2048 takes seconds: estimate from a smaller point and cap
-			// the repetitions to fit the budget (at least 3 timed runs after 1 warm-up).
-			if est := goEstimate(table[devices.Go], n); est > 0 && time.Duration(float64(*minReps+warmup)*est*float64(time.Second)) > *goBudget {
-				o.Warmup = 1
-				o.Reps = max(3, int(goBudget.Seconds()/est)-1)
-				o.MinTime = 0
-				o.SampleTime = 0
-			}
-			table[devices.Go] = append(table[devices.Go], benchGoMLX(goDev, n, o))
+	var worker *jaxWorker
+	if !*noJAX {
+		if worker, err = startWorker(*python); err != nil {
+			fmt.Printf("jax, numpy: not measured: %v\n\n", err)
+			worker = nil
+		} else {
+			defer worker.stop()
 		}
 	}
+	host, _ := os.Hostname()
+	prov := measure.ProvenanceOf(cpuDev)
+	rep := measure.BenchReport{Date: time.Now().UTC(), Host: host, CPU: cpuDev.Model, Cores: runtime.NumCPU(),
+		GoMLX: prov.GoMLX, GoXLA: prov.GoXLA, Plugin: fmt.Sprintf("%s (PJRT %s)", filepath.Base(cpuDev.Plugin), cpuDev.PJRTVersion)}
+	if worker != nil {
+		rep.JAX, rep.NumPy = worker.jax, worker.numpy
+	}
+	fmt.Printf("whygpu bench — GoMLX %s (go-xla %s, %s) vs JAX %s / numpy %s, float32, on %s\n",
+		rep.GoMLX, rep.GoXLA, rep.Plugin, orDash(rep.JAX), orDash(rep.NumPy), cpuDev.Model)
+	fmt.Printf("method: every implementation of a point is timed in %d interleaved rounds (≥ %v and ≥ %d samples in all);\n", *rounds, *minTime, *minReps)
+	fmt.Printf("a sample is the consecutive calls that fill ~%v, each waited for (JAX: block_until_ready) — except\n", *sampleTime)
+	fmt.Printf("\"jax pipelined\", which waits once per sample; median and CV (stdev/mean) of per-call times, after warm-up\n")
+	fmt.Printf("and compilation (timed apart). others = CPU used by other processes during the point, %% of all cores.\n\n")
 
-	printBenchTable(sizes, table, !*noGo, npErr == nil)
+	for i, c := range cases {
+		fmt.Fprintf(os.Stderr, "bench [%d/%d] %s\n", i+1, len(cases), c.w)
+		rep.Points = append(rep.Points, benchOne(c, cpuDev, goDev, worker, *rounds, *minTime, *minReps, *sampleTime, *goBudget))
+		rep.Others = max(rep.Others, rep.Points[len(rep.Points)-1].Others)
+	}
+	printBench(rep)
+	if *save != "" {
+		if err := measure.SaveBench(*save, rep); err != nil {
+			return err
+		}
+		fmt.Printf("\nsaved to %s (lessons 01 and 07 read it)\n", *save)
+	}
 	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(table, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+		if err := measure.SaveBench(*jsonOut, rep); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// goEstimate predicts the seconds of one Go-backend run at n from the largest smaller point (n³ scaling).
-func goEstimate(done []benchPoint, n int) float64 {
-	for i := len(done) - 1; i >= 0; i-- {
-		if p := done[i]; p.Err == "" && p.N < n && p.Median > 0 {
-			r := float64(n) / float64(p.N)
-			return p.Median.Seconds() * r * r * r
-		}
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
-	return 0
+	return s
 }
 
-// benchGoMLX times and checks one size on a GoMLX device.
-func benchGoMLX(dev *devices.Device, n int, opt measure.Options) benchPoint {
-	probe := measure.StartProbe() // the same counter every timed result keeps (measure.Disturbance)
-	r, err := measure.Run(dev, workloads.Square(n, dtypes.Float32), opt, true)
-	if err != nil {
-		return benchPoint{N: n, Err: err.Error(), RelErr: -1}
+// benchOne measures one case on every implementation, interleaved over rounds.
+func benchOne(c benchCase, cpuDev, goDev *devices.Device, worker *jaxWorker, rounds int, minTime time.Duration, minReps int, sampleTime, goBudget time.Duration) measure.BenchPoint {
+	pt := measure.BenchPoint{Workload: c.w.Name(), Label: c.w.String(), Params: c.params, Metric: c.metric, Impls: map[string]measure.BenchImpl{}}
+	var proc *process.Process
+	if worker != nil {
+		proc = worker.proc
 	}
-	return benchPoint{N: n, GFLOPS: r.GFLOPS(), Median: r.Stats.Median, Min: r.Stats.Min, CV: r.Stats.CV,
-		Reps: r.Stats.N, PerSample: max(1, r.Stats.RunsPerSample), Warmup: opt.Warmup, RelErr: r.RelErr, Others: probe.Stop().OthersPercent()}
+	probe := startLoad(proc)
+	per := measure.Options{Reps: max(1, (minReps+rounds-1)/rounds), MinTime: minTime / time.Duration(rounds), SampleTime: sampleTime}
+
+	type impl struct {
+		name string
+		run  func(opt measure.Options) ([]time.Duration, error)
+	}
+	var impls []impl
+	relErr := map[string]float64{}
+	prepErr := map[string]error{}
+	addGoMLX := func(name string, dev *devices.Device) func() {
+		g, err := prepareGoMLX(dev, c)
+		if err != nil {
+			prepErr[name] = err
+			return func() {}
+		}
+		relErr[name] = g.relErr
+		impls = append(impls, impl{name, func(opt measure.Options) ([]time.Duration, error) {
+			_, s, err := measure.Time(g.inst.Run, opt)
+			return s, err
+		}})
+		return g.inst.Close
+	}
+	defer addGoMLX(devices.CPU, cpuDev)()
+	if worker != nil {
+		names := []string{measure.BenchJAX}
+		if c.pipelin {
+			names = append(names, measure.BenchJAXPipelined)
+		}
+		if c.numpy {
+			names = append(names, measure.BenchNumPy)
+		}
+		for _, n := range names {
+			impls = append(impls, impl{n, func(opt measure.Options) ([]time.Duration, error) { return worker.time(n, c, opt) }})
+		}
+	}
+	var goOpt *measure.Options
+	if goDev != nil && c.goBack {
+		// The pure-Go backend takes seconds per 2048³ matmul: one untimed run tells how many fit the budget.
+		g, err := prepareGoMLX(goDev, c)
+		if err != nil {
+			prepErr[devices.Go] = err
+		} else {
+			defer g.inst.Close()
+			relErr[devices.Go] = g.relErr
+			t0 := time.Now()
+			if err := g.inst.Run(); err != nil {
+				prepErr[devices.Go] = err
+			} else {
+				one := time.Since(t0)
+				o := per
+				if time.Duration(minReps+2)*one > goBudget {
+					o = measure.Options{Warmup: -1, Reps: max(1, int(goBudget/one)/rounds)}
+				}
+				goOpt = &o
+				impls = append(impls, impl{devices.Go, func(opt measure.Options) ([]time.Duration, error) {
+					_, s, err := measure.Time(g.inst.Run, *goOpt)
+					return s, err
+				}})
+			}
+		}
+	}
+
+	samples := map[string][]time.Duration{}
+	errs := map[string]error{}
+	for r := range rounds {
+		for _, im := range impls {
+			if errs[im.name] != nil {
+				continue
+			}
+			opt := per
+			opt.Warmup = 1
+			if r == 0 {
+				opt.Warmup = 2
+			}
+			s, err := im.run(opt)
+			if err != nil {
+				errs[im.name] = err
+				continue
+			}
+			samples[im.name] = append(samples[im.name], s...)
+		}
+	}
+	pt.Others = probe.othersPercent()
+	for name, err := range prepErr {
+		pt.Impls[name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
+	}
+	for _, im := range impls {
+		if err := errs[im.name]; err != nil {
+			pt.Impls[im.name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
+			continue
+		}
+		st := measure.Summarize(samples[im.name])
+		bi := measure.BenchImpl{Stats: st, Value: c.value(st.Median), RelErr: -1}
+		if e, ok := relErr[im.name]; ok {
+			bi.RelErr = e
+		}
+		pt.Impls[im.name] = bi
+	}
+	return pt
 }
 
-// benchNumpy runs numpyScript with the course venv's python.
-func benchNumpy(sizes []int, warmup, reps int, minTime, sampleTime time.Duration) ([]benchPoint, error) {
-	py := filepath.Join(repoRoot(), ".venv", "bin", "python")
-	if _, err := os.Stat(py); err != nil {
-		return nil, fmt.Errorf("%s not found (run `make setup`)", py)
+// benchCols are the report's columns, in order.
+var benchCols = []string{devices.CPU, measure.BenchJAX, measure.BenchJAXPipelined, measure.BenchNumPy, devices.Go}
+
+// benchTarget is issue 11's target for a point: GoMLX's per-call time at most Max × JAX's (latency
+// points), or GoMLX's throughput at least Min × the better of JAX and numpy (large points). 0: none.
+func benchTarget(p measure.BenchPoint) (maxRatio, minRatio float64) {
+	switch {
+	case p.Workload == "matmul" && p.Params["n"] <= 8:
+		return 1.2, 0
+	case p.Workload == "matmul" && p.Params["n"] >= 1024:
+		return 0, 0.95
+	case strings.HasPrefix(p.Workload, "mlp") && p.Params["batch"] <= 32:
+		return 1.2, 0
+	case strings.HasPrefix(p.Workload, "mlp") && p.Params["batch"] == 256:
+		return 1.1, 0
 	}
-	var s []string
-	for _, n := range sizes {
-		s = append(s, strconv.Itoa(n))
-	}
-	cmd := exec.Command(py, "-c", numpyScript, strings.Join(s, ","), strconv.Itoa(warmup), strconv.Itoa(reps),
-		strconv.FormatFloat(minTime.Seconds(), 'f', 3, 64), "1000", strconv.FormatFloat(sampleTime.Seconds(), 'f', 4, 64))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("numpy benchmark failed: %w", err)
-	}
-	var pts []benchPoint
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		var p benchPoint
-		if err := json.Unmarshal([]byte(line), &p); err != nil {
-			return nil, fmt.Errorf("numpy benchmark printed %q: %w", line, err)
-		}
-		pts = append(pts, p)
-	}
-	return pts, nil
+	return 0, 0
 }
 
-func printBenchTable(sizes []int, table map[string][]benchPoint, withGo, withNumpy bool) {
-	cols := []string{devices.CPU}
-	if withGo {
-		cols = append(cols, devices.Go)
+func printBench(rep measure.BenchReport) {
+	fmt.Printf("%-44s %-9s", "workload", "metric")
+	for _, c := range benchCols {
+		fmt.Printf(" %-22s", c)
 	}
-	if withNumpy {
-		cols = append(cols, "numpy")
-	}
-	fmt.Printf("%6s", "n")
-	for _, c := range cols {
-		name := c
-		if c == "numpy" {
-			name = "numpy/OpenBLAS"
-		}
-		fmt.Printf("  %-30s", name)
-	}
-	if withNumpy {
-		fmt.Printf("  %s", "xla:cpu / numpy")
-	}
-	fmt.Println()
-	fmt.Printf("%6s", "")
-	for range cols {
-		fmt.Printf("  %-30s", "GFLOP/s (CV, samples×runs, others)")
-	}
-	fmt.Println()
-	cell := func(p benchPoint) string {
-		if p.Err != "" {
-			return "error"
-		}
-		return fmt.Sprintf("%7.1f (%4.1f%%, %3d×%-3d %2.0f%%)", p.GFLOPS, 100*p.CV, p.Reps, max(1, p.PerSample), p.Others)
-	}
+	fmt.Printf(" %-7s %s\n", "others", "xla:cpu vs JAX (target)")
 	var notes []string
-	// A verdict on a target is only given from undisturbed points: while other processes use more than
-	// disturbedPercent of the CPUs, a 2-thread matmul measures them, not itself.
-	ratio, cvs := verdict{}, verdict{}
-	wrong := 0
-	for i, n := range sizes {
-		fmt.Printf("%6d", n)
-		for _, c := range cols {
-			if i >= len(table[c]) {
-				fmt.Printf("  %-30s", "-")
-				continue
-			}
-			p := table[c][i]
-			fmt.Printf("  %-30s", cell(p))
-			if p.Err != "" {
-				notes = append(notes, fmt.Sprintf("%s at n=%d: %s", c, n, p.Err))
-				continue
-			}
+	fmtVal := func(metric string, v float64) string {
+		if metric == measure.PerCall {
 			switch {
-			case p.Others >= disturbedPercent:
-				cvs.skip(fmt.Sprintf("%s n=%d", c, n))
-				notes = append(notes, fmt.Sprintf("%s at n=%d: disturbed (other processes used %.0f%% of the CPUs): not judged, re-run", c, n, p.Others))
-			case p.CV >= 0.05:
-				cvs.fail()
-				notes = append(notes, fmt.Sprintf("%s at n=%d: CV %.1f%% ≥ 5%% on an undisturbed machine", c, n, 100*p.CV))
+			case v < 1e-3:
+				return fmt.Sprintf("%.1f µs", v*1e6)
+			case v < 1:
+				return fmt.Sprintf("%.2f ms", v*1e3)
 			}
-			if c == devices.Go && p.Warmup < 2 {
-				notes = append(notes, fmt.Sprintf("go at n=%d: %d warm-up and %d timed runs only (one run takes %v; -go-budget)", n, p.Warmup, p.Reps, p.Median.Round(time.Millisecond)))
-			}
-			if c != "numpy" && p.RelErr > workloads.Tolerance(dtypes.Float32) {
-				wrong++
-				notes = append(notes, fmt.Sprintf("%s at n=%d: WRONG RESULT, relative error %.2g", c, n, p.RelErr))
-			}
+			return fmt.Sprintf("%.2f s", v)
 		}
-		if withNumpy && i < len(table["numpy"]) && i < len(table[devices.CPU]) {
-			x, np := table[devices.CPU][i], table["numpy"][i]
-			r := math.NaN()
-			if np.GFLOPS > 0 && x.Err == "" {
-				r = x.GFLOPS / np.GFLOPS
-			}
-			mark := ""
-			if n >= 512 {
-				switch {
-				case x.Others >= disturbedPercent || np.Others >= disturbedPercent:
-					mark = "  (disturbed)"
-					ratio.skip(fmt.Sprintf("n=%d", n))
-				case r >= 1.5:
-					mark = "  ≥ 1.5× ✓"
-				default:
-					mark = "  < 1.5× ✗"
-					ratio.fail()
+		return fmt.Sprintf("%.1f", v)
+	}
+	for _, p := range rep.Points {
+		metric := p.Metric
+		if strings.HasPrefix(p.Workload, "mlp") {
+			metric = "per step"
+		}
+		fmt.Printf("%-44s %-9s", p.Label, metric)
+		for _, c := range benchCols {
+			v, ok := p.Impls[c]
+			switch {
+			case !ok:
+				fmt.Printf(" %-22s", "-")
+			case v.Err != "":
+				fmt.Printf(" %-22s", "error")
+				notes = append(notes, fmt.Sprintf("%s, %s: %s", p.Label, c, v.Err))
+			default:
+				fmt.Printf(" %-22s", fmt.Sprintf("%s (CV %.0f%%)", fmtVal(p.Metric, v.Value), 100*v.Stats.CV))
+				if v.RelErr > workloads.Tolerance(dtypes.Float32) {
+					notes = append(notes, fmt.Sprintf("%s, %s: WRONG RESULT, relative error %.2g", p.Label, c, v.RelErr))
 				}
 			}
-			fmt.Printf("  %5.2f×%s", r, mark)
 		}
-		fmt.Println()
+		fmt.Printf(" %5.0f%%  %s\n", p.Others, ratioText(p))
 	}
 	fmt.Println()
-	if wrong == 0 {
-		fmt.Println("every GoMLX point was checked against a float64 reference: relative error < 1e-5")
-	}
-	if withNumpy {
-		fmt.Printf("target xla:cpu ≥ 1.5× numpy at n ≥ 512: %s\n", ratio)
-	}
-	fmt.Printf("target CV < 5%% at every point: %s\n", cvs)
+	fmt.Println("ratio: for latency, xla:cpu's time over JAX's (1.0× = as fast; lower is better); for GFLOP/s and")
+	fmt.Println("GB/s, xla:cpu's throughput over the better of JAX and numpy (higher is better). Targets are issue 11's,")
+	fmt.Println("for this bench only; a point where other processes used ≥ 5% of the CPUs is marked disturbed: re-run")
+	fmt.Println("on a quiet machine before judging it. Every GoMLX point was first checked against float64.")
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
 }
 
-// disturbedPercent is the share of the CPUs other processes may use during a point before the point
-// is reported as disturbed and left out of the verdicts.
-const disturbedPercent = 5
-
-// verdict collects the outcome of one target over the points.
-type verdict struct {
-	failed  bool
-	skipped []string
-}
-
-func (v *verdict) fail()            { v.failed = true }
-func (v *verdict) skip(what string) { v.skipped = append(v.skipped, what) }
-
-func (v verdict) String() string {
-	s := "met"
-	if v.failed {
-		s = "NOT met"
+// ratioText is the point's xla:cpu-vs-JAX ratio with its target verdict.
+func ratioText(p measure.BenchPoint) string {
+	x, ok := p.Impls[devices.CPU]
+	if !ok || x.Err != "" {
+		return ""
 	}
-	if len(v.skipped) > 0 {
-		s += fmt.Sprintf(" on the undisturbed points; not judged (disturbed, re-run): %s", strings.Join(v.skipped, ", "))
+	j, okj := p.Impls[measure.BenchJAX]
+	maxR, minR := benchTarget(p)
+	verdict := func(met bool, target string) string {
+		if maxR == 0 && minR == 0 {
+			return ""
+		}
+		mark := "✗"
+		if met {
+			mark = "✓"
+		}
+		if p.Others >= 5 {
+			mark += " disturbed"
+		}
+		return fmt.Sprintf(" (%s %s)", target, mark)
 	}
-	return s
+	if p.Metric == measure.PerCall {
+		if !okj || j.Err != "" || j.Value <= 0 {
+			return ""
+		}
+		r := x.Value / j.Value
+		return fmt.Sprintf("%.2f× JAX's time%s", r, verdict(maxR == 0 || r <= maxR, fmt.Sprintf("≤ %.1f×", maxR)))
+	}
+	best, who := 0.0, ""
+	for _, c := range []string{measure.BenchJAX, measure.BenchNumPy} {
+		if v, ok := p.Impls[c]; ok && v.Err == "" && v.Value > best {
+			best, who = v.Value, c
+		}
+	}
+	if best == 0 {
+		return ""
+	}
+	r := x.Value / best
+	if math.IsNaN(r) {
+		return ""
+	}
+	return fmt.Sprintf("%.2f× %s%s", r, who, verdict(minR == 0 || r >= minR, fmt.Sprintf("≥ %.2f×", minR)))
 }

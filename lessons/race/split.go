@@ -181,12 +181,53 @@ func SplitTable(results []measure.Result) units.Table {
 		"Times are medians of 3 runs of the whole budget, after a warm-up; compilation is done first and timed apart (GoMLX compiles once per shape).",
 		"relative: this split's time over the fastest split on the same device. Same FLOPs in every row: the difference is per-call overhead and cache reuse.",
 	}
+	t.Notes = append(t.Notes, fixedCostNotes(results)...)
 	if !experiments.HasGPU(results) {
 		e8 := gpumodel.EstimateMatMul(workloads.Square(8, dtypes.Float32))
 		t.Notes = append(t.Notes, fmt.Sprintf("No GPU here and none recorded yet: the chart adds the course's GPU model as a band (%s per call for an 8×8, of which the arithmetic is %s; the rest is starting the kernel and waiting for it). %s",
 			e8.Band(), charts.Duration(max(e8.Compute[0], e8.Memory[0])), e8.Note()))
 	}
 	return t
+}
+
+// fixedCostNotes say what one call of the smallest split costs the runtime, measured here: at 8×8 the
+// arithmetic is a rounding error, so the time per call is the software's fixed cost. When `make bench`
+// has run on this machine, they add JAX's cost for the same call on the same CPU, from the bench's saved
+// report (with its date and host: a recording, not a live number).
+func fixedCostNotes(results []measure.Result) []string {
+	var small *measure.Result
+	for i, r := range results {
+		if r.Provenance.Device == devices.CPU && !r.Provenance.Recorded && (small == nil || r.Params["side"] < small.Params["side"]) {
+			small = &results[i]
+		}
+	}
+	if small == nil || small.Params["calls"] == 0 {
+		return nil
+	}
+	side := small.Params["side"]
+	per := small.Seconds() / float64(small.Params["calls"])
+	flops := small.FLOPs / float64(small.Params["calls"])
+	note := fmt.Sprintf("The runtime's fixed cost per call, measured here: a %d×%d call on xla:cpu takes %s, waited for; its %.0f FLOPs", side, side, charts.Duration(per), flops)
+	if small.PeakFLOPS > 0 {
+		note += fmt.Sprintf(" would take %s at this CPU's peak", charts.Duration(flops/small.PeakFLOPS))
+	}
+	notes := []string{note + ", so nearly all of it is software: GoMLX's call path, go-xla, the PJRT plugin's dispatch."}
+	rep, err := measure.LoadBench()
+	if err != nil {
+		return append(notes, "Run `make bench` to compare with JAX's cost for the same call on this CPU (this note then quotes it).")
+	}
+	params := map[string]int{"n": side}
+	j, ok := rep.Find("matmul", params, measure.BenchJAX)
+	x, okx := rep.Find("matmul", params, devices.CPU)
+	if !ok || !okx {
+		return notes
+	}
+	line := fmt.Sprintf("JAX %s on the same CPU (%s): %s per %d×%d call waited for, against %s for GoMLX in the same run (%.1f×)",
+		rep.JAX, rep.Label(), charts.Duration(j.Value), side, side, charts.Duration(x.Value), x.Value/j.Value)
+	if p, ok := rep.Find("matmul", params, measure.BenchJAXPipelined); ok {
+		line += fmt.Sprintf("; %s per call when JAX does not wait between calls (asynchronous dispatch)", charts.Duration(p.Value))
+	}
+	return append(notes, line+". Overhead is software too: another runtime pays a different price for the same call.")
 }
 
 // SplitChart draws the time for the budget against the matmul size, a line per device (log–log),

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+func TestRatioText(t *testing.T) {
+	pt := func(workload string, params map[string]int, metric string, others float64, impls map[string]float64) measure.BenchPoint {
+		p := measure.BenchPoint{Workload: workload, Params: params, Metric: metric, Others: others, Impls: map[string]measure.BenchImpl{}}
+		for k, v := range impls {
+			p.Impls[k] = measure.BenchImpl{Value: v}
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		p    measure.BenchPoint
+		want string
+	}{
+		{"8×8 met", pt("matmul", map[string]int{"n": 8}, measure.PerCall, 0, map[string]float64{"xla:cpu": 50e-6, "jax": 44e-6}), "1.14× JAX's time (≤ 1.2× ✓)"},
+		{"8×8 missed", pt("matmul", map[string]int{"n": 8}, measure.PerCall, 0, map[string]float64{"xla:cpu": 80e-6, "jax": 40e-6}), "2.00× JAX's time (≤ 1.2× ✗)"},
+		{"disturbed", pt("mlp-sgd", map[string]int{"batch": 256}, measure.PerCall, 30, map[string]float64{"xla:cpu": 300e-6, "jax": 283e-6}), "(≤ 1.1× ✓ disturbed)"},
+		{"large vs best", pt("matmul", map[string]int{"n": 1024}, measure.GFLOPS, 0, map[string]float64{"xla:cpu": 240, "jax": 230, "numpy": 300}), "0.80× numpy (≥ 0.95× ✗)"},
+		{"no target", pt("matmul", map[string]int{"n": 64}, measure.PerCall, 0, map[string]float64{"xla:cpu": 50e-6, "jax": 50e-6}), "1.00× JAX's time"},
+		{"no jax", pt("matmul", map[string]int{"n": 8}, measure.PerCall, 0, map[string]float64{"xla:cpu": 50e-6}), ""},
+	} {
+		got := ratioText(tc.p)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) || (tc.name == "no target" && strings.Contains(got, "(")) {
+			t.Errorf("%s: ratioText = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
