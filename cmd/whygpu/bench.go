@@ -226,6 +226,7 @@ func bench(args []string) error {
 	sampleTime := fs.Duration("sample", 5*time.Millisecond, "one sample is as many consecutive calls (each waited for) as fill this; per-call time = sample / calls")
 	goBudget := fs.Duration("go-budget", 6*time.Second, "most time to spend on one matmul point on the pure-Go backend")
 	noGo := fs.Bool("no-go", false, "skip the pure-Go backend")
+	noAsync := fs.Bool("no-async", false, "skip xla:cpu with the plugin's asynchronous client (the course runs it synchronous: devices.CPUAsync)")
 	noJAX := fs.Bool("no-jax", false, "skip JAX and numpy")
 	python := fs.String("python", filepath.Join(repoRoot(), ".venv", "bench", "bin", "python"), "python of the bench venv (jax[cpu], numpy: requirements-bench.txt)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
@@ -277,6 +278,12 @@ func bench(args []string) error {
 	if err != nil {
 		return err
 	}
+	var asyncDev *devices.Device
+	if !*noAsync {
+		if asyncDev, err = devices.Open(devices.CPUAsync); err != nil {
+			return err
+		}
+	}
 	var goDev *devices.Device
 	if !*noGo {
 		if goDev, err = devices.Open(devices.Go); err != nil {
@@ -308,7 +315,7 @@ func bench(args []string) error {
 
 	for i, c := range cases {
 		fmt.Fprintf(os.Stderr, "bench [%d/%d] %s\n", i+1, len(cases), c.w)
-		rep.Points = append(rep.Points, benchOne(c, cpuDev, goDev, worker, *rounds, *minTime, *minReps, *sampleTime, *goBudget))
+		rep.Points = append(rep.Points, benchOne(c, cpuDev, asyncDev, goDev, worker, *rounds, *minTime, *minReps, *sampleTime, *goBudget))
 		rep.Others = max(rep.Others, rep.Points[len(rep.Points)-1].Others)
 	}
 	printBench(rep)
@@ -334,7 +341,7 @@ func orDash(s string) string {
 }
 
 // benchOne measures one case on every implementation, interleaved over rounds.
-func benchOne(c benchCase, cpuDev, goDev *devices.Device, worker *jaxWorker, rounds int, minTime time.Duration, minReps int, sampleTime, goBudget time.Duration) measure.BenchPoint {
+func benchOne(c benchCase, cpuDev, asyncDev, goDev *devices.Device, worker *jaxWorker, rounds int, minTime time.Duration, minReps int, sampleTime, goBudget time.Duration) measure.BenchPoint {
 	pt := measure.BenchPoint{Workload: c.w.Name(), Label: c.w.String(), Params: c.params, Metric: c.metric, Impls: map[string]measure.BenchImpl{}}
 	var proc *process.Process
 	if worker != nil {
@@ -364,6 +371,9 @@ func benchOne(c benchCase, cpuDev, goDev *devices.Device, worker *jaxWorker, rou
 		return g.inst.Close
 	}
 	defer addGoMLX(devices.CPU, cpuDev)()
+	if asyncDev != nil {
+		defer addGoMLX(devices.CPUAsync, asyncDev)()
+	}
 	if worker != nil {
 		names := []string{measure.BenchJAX}
 		if c.pipelin {
@@ -443,7 +453,7 @@ func benchOne(c benchCase, cpuDev, goDev *devices.Device, worker *jaxWorker, rou
 }
 
 // benchCols are the report's columns, in order.
-var benchCols = []string{devices.CPU, measure.BenchJAX, measure.BenchJAXPipelined, measure.BenchNumPy, devices.Go}
+var benchCols = []string{devices.CPU, devices.CPUAsync, measure.BenchJAX, measure.BenchJAXPipelined, measure.BenchNumPy, devices.Go}
 
 // benchTarget is issue 11's target for a point: GoMLX's per-call time at most Max × JAX's (latency
 // points), or GoMLX's throughput at least Min × the better of JAX and numpy (large points). 0: none.
@@ -464,6 +474,9 @@ func benchTarget(p measure.BenchPoint) (maxRatio, minRatio float64) {
 func printBench(rep measure.BenchReport) {
 	fmt.Printf("%-44s %-9s", "workload", "metric")
 	for _, c := range benchCols {
+		if c == devices.CPUAsync {
+			c = "xla:cpu async client"
+		}
 		fmt.Printf(" %-22s", c)
 	}
 	fmt.Printf(" %-7s %s\n", "others", "xla:cpu vs JAX (target)")

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -38,6 +39,14 @@ const (
 // [CUDA] has TF32 on, go-xla's default. The two are separate PJRT clients on the same GPU; Device.TF32
 // says which one a result came from.
 const CUDANoTF32 = CUDA + ",tf32=false"
+
+// CPUAsync opens the CPU device with the XLA CPU client's asynchronous execution on (the plugin's
+// default): every call is handed to the plugin's thread pool and the caller waits for its completion
+// event. [CPU] turns it off ("asynchronous": false, a client option of the plugin), so a call runs on
+// the calling thread; go-xla waits for every execution anyway, so only the hand-off and the two thread
+// wake-ups per call go away — on a 2-core machine most of the runtime's fixed cost per call (README,
+// "Where a call's time goes"). Large executables still spread their work over the intra-op threads.
+const CPUAsync = CPU + ",asynchronous=true"
 
 // Names lists the device names in the order lessons show them.
 var Names = []string{CPU, CUDA, Go}
@@ -208,7 +217,13 @@ func open(config string) (*Device, error) {
 		if name == CUDA && !strings.Contains(options, "preallocate") {
 			backendConfig += ",preallocate=false"
 		}
-		b, err := newBackend(backendConfig)
+		var b compute.Backend
+		var err error
+		if name == CPU {
+			b, err = newCPUBackend(options)
+		} else {
+			b, err = newBackend(backendConfig)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("devices: opening %s with plugin %s failed: %w", config, path, err)
 		}
@@ -240,6 +255,30 @@ func open(config string) (*Device, error) {
 		return d, nil
 	}
 	return nil, fmt.Errorf("devices: unknown device %q (known: %s)", config, strings.Join(Names, ", "))
+}
+
+// newCPUBackend opens the XLA CPU plugin with the client option "asynchronous" (false unless the
+// options say asynchronous=true; see [CPUAsync]); other options go to go-xla as in a GOMLX_BACKEND string.
+func newCPUBackend(options string) (b compute.Backend, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	async := false
+	config := "cpu"
+	for _, o := range strings.Split(options, ",") {
+		switch k, v, _ := strings.Cut(o, "="); {
+		case o == "":
+		case k == "asynchronous":
+			if async, err = strconv.ParseBool(v); err != nil {
+				return nil, fmt.Errorf("devices: asynchronous=%q is not a boolean", v)
+			}
+		default:
+			config += "," + o
+		}
+	}
+	return xla.NewWithOptions(config, pjrt.NamedValuesMap{"asynchronous": async})
 }
 
 // newBackend opens a GoMLX backend, turning a panic inside it into an error.

@@ -15,6 +15,8 @@ func TestOpenConfigs(t *testing.T) {
 		{"go,tf32=false", "takes no options"},
 		{"tpu", "unknown device"},
 		{"xla:cpu,nonsense=1", "unknown plugin options"},
+		{CPUAsync, ""},
+		{"xla:cpu,asynchronous=maybe", "not a boolean"},
 	} {
 		t.Run(tc.config, func(t *testing.T) {
 			d, err := Open(tc.config)

@@ -15,7 +15,7 @@ import (
 //
 // For the side-by-side table with numpy use `go run ./cmd/whygpu bench`.
 func BenchmarkMatMul(b *testing.B) {
-	for _, name := range []string{devices.CPU, devices.Go} {
+	for _, name := range []string{devices.CPU, devices.CPUAsync, devices.Go} {
 		for _, n := range []int{256, 512, 1024} {
 			if name == devices.Go && n > 512 {
 				continue // seconds per run: see cmd/whygpu bench
@@ -72,10 +72,21 @@ func BenchmarkMLPStep(b *testing.B) {
 // with JAX on the same machine through `go run ./cmd/whygpu bench` (which runs both interleaved):
 //
 //	go test ./pkg/workloads -run '^$' -bench CallOverhead -benchtime 2s
+//
+// Each runs on devices.CPU (the XLA CPU client executing on the calling thread) and devices.CPUAsync
+// (the plugin's default: handed to its thread pool), interleaved.
 func BenchmarkCallOverhead(b *testing.B) {
 	for _, n := range []int{8, 64} {
-		b.Run(fmt.Sprintf("matmul/n=%d", n), func(b *testing.B) {
-			dev := openDevice(b, devices.CPU)
+		for _, d := range []string{devices.CPU, devices.CPUAsync} {
+			b.Run(fmt.Sprintf("matmul/n=%d/%s", n, d), func(b *testing.B) { benchCall(b, d, n) })
+		}
+	}
+}
+
+func benchCall(b *testing.B, device string, n int) {
+	{
+		{
+			dev := openDevice(b, device)
 			inst, err := Square(n, dtypes.Float32).Prepare(dev)
 			if err != nil {
 				b.Fatal(err)
@@ -95,7 +106,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/call")
-		})
+		}
 	}
 }
 
@@ -105,8 +116,16 @@ func BenchmarkCallOverhead(b *testing.B) {
 //	go test ./pkg/workloads -run '^$' -bench StepOverhead -benchtime 2s
 func BenchmarkStepOverhead(b *testing.B) {
 	for _, batch := range []int{1, 32, 256} {
-		b.Run(fmt.Sprintf("mlp/batch=%d", batch), func(b *testing.B) {
-			dev := openDevice(b, devices.CPU)
+		for _, d := range []string{devices.CPU, devices.CPUAsync} {
+			b.Run(fmt.Sprintf("mlp/batch=%d/%s", batch, d), func(b *testing.B) { benchStep(b, d, batch) })
+		}
+	}
+}
+
+func benchStep(b *testing.B, device string, batch int) {
+	{
+		{
+			dev := openDevice(b, device)
 			w := MLP{Batch: batch, In: 64, Hidden: 64, Out: 10, Depth: 2, Type: dtypes.Float32, Seed: 1}
 			tr, err := w.NewTrainer(dev)
 			if err != nil {
@@ -124,6 +143,6 @@ func BenchmarkStepOverhead(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/step")
-		})
+		}
 	}
 }
