@@ -61,7 +61,13 @@ type XY struct {
 	// Lo and Hi are a model's band at X (both zero: no band). A series whose points have bands is
 	// drawn as a shaded band between its Lo and Hi ends, never as a line; Y is then the band's middle.
 	Lo, Hi float64
+	// Disturbed marks a measured point during which other programs used the CPU (or a container's
+	// quota throttled it): drawn with a DisturbedLegend marker, never dropped.
+	Disturbed bool
 }
+
+// DisturbedLegend is the legend entry of the marker on disturbed points.
+const DisturbedLegend = "disturbed: other programs used the CPU — rerun when the machine is quiet"
 
 // MapY applies f to the point's Y and, for a band, to both ends, keeping Lo ≤ Hi (so a time band
 // turned into a throughput band swaps its ends).
@@ -207,6 +213,7 @@ func Lines(a Axes, series ...Series) (*plot.Plot, error) {
 // addLines adds the series to p, colors starting at palette index first.
 func addLines(p *plot.Plot, a Axes, series []Series, first int) error {
 	n := 0
+	disturbedInLegend := false
 	for i, s := range series {
 		if err := a.checkPoints(s); err != nil {
 			return err
@@ -242,6 +249,24 @@ func addLines(p *plot.Plot, a Axes, series []Series, first int) error {
 			thumbs = append(thumbs, sc)
 		}
 		p.Legend.Add(s.Legend(), thumbs...)
+		var bad plotter.XYs
+		for _, pt := range s.Sorted() {
+			if pt.Disturbed {
+				bad = append(bad, plotter.XY{X: pt.X, Y: pt.Y})
+			}
+		}
+		if len(bad) > 0 {
+			sc, err := plotter.NewScatter(bad)
+			if err != nil {
+				return fmt.Errorf("charts: %q: %w", s.Name, err)
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}, Radius: vg.Points(6), Shape: draw.CrossGlyph{}}
+			p.Add(sc)
+			if !disturbedInLegend {
+				p.Legend.Add(DisturbedLegend, sc)
+				disturbedInLegend = true
+			}
+		}
 	}
 	if n == 0 {
 		return fmt.Errorf("%w in %q: no series has points", ErrNoData, a.Title)

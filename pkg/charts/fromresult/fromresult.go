@@ -49,7 +49,7 @@ func Series(rs []measure.Result, x, y func(measure.Result) float64) []charts.Ser
 			index[key] = i
 			out = append(out, charts.Series{Name: r.Provenance.Device, Source: src, Note: note})
 		}
-		out[i].Points = append(out[i].Points, charts.XY{X: x(r), Y: y(r)})
+		out[i].Points = append(out[i].Points, charts.XY{X: x(r), Y: y(r), Disturbed: r.Stats.Disturbed()})
 	}
 	for i := range out {
 		pts := out[i].Points

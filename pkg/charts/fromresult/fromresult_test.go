@@ -2,6 +2,7 @@ package fromresult
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,5 +66,47 @@ func TestLaneAndPoint(t *testing.T) {
 	}
 	if src, note := Source(measure.Provenance{Device: "xla:cpu"}); src != charts.Live || note != "" {
 		t.Errorf("live provenance gave %v %q", src, note)
+	}
+}
+
+// A disturbed measurement is kept in its series and marked on the chart; quiet ones are not marked.
+func TestDisturbedPointsAreMarked(t *testing.T) {
+	res := func(batch int, others float64) measure.Result {
+		return measure.Result{Params: map[string]int{"batch": batch}, Provenance: measure.Provenance{Device: "xla:cpu"},
+			Stats: measure.Stats{N: 5, Median: time.Duration(batch) * time.Millisecond,
+				Disturbance: measure.Disturbance{Counted: true, OthersCores: others}}}
+	}
+	x := func(r measure.Result) float64 { return float64(r.Params["batch"]) }
+	for _, tc := range []struct {
+		name   string
+		rs     []measure.Result
+		marked int
+	}{
+		{"quiet", []measure.Result{res(1, 0), res(2, 0.05)}, 0},
+		{"one disturbed", []measure.Result{res(1, 0), res(2, 0.6), res(4, 0)}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Series(tc.rs, x, measure.Result.Seconds)
+			n := 0
+			for _, p := range s[0].Points {
+				if p.Disturbed {
+					n++
+				}
+			}
+			if len(s[0].Points) != len(tc.rs) || n != tc.marked {
+				t.Fatalf("%d points, %d disturbed; want %d, %d", len(s[0].Points), n, len(tc.rs), tc.marked)
+			}
+			p, err := charts.TimeVsBatch("t", s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svg, err := charts.SVG(p, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(svg), "disturbed: other programs"); got != (tc.marked > 0) {
+				t.Errorf("legend says disturbed: %v, want %v", got, tc.marked > 0)
+			}
+		})
 	}
 }
