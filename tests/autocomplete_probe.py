@@ -60,7 +60,8 @@ def first_completion(deadline_s=120, kernel=KERNEL, partial=PARTIAL, wait_s=0):
             time.sleep(0.5)
     finally:
         kc.stop_channels()
-        km.shutdown_kernel(now=True)
+        # A graceful shutdown: GoNB then stops its gopls (killing the kernel outright leaves gopls running).
+        km.shutdown_kernel()
     return out
 
 

@@ -110,6 +110,9 @@ func PlanTable(run Run, steps []measure.Result) (header []string, rows [][]strin
 		mfu := "—"
 		if r.CeilingFLOPS > 0 {
 			mfu = fmt.Sprintf("%.0f%%", 100*r.FLOPS()/r.CeilingFLOPS)
+			if r.FLOPS() > r.CeilingFLOPS {
+				mfu += " — over 100%: the ceiling was measured while the machine was busier (it is kept 12 h); rerun both when it is quiet"
+			}
 		}
 		rows = append(rows, []string{r.Provenance.Label(), src, charts.SI(r.FLOPS(), "FLOP/s"), mfu, Human(run.FLOPs() / r.FLOPS())})
 	}
