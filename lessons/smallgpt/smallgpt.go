@@ -20,6 +20,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/corpus"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/recall"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -404,7 +405,23 @@ func MFU() ([]string, [][]string, error) {
 				"recorded " + r.Provenance.Date.Format("2006-01-02")})
 		}
 	}
+	if len(rec) == 0 {
+		rows = append(rows, GPUModelRow())
+	}
 	return header, rows, nil
+}
+
+// GPUModelRow is the MFU band of the GPU-scale model on the course's GPU model (pkg/gpumodel):
+// the step's FLOPs over the modeled step time band, over the H200's TF32 peak. A model, not a
+// measurement.
+func GPUModelRow() []string {
+	m := gpumodel.Default()
+	c := Config(experiments.GPU)
+	e := m.Estimate(gpumodel.GPTStep(c))
+	peak := m.GPU.Peak("tf32")
+	hi, lo := c.FLOPs()/e.Low.Seconds(), c.FLOPs()/e.High.Seconds()
+	return []string{m.Name() + ", " + c.String(), charts.SI(lo, "FLOP/s") + " – " + charts.SI(hi, "FLOP/s"), charts.SI(peak, "FLOP/s") + " (TF32 datasheet)",
+		fmt.Sprintf("%.0f%% – %.0f%%", 100*lo/peak, 100*hi/peak), e.Label() + "; " + e.Note()}
 }
 
 // BadInputs tries what a learner might: a prompt longer than the context, a character the corpus

@@ -86,3 +86,11 @@ func TestBadInputsAreErrors(t *testing.T) {
 
 // TestNotebookRecallSections checks the deck against the notebook's display.Recall calls.
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
+
+func TestGPUModelRowIsABand(t *testing.T) {
+	r := GPUModelRow()
+	if !strings.Contains(r[4], "not a measurement") || !strings.Contains(r[3], "–") {
+		t.Errorf("row %v", r)
+	}
+	t.Log(r)
+}

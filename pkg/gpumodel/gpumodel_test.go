@@ -129,3 +129,47 @@ func TestSMPeak(t *testing.T) {
 		t.Errorf("132 SMs = %v, want the datasheet's 67 TFLOP/s", tot)
 	}
 }
+
+func TestRingAllReduce(t *testing.T) {
+	tests := []struct {
+		link  Link
+		bytes float64
+		n     int
+	}{
+		{NVLinkH200, 1e9, 8},
+		{Net400G, 4e8, 4},
+		{Net100G, 1e6, 2},
+	}
+	for _, tc := range tests {
+		lo, hi := tc.link.RingAllReduce(tc.bytes, tc.n)
+		// Independent check: the bandwidth term alone at full efficiency is a lower bound.
+		floor := 2 * float64(tc.n-1) / float64(tc.n) * tc.bytes / tc.link.BytesPerS
+		if lo.Seconds() < floor || hi <= lo {
+			t.Errorf("%s: band %v–%v, bandwidth floor %gs", tc.link.Name, lo, hi, floor)
+		}
+		if !strings.Contains(tc.link.Label(tc.bytes, tc.n), "not a measurement") {
+			t.Errorf("label %q", tc.link.Label(tc.bytes, tc.n))
+		}
+	}
+	if lo, hi := NVLinkH200.RingAllReduce(1e9, 1); lo != 0 || hi != 0 {
+		t.Errorf("one GPU: %v–%v", lo, hi)
+	}
+}
+
+func TestGPTStepWork(t *testing.T) {
+	c := workloads.GPT{Vocab: 100, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8}
+	w := GPTStep(c)
+	var f float64
+	for _, g := range w.GEMMs {
+		f += g.FLOPs()
+	}
+	// The stacked backward weight-gradient products of batched attention over-count nothing: the
+	// GEMM FLOPs add up to the step's count.
+	if d := f/c.FLOPs() - 1; d > 1e-9 || d < -1e-9 {
+		t.Errorf("GEMM FLOPs %g, step FLOPs %g", f, c.FLOPs())
+	}
+	e := Default().Estimate(w)
+	if e.Low <= 0 || e.High < e.Low {
+		t.Errorf("band %v–%v", e.Low, e.High)
+	}
+}

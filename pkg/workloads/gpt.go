@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -336,4 +337,26 @@ func (b *TextBatches) Next() (inputs, targets []int32) {
 		targets = append(targets, b.tokens[at+1:at+s+1]...)
 	}
 	return inputs, targets
+}
+
+// StateBytes is what GoMLX actually allocated for the model's state, read from its variable store
+// after the first step: the model's parameters (everything under the model's scope) and the
+// optimizer's (Adam's moments, its step counter and learning rate). Both 0 before the first step.
+func (t *GPTTrainer) StateBytes() (params, optimizer int64) {
+	for v := range t.store.IterVariables() {
+		b := v.Shape().ByteSize()
+		if strings.HasPrefix(v.Scope(), "/gpt") {
+			params += int64(b)
+		} else if v.Scope() != "/" || !strings.Contains(v.Name(), "rng") {
+			optimizer += int64(b)
+		}
+	}
+	return params, optimizer
+}
+
+// Bytes is a lower bound on one step's memory traffic: the parameters read and written, the
+// gradients written and read, Adam's two moments read and written (4 × 4 bytes × 2 × NumParams in
+// all), and the activations written forward and read back (twice activationBytes).
+func (c GPT) Bytes() float64 {
+	return 32*float64(c.NumParams()) + 2*c.activationBytes()
 }

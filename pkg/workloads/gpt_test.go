@@ -119,3 +119,24 @@ func TestGPTTooLargeIsOutOfMemory(t *testing.T) {
 		t.Errorf("huge GPT: %v, want ErrOutOfMemory", err)
 	}
 }
+
+// TestGPTAdamStateIsTwiceTheModel reads the bytes GoMLX allocated after one step.
+func TestGPTAdamStateIsTwiceTheModel(t *testing.T) {
+	dev := openDevice(t, devices.CPU)
+	c := GPT{Vocab: 40, Context: 8, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
+	tr, err := NewGPTTrainer(dev, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int32, c.Tokens())
+	if _, err := tr.Step(ids, ids); err != nil {
+		t.Fatal(err)
+	}
+	p, o := tr.StateBytes()
+	if p != 4*c.NumParams() {
+		t.Errorf("parameters %d bytes, want %d", p, 4*c.NumParams())
+	}
+	if r := float64(o) / float64(p); r < 2 || r > 2.01 {
+		t.Errorf("optimizer state %d bytes = %.3f× the parameters", o, r)
+	}
+}
