@@ -10,6 +10,7 @@ import (
 	_ "github.com/gpu-course/whygpu/lessons/bigpicture"   // 08-whole-picture
 	_ "github.com/gpu-course/whygpu/lessons/capstone"     // 11-capstone
 	_ "github.com/gpu-course/whygpu/lessons/datamovement" // 04-moving-data
+	_ "github.com/gpu-course/whygpu/lessons/dataparallel" // 10-data-parallel
 	_ "github.com/gpu-course/whygpu/lessons/feeding"      // 07-feeding-the-device
 	_ "github.com/gpu-course/whygpu/lessons/memory"       // 06-memory
 	_ "github.com/gpu-course/whygpu/lessons/precision"    // 05-precision

@@ -1,0 +1,69 @@
+package dataparallel
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpu-course/whygpu/internal/lessontest"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+)
+
+func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
+
+func TestExperimentsAreRegistered(t *testing.T) {
+	if _, ok := experiments.Lookup(Lesson + "/allreduce"); !ok {
+		t.Errorf("experiment %s/allreduce is not registered", Lesson)
+	}
+}
+
+func TestZeROTable(t *testing.T) {
+	m := Memory{Params: 800, Gradients: 800, Optimizer: 1600}
+	_, rows := m.ZeROTable(4)
+	want := []string{"3.1", "1.95", "1.37", "800"} // 3200, 2000, 1400, 800 bytes
+	for i, r := range rows {
+		if !strings.HasPrefix(r[4], want[i]) {
+			t.Errorf("%s: per device %s, want %s", r[0], r[4], want[i])
+		}
+	}
+	_, ex := ExchangeTable()
+	if len(ex) != 3 || !strings.Contains(LinkAssumptions(), "not measurements") {
+		t.Errorf("exchange table %v", ex)
+	}
+}
+
+func TestOnCPU(t *testing.T) {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		t.Skipf("xla:cpu: %v", err)
+	}
+	if dev.Backend().NumDevices() < 2 {
+		t.Skip("one device")
+	}
+	_, rows, err := Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r[5] != "true" {
+			t.Errorf("data-parallel step differs: %v", r)
+		}
+	}
+	rs, err := AllReduceSweepOn(dev, 2, []int{256, 4096}, nil)
+	if err != nil || len(rs) != 2 {
+		t.Fatal(err)
+	}
+	if _, err := AllReduceChart(rs); err != nil {
+		t.Error(err)
+	}
+	m, err := MeasureMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := float64(m.Optimizer) / float64(m.Params); r < 2 || r > 2.01 {
+		t.Errorf("Adam state %.3f× the parameters", r)
+	}
+}
+
+// TestNotebookRecallSections checks the deck against the notebook's display.Recall calls.
+func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
