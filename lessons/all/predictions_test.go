@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-course/whygpu/lessons/bigpicture"
 	"github.com/gpu-course/whygpu/lessons/capstone"
 	"github.com/gpu-course/whygpu/lessons/datamovement"
+	"github.com/gpu-course/whygpu/lessons/dataparallel"
 	"github.com/gpu-course/whygpu/lessons/feeding"
 	"github.com/gpu-course/whygpu/lessons/memory"
 	"github.com/gpu-course/whygpu/lessons/precision"
@@ -33,6 +34,7 @@ var questions = map[string]predict.Question{
 	"bigpicture.PredictMFU": bigpicture.PredictMFU, "bigpicture.PredictInference": bigpicture.PredictInference,
 	"smallgpt.PredictTokens": smallgpt.PredictTokens, "smallgpt.PredictContext": smallgpt.PredictContext,
 	"capstone.PredictDays": capstone.PredictDays, "capstone.PredictBest": capstone.PredictBest,
+	"dataparallel.PredictAllReduce": dataparallel.PredictAllReduce, "dataparallel.PredictAdam": dataparallel.PredictAdam,
 }
 
 // cards is every recall card computed from the learner's numbers, by the name a notebook cell uses.

@@ -28,8 +28,11 @@ import (
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
 const Lesson = "10-data-parallel"
 
-// KeepAllReduce is the name the all-reduce sweep is kept under for the chart cell.
-const KeepAllReduce = Lesson + "-allreduce"
+// Names results are kept under between cells.
+const (
+	KeepAllReduce = Lesson + "-allreduce" // the all-reduce sweep
+	KeepMemory    = Lesson + "-memory"    // the GPT's state bytes
+)
 
 // Step is the data-parallel step the lesson checks: an MLP 256→512×2→16 on a batch of 64, split over
 // devices devices.
@@ -322,7 +325,9 @@ func MeasureMemory() (Memory, error) {
 		return Memory{}, err
 	}
 	p, o := tr.StateBytes()
-	return Memory{Params: p, Gradients: p, Optimizer: o}, nil
+	kept := measure.Result{Workload: "gpt-state", Label: c.String() + " state after one step", RelErr: -1,
+		Params: map[string]int{"params_bytes": int(p), "optimizer_bytes": int(o)}, Provenance: measure.ProvenanceOf(dev)}
+	return Memory{Params: p, Gradients: p, Optimizer: o}, measure.Keep(KeepMemory, []measure.Result{kept})
 }
 
 // AdamLine is the measured "Adam's state is twice the model" sentence.

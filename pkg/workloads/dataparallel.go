@@ -33,7 +33,9 @@ type DataParallel struct {
 }
 
 // String describes it, e.g. "data-parallel ×4 over mlp train step 64×(32→64×1→8) float32 sgd".
-func (w DataParallel) String() string { return fmt.Sprintf("data-parallel ×%d over %s", w.Devices, w.MLP) }
+func (w DataParallel) String() string {
+	return fmt.Sprintf("data-parallel ×%d over %s", w.Devices, w.MLP)
+}
 
 // Validate checks the split and that the backend has enough devices.
 func (w DataParallel) Validate(dev *devices.Device) error {

@@ -126,7 +126,9 @@ type GPTMatMul struct {
 }
 
 // FLOPs is 2·M·K·N·Count.
-func (m GPTMatMul) FLOPs() float64 { return 2 * float64(m.M) * float64(m.K) * float64(m.N) * float64(m.Count) }
+func (m GPTMatMul) FLOPs() float64 {
+	return 2 * float64(m.M) * float64(m.K) * float64(m.N) * float64(m.Count)
+}
 
 // ForwardMatMuls lists the forward pass's matrix products with their shapes, class by class: an
 // independent count of the FLOPs (tests check 3 × their sum equals FLOPs).

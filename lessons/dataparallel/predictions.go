@@ -1,0 +1,46 @@
+package dataparallel
+
+import (
+	"fmt"
+
+	"github.com/gpu-course/whygpu/pkg/predict"
+)
+
+// Predictions of lesson 10.
+var (
+	// PredictAllReduce: how the all-reduce's time grows over the sweep's sizes.
+	PredictAllReduce = predict.Question{
+		Key:  "10/allreduce-growth",
+		Text: "The gradient grows 4096× over the sweep (4 KiB → 16 MiB). How many times longer will the all-reduce take? (a factor)",
+		Unit: "×",
+		Answer: func() (float64, error) {
+			rs, err := predict.KeptAny(KeepAllReduce)
+			if err != nil {
+				return 0, err
+			}
+			lo, hi, err := predict.Ends(rs, "values")
+			if err != nil {
+				return 0, err
+			}
+			return hi.Seconds() / lo.Seconds(), nil
+		},
+		Why: "Small messages cost a fixed synchronization time, large ones time in proportion to their bytes: the growth is far less than 4096× until the bytes dominate.",
+	}
+	// PredictAdam: Adam's state next to the parameters.
+	PredictAdam = predict.Question{
+		Key:  "10/adam-state-ratio",
+		Text: "How many times the parameters' bytes does GoMLX allocate for Adam's state? (a factor)",
+		Unit: "×",
+		Answer: func() (float64, error) {
+			rs, err := predict.KeptAny(KeepMemory)
+			if err != nil {
+				return 0, err
+			}
+			if len(rs) == 0 || rs[0].Params["params_bytes"] == 0 {
+				return 0, fmt.Errorf("dataparallel: no memory measurement kept: run the memory cell first")
+			}
+			return float64(rs[0].Params["optimizer_bytes"]) / float64(rs[0].Params["params_bytes"]), nil
+		},
+		Why: "Adam keeps two float32 moments per parameter (plus a step counter): twice the model, before gradients and activations.",
+	}
+)
