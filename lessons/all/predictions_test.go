@@ -42,7 +42,7 @@ var cards = map[string]predict.Card{
 	"race.MineDoubling": race.MineDoubling, "roofline.MineRidge": roofline.MineRidge, "batching.MineNarrow": batching.MineNarrow,
 	"datamovement.MineUpload": datamovement.MineUpload, "precision.MineBF16": precision.MineBF16, "memory.MineLargest": memory.MineLargest,
 	"feeding.MineWorkers": feeding.MineWorkers, "bigpicture.MineMFU": bigpicture.MineMFU, "smallgpt.MineTokens": smallgpt.MineTokens,
-	"capstone.MineBest": capstone.MineBest,
+	"capstone.MineBest": capstone.MineBest, "dataparallel.MineAdam": dataparallel.MineAdam,
 }
 
 // inPredictionPass are the lessons the prediction pass covered; a lesson that lands later is reported

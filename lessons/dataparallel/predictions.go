@@ -44,3 +44,13 @@ var (
 		Why: "Adam keeps two float32 moments per parameter (plus a step counter): twice the model, before gradients and activations.",
 	}
 )
+
+// MineAdam is lesson 10's recall card from the learner's own measurement of Adam's state.
+var MineAdam = predict.Mine("10/mine-adam", PredictAdam,
+	func(r float64) string {
+		return fmt.Sprintf("You measured Adam's state at %s× the parameters. For 1 billion float32 parameters, how much do parameters, gradients and Adam's state take on each of 8 devices, replicated and with ZeRO-3 / FSDP?", predict.Num(r))
+	},
+	func(r float64) string {
+		total := (2 + r) * 4 // GB: parameters 4 GB, gradients 4 GB, Adam r × 4 GB
+		return fmt.Sprintf("(4 + 4 + %s × 4) GB ≈ %s GB replicated on every device; sharded over 8: ≈ %s GB each.", predict.Num(r), predict.Num(total), predict.Num(total/8))
+	})
