@@ -23,6 +23,14 @@ var Deck = &recall.Deck{
 			{ID: "why", Question: "Why is a tiny model at batch 1 slow per FLOP on any device, and what reduces the cost?",
 				Answer: "Each operation is microseconds or less of arithmetic, but each launch (kernel launch, executable call) has a fixed host cost, so overhead dominates. Fusing operations, CUDA graphs and compiling the whole step (XLA compiles it into one executable) cut the number of launches."},
 		}},
+		{ID: "steptime", Title: "Where a step's time goes", Cards: []recall.Card{
+			{ID: "shares", Question: "In an MLP training step, why do the matmuls take a smaller share of the time than of the FLOPs?",
+				Answer: "The matmuls do nearly all the FLOPs at high intensity, near the compute roof. The bias adds, activations, loss and optimizer update do few FLOPs per byte: they are memory-bound (or overhead-bound when small), so their share of the time is far above their share of the FLOPs."},
+			{ID: "fusion", Question: "What does fusing 8 elementwise operations into one kernel buy, and how do you see that XLA did it?",
+				Answer: "Unfused, each operation reads its input from memory and writes its output back: 8 passes over memory. Fused, one kernel reads once and writes once, about 8× less traffic and 8× fewer launches. XLA's optimized HLO (--xla_dump_to) shows one fusion instruction holding all 8 ops."},
+			{ID: "double", Question: "How does the 'double the work' test tell overhead-, memory- and compute-bound apart?",
+				Answer: "Run the workload at twice its size. If the time barely grows, fixed costs (launches, the framework, synchronization) dominate: overhead-bound. If it doubles, the work itself counts: below the device's ridge point it is memory-bound, above it compute-bound."},
+		}},
 		{ID: "oversubscription", Title: "Too many threads", Cards: []recall.Card{
 			{ID: "what", Question: "What is thread oversubscription and what does it cost?",
 				Answer: "More runnable threads than cores — e.g. many loader workers each running a multi-threaded math library. Throughput cannot rise past the cores; each job takes longer (it shares them), holds its memory longer and may thrash caches. Give workers one thread each, or fewer workers."},

@@ -17,6 +17,14 @@ var Deck = &recall.Deck{
 			{ID: "grows", Question: "Why does memory grow linearly with the batch, and why is the measured peak above the shapes' estimate?",
 				Answer: "Every sample's layer outputs are kept for the backward pass, so activations are batch × Σ widths × bytes. The measured peak also holds the step's temporaries (gradient buffers of the backward pass, the new state written before the old is freed) and allocator overhead."},
 		}},
+		{ID: "compiled", Title: "Memory as XLA allocates it", Cards: []recall.Card{
+			{ID: "args", Question: "What are XLA's compiled 'arguments' and 'outputs' of a training step, and why do they match the formula so closely?",
+				Answer: "Arguments are the buffers passed in: parameters, optimizer state, the batch, the learning rate and step counter. Outputs are the new parameters and state plus the loss. Both follow from shapes; the outputs also count the output tuple's table of pointers, 8 bytes per output."},
+			{ID: "temps", Question: "Why are XLA's temporaries not simply gradients + activations?",
+				Answer: "XLA plans buffers by liveness: a gradient consumed right away by the fused optimizer update may never be a buffer of its own, and buffers whose lifetimes do not overlap share memory. At small batch the temporaries are below the formula; as activations grow with the batch they dominate."},
+			{ID: "rss", Question: "Why is the process's measured memory more than XLA's plan?",
+				Answer: "The process also holds the plugin's code, the compiler's working memory, host staging copies of the batch, the Go runtime, and memory the allocator keeps for reuse; aliasing is 0 because donation happens at run time, so old and new state can both be live. XLA's figure is the executable's own plan, not the whole process."},
+		}},
 		{ID: "oom", Title: "Out of memory, caught", Cards: []recall.Card{
 			{ID: "when", Question: "Why does out-of-memory usually happen when you raise the batch size rather than when you load the model?",
 				Answer: "The model's weights (and even its gradients and optimizer state) are a fixed cost that fits at load time; activations scale with the batch and soon dominate — the source's ResNet-50 has about 100 MB of weights but a few GB of activations at batch 64."},

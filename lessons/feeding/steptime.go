@@ -1,0 +1,335 @@
+package feeding
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/compiled"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Names the step-time results are kept under between cells.
+const (
+	KeepParts  = Lesson + "-step-parts"
+	KeepFusion = Lesson + "-fusion"
+	KeepDouble = Lesson + "-double"
+)
+
+// Result parameters of the fusion experiment: the kernels and fused operations XLA compiled.
+const (
+	ParamKernels  = "kernels"
+	ParamFusedOps = "fused_ops"
+	ParamSize     = "size" // double-the-work: 1 for the base size, 2 for the doubled one
+	ParamPair     = "pair" // double-the-work: which pair
+)
+
+func init() {
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "step-parts",
+		Doc: "the MLP training step's op classes (matmuls, bias+activation, loss, optimizer) timed apart, and the whole step",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return StepParts(dev, s, nil)
+		},
+	})
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "fusion",
+		Doc: "8 elementwise ops over ~128 MB as 8 executables vs one graph, with XLA's kernel count",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) { return Fusion(dev, s) },
+	})
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "double-the-work",
+		Doc: "each workload at its size and at twice it: overhead-, memory- or compute-bound",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return DoubleWork(dev, s, nil)
+		},
+	})
+}
+
+// PartsModel is the network whose step is split: the pipeline's model with Adam, so the optimizer
+// has work worth seeing.
+func PartsModel(s experiments.Scale) workloads.MLP {
+	w := Model(s)
+	w.Optimizer = workloads.Adam
+	return w
+}
+
+// StepParts times each op class of PartsModel's step on its own (checked against float64), then
+// the whole step. progress, if not nil, is told after each.
+func StepParts(dev *devices.Device, s experiments.Scale, progress func(done, total int)) ([]measure.Result, error) {
+	w := PartsModel(s)
+	var ws []workloads.Workload
+	for _, p := range workloads.StepParts {
+		ws = append(ws, workloads.MLPPart{MLP: w, Part: p})
+	}
+	ws = append(ws, w)
+	var out []measure.Result
+	for i, x := range ws {
+		_, isPart := x.(workloads.MLPPart)
+		r, err := measure.Run(dev, x, measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}, isPart)
+		if err != nil {
+			return out, err
+		}
+		if isPart && r.RelErr > r.Tolerance {
+			return out, fmt.Errorf("%s: %s is wrong (relative error %.2g)", Lesson, x, r.RelErr)
+		}
+		out = append(out, r)
+		if progress != nil {
+			progress(i+1, len(ws))
+		}
+	}
+	return out, nil
+}
+
+// StepPartsOnEachDevice runs StepParts live on every XLA device, adds recordings, keeps them.
+func StepPartsOnEachDevice(progress func(done, total int)) ([]measure.Result, error) {
+	s := experiments.CurrentScale()
+	return experiments.OnEachDevice(Lesson, "step-parts", KeepParts, func(d *devices.Device) ([]measure.Result, error) {
+		return StepParts(d, s, progress)
+	})
+}
+
+// Share is one op class's share of the step's FLOPs and of the parts' summed time.
+type Share struct {
+	Part        string
+	FLOPs, Time float64 // fractions, 0–1
+	Seconds     float64
+}
+
+// Shares splits one device's parts results (the first device in rs, live before recorded) into
+// FLOP and time shares, and returns the whole step's time too.
+func Shares(rs []measure.Result) (shares []Share, step measure.Result, device string) {
+	if len(rs) == 0 {
+		return nil, measure.Result{}, ""
+	}
+	p := rs[0].Provenance
+	var flops, secs float64
+	for _, r := range rs {
+		if r.Provenance.Label() != p.Label() {
+			continue
+		}
+		if !strings.HasPrefix(r.Workload, "mlp-part-") {
+			step = r
+			continue
+		}
+		flops += r.FLOPs
+		secs += r.Seconds()
+		shares = append(shares, Share{Part: strings.TrimPrefix(r.Workload, "mlp-part-"), FLOPs: r.FLOPs, Seconds: r.Seconds()})
+	}
+	for i := range shares {
+		shares[i].Time = shares[i].Seconds / secs
+		shares[i].FLOPs /= flops
+	}
+	return shares, step, p.Label()
+}
+
+// SharesChart draws, per op class, its share of the FLOPs next to its share of the time.
+func SharesChart(rs []measure.Result) (*plot.Plot, error) {
+	shares, _, dev := Shares(rs)
+	if len(shares) == 0 {
+		return nil, fmt.Errorf("%w: no step-part results", charts.ErrNoData)
+	}
+	var bars []charts.Bar
+	for _, s := range shares {
+		bars = append(bars, charts.Bar{Label: s.Part + " FLOPs", Value: 100 * s.FLOPs}, charts.Bar{Label: s.Part + " time", Value: 100 * s.Time})
+	}
+	return charts.Bars("share of FLOPs vs share of time, per op class ("+dev+")", "share of the step [%]", bars)
+}
+
+// SharesTable lists the shares and compares the parts' sum with the whole step.
+func SharesTable(rs []measure.Result) ([]string, [][]string) {
+	shares, step, _ := Shares(rs)
+	var rows [][]string
+	sum := 0.0
+	for _, s := range shares {
+		sum += s.Seconds
+		rows = append(rows, []string{s.Part, fmt.Sprintf("%.1f %%", 100*s.FLOPs), charts.Duration(s.Seconds), fmt.Sprintf("%.1f %%", 100*s.Time)})
+	}
+	rows = append(rows, []string{"sum of the parts", "100 %", charts.Duration(sum), "100 %"})
+	if step.Seconds() > 0 {
+		rows = append(rows, []string{"the whole step, one executable", "", charts.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum)})
+	}
+	return []string{"op class", "share of FLOPs (formula)", "time alone (measured)", "share of time"}, rows
+}
+
+// FusionChain is the fusion experiment's chain: 8 ops over 32 Mi float32 (128 MiB) on a laptop,
+// 256 Mi (1 GiB) on a GPU.
+func FusionChain(s experiments.Scale, fused bool) workloads.ElementwiseChain {
+	return workloads.ElementwiseChain{N: experiments.Pick(s, 32<<20, 256<<20), Ops: 8, Fused: fused, Type: dtypes.Float32}
+}
+
+// KernelsOf compiles the chain (on a small array: the kernel count does not depend on its size)
+// and counts the kernels and fused operations XLA made of all its executables (pkg/compiled).
+func KernelsOf(dev *devices.Device, w workloads.ElementwiseChain) (kernels, fusedOps int, err error) {
+	small := w
+	small.N = 1024
+	es, err := small.Executables(dev)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range es {
+		x := tensors.FromValue(make([]float32, small.N))
+		r, err := compiled.Inspect(e, x)
+		e.Finalize()
+		if err != nil {
+			return 0, 0, err
+		}
+		kernels += r.Kernels.Total
+		fusedOps += r.Kernels.FusedOps
+	}
+	return kernels, fusedOps, nil
+}
+
+// Fusion measures the chain fused and unfused (checked against float64) and records each one's
+// kernel count from XLA's optimized HLO.
+func Fusion(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+	var out []measure.Result
+	for _, fused := range []bool{false, true} {
+		w := FusionChain(s, fused)
+		r, err := measure.Run(dev, w, measure.Options{Warmup: -1, Reps: 3}, true) // the check warmed it up
+		if err != nil {
+			return out, err
+		}
+		if r.RelErr > r.Tolerance {
+			return out, fmt.Errorf("%s: %s is wrong (relative error %.2g)", Lesson, w, r.RelErr)
+		}
+		k, f, err := KernelsOf(dev, w)
+		if err != nil && err != compiled.ErrNotXLA {
+			return out, err
+		}
+		r.Params[ParamKernels], r.Params[ParamFusedOps] = k, f
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// FusionOnEachDevice runs Fusion live on every XLA device, adds recordings, keeps them.
+func FusionOnEachDevice() ([]measure.Result, error) {
+	s := experiments.CurrentScale()
+	return experiments.OnEachDevice(Lesson, "fusion", KeepFusion, func(d *devices.Device) ([]measure.Result, error) { return Fusion(d, s) })
+}
+
+// FusionTable shows time, effective bandwidth (minimum bytes ÷ time) and kernels per chain.
+func FusionTable(rs []measure.Result) ([]string, [][]string) {
+	var rows [][]string
+	for _, r := range rs {
+		rows = append(rows, []string{r.Label, r.Provenance.Label(), charts.Duration(r.Seconds()),
+			charts.SI(r.Bytes, "B"), charts.SI(r.BytesPerSec(), "B/s"),
+			fmt.Sprintf("%d kernels, %d ops fused (XLA's optimized HLO)", r.Params[ParamKernels], r.Params[ParamFusedOps])})
+	}
+	return []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, rows
+}
+
+// FusionSpeedup is "one graph is 6.1× faster than 8 executables on xla:cpu" for each device.
+func FusionSpeedup(rs []measure.Result) string {
+	var b strings.Builder
+	un := map[string]measure.Result{}
+	for _, r := range rs {
+		if r.Params["fused"] == 0 {
+			un[r.Provenance.Label()] = r
+		}
+	}
+	for _, r := range rs {
+		if u, ok := un[r.Provenance.Label()]; ok && r.Params["fused"] == 1 {
+			fmt.Fprintf(&b, "%s: one graph is %.1f× faster than %d executables (%d kernels vs %d)\n",
+				r.Provenance.Label(), u.Seconds()/r.Seconds(), u.Params["ops"], r.Params[ParamKernels], u.Params[ParamKernels])
+		}
+	}
+	return b.String()
+}
+
+// DoublePairs are the workloads of the double-the-work test at a scale, each with its doubled
+// version: the pipeline's training step (batch ×2), the fused chain (elements ×2) and a 256-row
+// matmul (rows ×2).
+func DoublePairs(s experiments.Scale) [][2]workloads.Workload {
+	step := Model(s)
+	step2 := step
+	step2.Batch *= 2
+	chain := FusionChain(s, true)
+	chain.N /= 2 // 64 MiB on a laptop: twice its 32 MiB L3 already, so doubling changes no cache level
+	chain2 := chain
+	chain2.N *= 2
+	n := experiments.Pick(s, 1024, 8192)
+	mm := workloads.MatMul{M: 256, K: n, N: n, Type: dtypes.Float32}
+	mm2 := mm
+	mm2.M *= 2
+	tiny := workloads.MLP{Batch: 1, In: 16, Hidden: 16, Depth: 2, Out: 4, Type: dtypes.Float32}
+	tiny2 := tiny
+	tiny2.Batch *= 2
+	return [][2]workloads.Workload{{tiny, tiny2}, {step, step2}, {chain, chain2}, {mm, mm2}}
+}
+
+// DoubleWork measures every pair of DoublePairs (after dev's ceilings, which the verdict uses).
+func DoubleWork(dev *devices.Device, s experiments.Scale, progress func(done, total int)) ([]measure.Result, error) {
+	if _, err := measure.MeasureCeilings(dev); err != nil {
+		return nil, err
+	}
+	pairs := DoublePairs(s)
+	var out []measure.Result
+	for i, p := range pairs {
+		for k, w := range p {
+			r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}, false)
+			if err != nil {
+				return out, err
+			}
+			r.Params[ParamPair], r.Params[ParamSize] = i, k+1
+			out = append(out, r)
+		}
+		if progress != nil {
+			progress(i+1, len(pairs))
+		}
+	}
+	return out, nil
+}
+
+// DoubleOnEachDevice runs DoubleWork live on every XLA device, adds recordings, keeps them.
+func DoubleOnEachDevice(progress func(done, total int)) ([]measure.Result, error) {
+	s := experiments.CurrentScale()
+	return experiments.OnEachDevice(Lesson, "double-the-work", KeepDouble, func(d *devices.Device) ([]measure.Result, error) {
+		return DoubleWork(d, s, progress)
+	})
+}
+
+// Bound classifies a workload from its time at size 1 and 2 (twice the work; the fastest runs, which
+// a busy machine disturbs least) and its device's
+// measured ridge: time grew by less than 30 % → "overhead-bound" (fixed costs dominate: launching,
+// Python/Go, synchronization); otherwise intensity below the ridge → "memory-bound", above →
+// "compute-bound".
+func Bound(t1, t2, intensity, ridge float64) string {
+	switch {
+	case t2 < 1.3*t1:
+		return "overhead-bound"
+	case ridge > 0 && intensity < ridge:
+		return "memory-bound"
+	case ridge > 0:
+		return "compute-bound"
+	}
+	return "not overhead-bound (no measured ridge to tell memory from compute)"
+}
+
+// DoubleTable applies the test to every pair measured: time at both sizes, the ratio, and the verdict.
+func DoubleTable(rs []measure.Result) ([]string, [][]string) {
+	var rows [][]string
+	for i, r := range rs {
+		if r.Params[ParamSize] != 1 || i+1 >= len(rs) {
+			continue
+		}
+		r2 := rs[i+1]
+		ridge := 0.0
+		if r.CeilingBytesPerSec > 0 {
+			ridge = r.CeilingFLOPS / r.CeilingBytesPerSec
+		}
+		t1, t2 := r.Stats.Min.Seconds(), r2.Stats.Min.Seconds()
+		rows = append(rows, []string{r.Label, r.Provenance.Label(), charts.Duration(t1), charts.Duration(t2),
+			fmt.Sprintf("%.2f×", t2/t1), fmt.Sprintf("%.3g vs ridge %.3g", r.Intensity(), ridge),
+			Bound(t1, t2, r.Intensity(), ridge)})
+	}
+	return []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, rows
+}

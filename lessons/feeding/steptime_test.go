@@ -1,0 +1,90 @@
+package feeding
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+func TestBound(t *testing.T) {
+	tests := []struct {
+		t1, t2, intensity, ridge float64
+		want                     string
+	}{
+		{1, 1.1, 0.5, 10, "overhead-bound"},
+		{1, 1.29, 100, 10, "overhead-bound"},
+		{1, 2, 0.5, 10, "memory-bound"},
+		{1, 1.9, 50, 10, "compute-bound"},
+		{1, 2, 50, 0, "not overhead-bound (no measured ridge to tell memory from compute)"},
+	}
+	for _, tc := range tests {
+		if got := Bound(tc.t1, tc.t2, tc.intensity, tc.ridge); got != tc.want {
+			t.Errorf("Bound(%v, %v, %v, %v) = %q, want %q", tc.t1, tc.t2, tc.intensity, tc.ridge, got, tc.want)
+		}
+	}
+}
+
+func TestShares(t *testing.T) {
+	mk := func(workload string, flops float64, d time.Duration) measure.Result {
+		r := measure.Result{Workload: workload, FLOPs: flops}
+		r.Stats.Median = d
+		r.Provenance.Device = "xla:cpu"
+		return r
+	}
+	rs := []measure.Result{mk("mlp-part-matmuls", 90, 3*time.Millisecond), mk("mlp-part-optimizer", 10, time.Millisecond),
+		mk("mlp-adam", 100, 3*time.Millisecond)}
+	shares, step, _ := Shares(rs)
+	if len(shares) != 2 || shares[0].FLOPs != 0.9 || shares[0].Time != 0.75 || step.Workload != "mlp-adam" {
+		t.Errorf("shares %+v, step %s", shares, step.Workload)
+	}
+	if _, err := SharesChart(rs); err != nil {
+		t.Error(err)
+	}
+	if h, rows := SharesTable(rs); len(rows) != 4 || len(rows[0]) != len(h) {
+		t.Errorf("table %v %v", h, rows)
+	}
+}
+
+// Analytic expectation for the fusion count: XLA compiles 8 one-op executables into 8 kernels and
+// the one graph into a single fusion holding the 8 operations.
+func TestKernelsOfTheChain(t *testing.T) {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, fused := range []bool{false, true} {
+		w := FusionChain(experiments.Laptop, fused)
+		k, f, err := KernelsOf(dev, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantK := 8
+		if fused {
+			wantK = 1
+		}
+		if k != wantK || f != 8 {
+			t.Errorf("fused=%v: %d kernels, %d fused ops; want %d and 8", fused, k, f, wantK)
+		}
+	}
+	if FusionChain(experiments.Laptop, true).N*4 != 128<<20 {
+		t.Error("the laptop chain is 128 MiB of float32")
+	}
+}
+
+func TestStepPartsAddUpToTheStep(t *testing.T) {
+	w := PartsModel(experiments.Laptop)
+	var sum float64
+	for _, p := range workloads.StepParts {
+		sum += workloads.MLPPart{MLP: w, Part: p}.FLOPs()
+	}
+	if m := (workloads.MLPPart{MLP: w, Part: workloads.PartMatMuls}).FLOPs(); m/sum < 0.9 {
+		t.Errorf("matmuls are %.0f%% of the step's FLOPs, want most", 100*m/sum)
+	}
+	if n := len(DoublePairs(experiments.Laptop)); n != 4 {
+		t.Errorf("%d pairs", n)
+	}
+}

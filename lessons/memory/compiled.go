@@ -1,0 +1,185 @@
+package memory
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpu-course/whygpu/pkg/compiled"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// KeepCompiled is the name the compiled-memory sweep is kept under between cells.
+const KeepCompiled = Lesson + "-compiled"
+
+// Result parameters of the compiled-memory sweep: XLA's own figures for the step's executable.
+const (
+	ParamXLAArgs  = "xla_argument_bytes"
+	ParamXLAOut   = "xla_output_bytes"
+	ParamXLAAlias = "xla_alias_bytes"
+	ParamXLATemp  = "xla_temporary_bytes"
+	ParamXLACode  = "xla_code_bytes"
+)
+
+func init() {
+	experiments.Register(experiments.Experiment{
+		Lesson: Lesson, Name: "compiled-memory",
+		Doc: "Adam MLP step per batch: memory from shapes, XLA's compiled memory figures (arguments/outputs/aliases/temporaries), and the measured peak",
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return CompiledSweep(dev, s, nil)
+		},
+	})
+}
+
+// CompiledMemory measures one batch: it compiles the step and reads the figures XLA planned for it
+// (pkg/compiled), then times a few steps while tracking the peak memory growth (as MeasureBatch:
+// process peak RSS on the CPU devices, GPU memory in use on a GPU), counted from base bytes in use
+// (0: from now). Everything lands in the result's Params.
+func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.Result, error) {
+	if err := Budget(dev, w); err != nil {
+		return measure.Result{}, err
+	}
+	p := startPeak(dev, base)
+	t, err := w.NewTrainer(dev)
+	if err != nil {
+		p.stop()
+		return measure.Result{}, err
+	}
+	defer t.Close()
+	g, err := t.StepGraph("")
+	if err != nil {
+		p.stop()
+		return measure.Result{}, err
+	}
+	m, err := compiled.MemoryOf(g)
+	if err != nil {
+		p.stop()
+		return measure.Result{}, err
+	}
+	stats, _, err := measure.Time(t.Step, measure.Options{Warmup: 1, Reps: 3})
+	grew := p.stop()
+	if err != nil {
+		return measure.Result{}, err
+	}
+	r := measure.Result{Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.Type.String()), Params: w.Params(),
+		FLOPs: w.FLOPs(), Bytes: w.Bytes(), Stats: stats, RelErr: -1, Provenance: measure.ProvenanceOf(dev)}
+	r.Params[ParamMeasured], r.Params[ParamOnGPU] = int(grew), 0
+	if dev.IsGPU() {
+		r.Params[ParamOnGPU] = 1
+	}
+	r.Params[ParamXLAArgs], r.Params[ParamXLAOut], r.Params[ParamXLAAlias] = int(m.Arguments), int(m.Outputs), int(m.Aliases)
+	r.Params[ParamXLATemp], r.Params[ParamXLACode] = int(m.Temporary), int(m.GeneratedCode)
+	return r, nil
+}
+
+// CompiledSweep runs CompiledMemory at each batch size of the lesson's sweep (Batches(s)), after a
+// small unreported warm-up step, all counted from one baseline (as BatchSweep).
+func CompiledSweep(dev *devices.Device, s experiments.Scale, step func(done, total int, what string)) ([]measure.Result, error) {
+	if _, err := measure.Run(dev, Model(s, 8), measure.Options{Warmup: 1, Reps: 1}, false); err != nil {
+		return nil, err
+	}
+	base := current(dev.IsGPU())
+	bs := Batches(s)
+	var out []measure.Result
+	for i, b := range bs {
+		if step != nil {
+			step(i, len(bs), fmt.Sprintf("batch %d on %s", b, dev.Name))
+		}
+		r, err := CompiledMemory(dev, Model(s, b), base)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// CompiledHere runs CompiledSweep on the default device at the current scale, adds recordings of
+// devices not here, and keeps the results for the next cells.
+func CompiledHere(step func(done, total int, what string)) ([]measure.Result, error) {
+	dev, err := devices.Default()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := CompiledSweep(dev, experiments.CurrentScale(), step)
+	if err != nil {
+		return rs, err
+	}
+	if rs, err = experiments.WithRecorded(rs, Lesson, "compiled-memory"); err != nil {
+		return rs, err
+	}
+	return rs, measure.Keep(KeepCompiled, rs)
+}
+
+// XLAFigures are XLA's compiled memory figures of a result, in bytes.
+func XLAFigures(r measure.Result) compiled.Memory {
+	p := r.Params
+	return compiled.Memory{Arguments: int64(p[ParamXLAArgs]), Outputs: int64(p[ParamXLAOut]), Aliases: int64(p[ParamXLAAlias]),
+		Temporary: int64(p[ParamXLATemp]), GeneratedCode: int64(p[ParamXLACode])}
+}
+
+// Gaps are, for one result, the differences the lesson explains, in bytes: what XLA's arguments hold
+// beyond the formula's resident state (the step counter and learning rate), XLA's outputs vs a
+// second copy of that state (the tuple's pointer table and the loss), the formula's gradients and
+// activations vs XLA's temporaries, and the measured peak vs XLA's whole plan.
+type Gaps struct {
+	ArgsMinusState    int64 // XLA arguments − (weights + Adam state + batch)
+	OutputsMinusState int64 // XLA outputs − (weights + Adam state)
+	TempMinusFormula  int64 // XLA temporaries − (gradients + activations)
+	MeasuredMinusXLA  int64 // measured peak growth − XLA total
+}
+
+// GapsOf computes the gaps of a compiled-memory result.
+func GapsOf(r measure.Result) Gaps {
+	m, x := modelOf(r).Memory(), XLAFigures(r)
+	state := m.Parameters + m.OptimizerState
+	return Gaps{
+		ArgsMinusState:    x.Arguments - (state + m.Batch),
+		OutputsMinusState: x.Outputs - state,
+		TempMinusFormula:  x.Temporary - (m.Gradients + m.Activations),
+		MeasuredMinusXLA:  int64(r.Params[ParamMeasured]) - x.Total(),
+	}
+}
+
+func signedBytes(b int64) string {
+	if b < 0 {
+		return "−" + workloads.FormatBytes(float64(-b))
+	}
+	return "+" + workloads.FormatBytes(float64(b))
+}
+
+// CompiledTable shows, per batch: the formula's total, XLA's arguments, outputs, aliases and
+// temporaries, XLA's total, and the measured peak growth.
+func CompiledTable(rs []measure.Result) ([]string, [][]string) {
+	var rows [][]string
+	for _, r := range rs {
+		m, x := modelOf(r).Memory(), XLAFigures(r)
+		src := "process peak RSS"
+		if r.Params[ParamOnGPU] == 1 {
+			src = "GPU memory (NVML)"
+		}
+		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
+			workloads.FormatBytes(float64(m.Total())) + " (shapes)",
+			workloads.FormatBytes(float64(x.Arguments)), workloads.FormatBytes(float64(x.Outputs)),
+			workloads.FormatBytes(float64(x.Aliases)), workloads.FormatBytes(float64(x.Temporary)),
+			workloads.FormatBytes(float64(x.Total())) + " (XLA)",
+			workloads.FormatBytes(float64(r.Params[ParamMeasured])) + " (" + src + ")"})
+	}
+	return []string{"batch", "device", "formula total", "XLA arguments", "XLA outputs", "aliased", "XLA temporaries",
+		"XLA total", "measured growth at peak"}, rows
+}
+
+// GapTable shows GapsOf per batch.
+func GapTable(rs []measure.Result) ([]string, [][]string) {
+	var rows [][]string
+	for _, r := range rs {
+		g := GapsOf(r)
+		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Device,
+			signedBytes(g.ArgsMinusState), signedBytes(g.OutputsMinusState), signedBytes(g.TempMinusFormula), signedBytes(g.MeasuredMinusXLA)})
+	}
+	return []string{"batch", "device", "arguments − (state + batch)", "outputs − state", "temporaries − (gradients + activations)",
+		"measured − XLA total"}, rows
+}
