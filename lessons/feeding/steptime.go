@@ -222,7 +222,7 @@ func FusionTable(rs []measure.Result) ([]string, [][]string) {
 	for _, r := range rs {
 		rows = append(rows, []string{r.Label, r.Provenance.Label(), charts.Duration(r.Seconds()),
 			charts.SI(r.Bytes, "B"), charts.SI(r.BytesPerSec(), "B/s"),
-			fmt.Sprintf("%d kernels, %d ops fused (XLA's optimized HLO)", r.Params[ParamKernels], r.Params[ParamFusedOps])})
+			fmt.Sprintf("%s, %d ops fused (XLA's optimized HLO)", kernels(r.Params[ParamKernels]), r.Params[ParamFusedOps])})
 	}
 	return []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, rows
 }
@@ -238,8 +238,8 @@ func FusionSpeedup(rs []measure.Result) string {
 	}
 	for _, r := range rs {
 		if u, ok := un[r.Provenance.Label()]; ok && r.Params["fused"] == 1 {
-			fmt.Fprintf(&b, "%s: one graph is %.1f× faster than %d executables (%d kernels vs %d)\n",
-				r.Provenance.Label(), u.Seconds()/r.Seconds(), u.Params["ops"], r.Params[ParamKernels], u.Params[ParamKernels])
+			fmt.Fprintf(&b, "%s: one graph is %.1f× faster than %d executables (%s vs %s)\n",
+				r.Provenance.Label(), u.Seconds()/r.Seconds(), u.Params["ops"], kernels(r.Params[ParamKernels]), kernels(u.Params[ParamKernels]))
 		}
 	}
 	return b.String()
@@ -332,4 +332,11 @@ func DoubleTable(rs []measure.Result) ([]string, [][]string) {
 			Bound(t1, t2, r.Intensity(), ridge)})
 	}
 	return []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, rows
+}
+
+func kernels(n int) string {
+	if n == 1 {
+		return "1 kernel"
+	}
+	return fmt.Sprintf("%d kernels", n)
 }

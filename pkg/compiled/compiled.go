@@ -31,6 +31,8 @@ import (
 	"github.com/gomlx/go-xla/pjrt"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // DumpPrefix starts the name of every executable XLA dumps (see [DumpName]).
@@ -94,23 +96,13 @@ func (m Memory) Total() int64 {
 	return m.Arguments + m.Outputs - m.Aliases + m.Temporary + m.GeneratedCode
 }
 
-// String is one line: "arguments 4.00 MiB, outputs 4.00 MiB, aliased 0 B, temporaries 0 B → 8.00 MiB".
+// String is one line: "arguments 4 MiB, outputs 4 MiB, aliased 0 B, temporaries 0 B → 8 MiB".
 func (m Memory) String() string {
 	return fmt.Sprintf("arguments %s, outputs %s, aliased %s, temporaries %s → %s",
 		bytes(m.Arguments), bytes(m.Outputs), bytes(m.Aliases), bytes(m.Temporary), bytes(m.Total()))
 }
 
-func bytes(b int64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.2f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
-}
+func bytes(b int64) string { return units.Bytes(float64(b)) }
 
 // ErrNotXLA is returned for a graph compiled by a backend other than XLA (GoMLX's Go backend has
 // no HLO and no compiled memory statistics).

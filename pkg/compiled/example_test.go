@@ -37,5 +37,5 @@ func ExampleInspect() {
 	fmt.Println(r.Memory)
 	// Output:
 	// 1 kernel (1 fusion of 8 ops)
-	// arguments 4.00 KiB, outputs 4.00 KiB, aliased 0 B, temporaries 0 B → 8.00 KiB
+	// arguments 4 KiB, outputs 4 KiB, aliased 0 B, temporaries 0 B → 8 KiB
 }
