@@ -47,7 +47,7 @@ var cards = map[string]predict.Card{
 
 // inPredictionPass are the lessons the prediction pass covered; a lesson that lands later is reported
 // (t.Log) until its author adds its predictions, then belongs here.
-var inPredictionPass = map[string]bool{"01": true, "02": true, "03": true, "04": true, "05": true, "06": true, "07": true, "08": true, "09": true, "11": true}
+var inPredictionPass = map[string]bool{"01": true, "02": true, "03": true, "04": true, "05": true, "06": true, "07": true, "08": true, "09": true, "10": true, "11": true}
 
 var mineCall = regexp.MustCompile(`display\.RecallMine\(([a-z]+\.[A-Za-z0-9]+)\)`)
 
