@@ -19,6 +19,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -184,10 +185,12 @@ func TransferTable(results []measure.Result) ([]string, [][]string) {
 	return []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, rows
 }
 
-// PCIe figures quoted by the source text (not measured here).
+// PCIe figures quoted by the source text (not measured here). Its 16–32 GB/s are the nominal
+// per-direction rates of PCIe Gen3 x16 (≈ 16 GB/s) and Gen4 x16 (≈ 32 GB/s); H100 and H200 hosts use
+// PCIe Gen5 x16, ≈ 64 GB/s per direction (gpumodel.H200.PCIeBytes).
 const (
-	SourcePCIeLow   = 16e9  // "roughly 16–32 GB/s" over PCIe
-	SourcePCIeHigh  = 32e9  //
+	SourcePCIeLow   = 16e9  // "roughly 16–32 GB/s" over PCIe: Gen3 x16
+	SourcePCIeHigh  = 32e9  // Gen4 x16
 	SourceOnDevice  = 900e9 // "900+ GB/s of GPU memory bandwidth"
 	SourceExamplePC = 10e9  // its worked example: "at ~10 GB/s over PCIe"
 )
@@ -340,20 +343,24 @@ func ResidentTable(results []measure.Result) ([]string, [][]string) {
 	return []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, rows
 }
 
-// GPUModelRows estimates, for the same MLP on the source's H100 (a formula on datasheet figures,
-// not a measurement), the step's matmul time at 40% of the dense bf16 peak and the time to push the
-// parameters over PCIe at the source's 16–32 GB/s: how many steps' worth of compute one upload costs.
+// GPUModelRows estimates, for the same MLP on the source's H100 (the course's one GPU model,
+// gpumodel, not a measurement), the step's time as a band and the time to push the parameters over
+// PCIe: Gen5 x16 as H100/H200 hosts have, and the source's Gen4/Gen3 figures. The last row holds the
+// model's assumptions.
 func GPUModelRows(w workloads.MLP) ([]string, [][]string) {
-	h100, _ := devices.SpecByModel("NVIDIA H100 SXM")
-	compute := w.FLOPs() / (0.4 * h100.Ceilings.Peak("bfloat16"))
+	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
+	e := m.Estimate(gpumodel.Step(w, 0, ""))
 	pbytes := float64(w.NumParams()) * 4
+	gen5 := m.GPU.PCIeBytes
 	rows := [][]string{
-		{"step compute at 40% of 989 TFLOP/s (datasheet bf16)", charts.SI(compute, "s"), "model"},
-		{"parameters over PCIe at 32 GB/s (source)", charts.SI(pbytes/SourcePCIeHigh, "s"), "model"},
-		{"parameters over PCIe at 16 GB/s (source)", charts.SI(pbytes/SourcePCIeLow, "s"), "model"},
-		{"batch over PCIe at 16 GB/s (source)", charts.SI(float64(w.Memory().Batch)*2/SourcePCIeLow, "s"), "model (bf16 batch)"},
+		{"one training step on the GPU", e.Band(), e.Label() + "; " + e.Bound},
+		{"parameters over PCIe Gen5 x16 at ~64 GB/s (H100/H200 hosts, nominal per direction)", charts.SI(pbytes/gen5, "s"), "model: bytes ÷ link rate"},
+		{"parameters over PCIe Gen4 x16 at ~32 GB/s (source's upper figure)", charts.SI(pbytes/SourcePCIeHigh, "s"), "model: bytes ÷ link rate"},
+		{"parameters over PCIe Gen3 x16 at ~16 GB/s (source's lower figure)", charts.SI(pbytes/SourcePCIeLow, "s"), "model: bytes ÷ link rate"},
+		{"the float32 batch over PCIe Gen5 x16", charts.SI(float64(w.Memory().Batch)/gen5, "s"), "model: bytes ÷ link rate"},
+		{"GPU model assumptions", "", strings.Join(e.Assumptions(), "; ")},
 	}
-	return []string{w.String() + " on an H100", "time", "source"}, rows
+	return []string{w.String() + " on an H100 (model, not a measurement)", "time", "source"}, rows
 }
 
 // ---- hidden sync points ----
@@ -460,13 +467,18 @@ func UnsyncedOnEachDevice() ([]measure.Result, error) {
 }
 
 // UnsyncedTable shows both clocks next to the device's model peak and measured ceiling: the
-// launch-timed FLOP/s are impossible, above any roof.
+// launch-timed FLOP/s are impossible, above any roof. On xla:cpu the asynchronous launch is
+// emulated (measure.TimeWithoutWaiting queues the run on a goroutine and returns, as a CUDA launch
+// would), and the table says so.
 func UnsyncedTable(results []measure.Result) ([]string, [][]string) {
 	var rows [][]string
 	for _, r := range results {
 		clock := "at completion (right)"
 		if strings.Contains(r.Label, "stopped at launch") {
 			clock = "at launch (wrong)"
+			if r.Provenance.Device != devices.CUDA {
+				clock = "at launch (wrong; emulated: the course's goroutine launch queue)"
+			}
 		}
 		ceil := "—"
 		if r.CeilingFLOPS > 0 {
@@ -476,6 +488,20 @@ func UnsyncedTable(results []measure.Result) ([]string, [][]string) {
 			fmt.Sprintf("%.0f%%", r.PercentOfPeak()), ceil})
 	}
 	return []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, rows
+}
+
+// UnsyncedLine says, in one line, what the launch-stopped clock claims and that it is impossible;
+// on a device without a real asynchronous launch it says the launch was emulated.
+func UnsyncedLine(results []measure.Result) string {
+	if len(results) == 0 {
+		return "no unsynced timing"
+	}
+	r := results[0]
+	how := "emulated launch on " + r.Provenance.Device + ": the course's goroutine launch queue"
+	if r.Provenance.Device == devices.CUDA {
+		how = "a real CUDA launch"
+	}
+	return fmt.Sprintf("timer stopped at launch: %.0f GFLOP/s (%.0f%% of the model peak; %s) — impossible", r.GFLOPS(), r.PercentOfPeak(), how)
 }
 
 // ---- helpers ----

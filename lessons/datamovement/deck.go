@@ -11,7 +11,7 @@ var Deck = &recall.Deck{
 			{ID: "curve", Question: "Why does bandwidth rise with transfer size before it levels off?",
 				Answer: "Every copy pays a fixed cost (a call, synchronization, setting up the DMA) before bytes move: small copies are all fixed cost, large ones amortize it and approach the link's bandwidth."},
 			{ID: "pcie", Question: "How does PCIe compare with a GPU's own memory, by the source's figures?",
-				Answer: "Roughly 16–32 GB/s over PCIe against 900+ GB/s of on-device memory bandwidth (an H100's HBM3: 3.35 TB/s): tens of times slower, so data should cross it as rarely as possible."},
+				Answer: "The source says roughly 16–32 GB/s over PCIe (the nominal rates of Gen3 and Gen4 x16; H100/H200 hosts use Gen5 x16, about 64 GB/s per direction) against 900+ GB/s of on-device memory (an H100's HBM3: 3.35 TB/s, datasheet): tens of times slower either way, so data should cross it as rarely as possible."},
 			{ID: "cpu", Question: "What does a host→device copy mean on xla:cpu?",
 				Answer: "The 'device' memory is host RAM, so it is a memcpy inside RAM (plus PJRT's bookkeeping), not a trip over a bus: its curve shows fixed costs and RAM bandwidth, not PCIe."},
 		}},
@@ -29,7 +29,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "timing", Title: "Timing without waiting", Cards: []recall.Card{
 			{ID: "lie", Question: "Why does stopping the clock right after a GPU call give impossible FLOP/s?",
-				Answer: "GPU calls are asynchronous: they return once the kernel is queued (microseconds), long before it has run. The clock measured the launch, so FLOPs ÷ launch time exceeds any roof."},
+				Answer: "GPU calls are asynchronous: they return once the kernel is queued (microseconds), long before it has run. The clock measured the launch, so FLOPs ÷ launch time exceeds any roof. (On xla:cpu the course emulates that asynchrony with a goroutine launch queue; the impossible figure there is labeled emulated.)"},
 			{ID: "fix", Question: "How do you time device work correctly?",
 				Answer: "Warm up first, then wait for completion before stopping the clock (torch.cuda.synchronize(), an event, or reading a result), and report a median of several runs with their spread."},
 		}},
