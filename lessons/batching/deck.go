@@ -15,9 +15,9 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "occupancy", Title: "Why the GPU's time stays flat", Cards: []recall.Card{
 			{ID: "latency-bound", Question: "What does it mean that a GPU is latency-bound at small batches?",
-				Answer: "Its time per step is set by fixed costs — starting each kernel, moving through the step's chain of kernels — not by arithmetic: most of its lanes have no work. Until enough independent outputs are in flight to occupy the lanes, adding samples adds almost no time."},
-			{ID: "lanes", Question: "Roughly how many independent outputs does a layer need to give every FP32 lane of an H200 work, and of this CPU?",
-				Answer: "About 17 000 for the H200 (132 SMs × 128 lanes, datasheet) — batch × width of at least that; only a few dozen for a 2-core CPU with 16-wide SIMD, which is why its time grows from the first samples."},
+				Answer: "Its time per step is set by fixed costs — starting each kernel and waiting on the step's chain of kernels — not by arithmetic: a small product makes a few output tiles for 132 SMs, so most SMs have no work. Until there are enough tiles in flight, adding samples adds almost no time."},
+			{ID: "lanes", Question: "How does a GPU hand out a matrix product's outputs, and how many does a layer need to give every SM of an H200 work? What does batching buy a CPU?",
+				Answer: "In output tiles of about 128×128, one per SM at a time: 132 tiles fill an H200's 132 SMs, so a 64-wide layer needs a batch of thousands. A CPU gains from batching too (a batch reuses every weight it reads, where batch 1 is a matrix–vector product bound by overhead and weight reads: 256× the work took only tens of times the time in lesson 1), but its few cores fill up early and then its time grows with the work."},
 		}},
 		{ID: "utilization", Title: "Watch the cores", Cards: []recall.Card{
 			{ID: "timeline", Question: "What did the CPU utilization timeline show at batch 1 versus a large batch?",
@@ -27,7 +27,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "width", Title: "Widen the layer", Cards: []recall.Card{
 			{ID: "wider", Question: "Why do wider layers use a device better than narrow ones?",
-				Answer: "Work per step grows with the square of the width (the hidden × hidden matrix) while the fixed costs do not, so more of the time goes to arithmetic and achieved FLOP/s rises — most of all on the GPU, which has the most idle lanes to fill."},
+				Answer: "Work per step grows with the square of the width (the hidden × hidden matrix) while the fixed costs do not, so more of the time goes to arithmetic and achieved FLOP/s rises — most of all on the GPU, which has the most idle SMs to fill."},
 		}},
 		{ID: "pitfalls", Title: "What trips people up", Cards: []recall.Card{
 			{ID: "low-util", Question: "What is the most common reason a GPU shows low utilization in training, and the first thing to try?",

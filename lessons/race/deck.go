@@ -10,8 +10,8 @@ var Deck = &recall.Deck{
 		{ID: "shapes", Title: "Latency machines and throughput machines", Cards: []recall.Card{
 			{ID: "latency", Question: "What is a CPU built to do fast, and what is a GPU built to do fast?",
 				Answer: "A CPU finishes one instruction stream as fast as possible: a few fast cores with high clocks, deep pipelines, big caches and branch prediction (latency). A GPU finishes a huge amount of identical work per second: thousands of simple, slower cores running in lockstep on different data (throughput)."},
-			{ID: "per-core", Question: "Core for core, which is faster: this CPU or the H200? And chip for chip?",
-				Answer: "Core for core the CPU, by tens of times (its SIMD units do dozens of FLOPs per cycle). Chip for chip the H200, because it has about 17 000 FP32 lanes: hundreds of times a laptop's f32 peak, still about 7× a 64-core server socket in f32 and about 100× in BF16 on its tensor cores."},
+			{ID: "per-core", Question: "What is the GPU's counterpart of a CPU core, and how do the two compare? And chip for chip?",
+				Answer: "An SM: it has its own instruction streams, registers and caches, like a core. One H200 SM does 128 FP32 lanes × 2 × 1.98 GHz ≈ 507 GFLOP/s, about 3× one AVX-512 core (16 lanes × 2 FMA units × 2 × 2.6 GHz ≈ 166 GFLOP/s), and far more in TF32 on its tensor cores. Chip for chip the H200 has 132 SMs: hundreds of times a laptop's f32 peak, still about 7× a 64-core server socket in f32 and about 100× in BF16 on its tensor cores."},
 		}},
 		{ID: "dots", Title: "Training is independent dot products", Cards: []recall.Card{
 			{ID: "count", Question: "How many FLOPs does a dense layer with batch B, input width D and H outputs take forward, and with the backward pass?",
@@ -27,13 +27,13 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "race", Title: "The race", Cards: []recall.Card{
 			{ID: "batch-one", Question: "At batch 1 with a narrow layer, why can the CPU keep up with or beat the GPU?",
-				Answer: "The step is a few tiny kernels: the GPU's time is fixed per-kernel launch cost with almost all of its cores idle, while the CPU's fast cores finish the little arithmetic quickly."},
+				Answer: "The step is a chain of tiny kernels: the GPU's time is launch and synchronization cost with almost all of its SMs idle, while the CPU's fast cores finish the little arithmetic quickly. In the model the CPU's time can fall inside the GPU's band there: too close to call without a recording."},
 			{ID: "lanes", Question: "Where does the GPU lane come from when there is no GPU here?",
-				Answer: "From a recording of the same step on a named GPU (model, date, versions) when one exists at that size; otherwise from the datasheet model — max(FLOPs/peak, bytes/bandwidth) plus a launch cost per kernel — labeled as a model, never as a measurement."},
+				Answer: "From a recording of the same step on a named GPU (model, date, versions) when one exists at that size; otherwise from the course's GPU model of an H200, drawn as a band: the step's matrix products as output tiles on 132 SMs at a fraction of peak, its bytes at a fraction of the bandwidth, and its kernels launched on a stream (1–4 µs each, overlapping the work), plus a fixed cost per execution. Labeled as a model, never as a measurement."},
 		}},
 		{ID: "batch", Title: "Why batch size matters", Cards: []recall.Card{
 			{ID: "flat", Question: "Why does the GPU's time per step barely move from batch 1 to batch 256 while the CPU's grows?",
-				Answer: "At small batches the GPU is latency-bound: most of its lanes are idle and the time is launch cost. More samples fill idle capacity that was already paid for. The CPU's few cores are already busy, so more work takes proportionally more time."},
+				Answer: "At small batches the GPU is launch-bound: its step costs starting and waiting on its kernels, and a batch-1 product gives one output tile to one of 132 SMs. More samples give more tiles to idle SMs, paid for already. The CPU gains from batching too — 256× the work took only about 10–30× the time here, because a batch-1 step is a matrix–vector product bound by per-call overhead and reading the weights, and a batch reuses each weight it reads — but its few cores fill up long before a GPU's 132 SMs do, so its time then grows with the work."},
 			{ID: "crossover", Question: "What is the crossover batch, and what moves it?",
 				Answer: "The batch size above which the GPU's step is faster than the CPU's. Wider layers move it down (more work per sample fills the GPU sooner); a faster CPU or a slower launch path moves it up."},
 		}},

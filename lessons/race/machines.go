@@ -64,12 +64,13 @@ func CPUFacts() (devices.CPUFacts, devices.Ceilings) {
 
 // Machines is the latency machine next to the throughput machine: this machine's CPU (from its
 // model name, cores, clock and SIMD width, with the model peak those give) next to the datasheet
-// GPUs, core for core.
+// GPUs, like with like: a CPU core next to an SM (the GPU's unit that, like a core, has its own
+// instruction stream, registers and caches), not next to one CUDA lane.
 func Machines() units.Table {
 	f, cpu := CPUFacts()
 	cpuPeak := cpu.Peak("float32")
 	perCore := cpuPeak / float64(max(f.Cores, 1))
-	t := units.Table{Header: []string{"machine", "cores", "clock", "f32 per core", "f32 peak", "16-bit matrix peak", "memory bandwidth", "where the numbers come from"}}
+	t := units.Table{Header: []string{"machine", "cores (GPU: SMs)", "clock", "f32 per core (GPU: per SM)", "f32 peak", "16-bit matrix peak", "memory bandwidth", "where the numbers come from"}}
 	t.Rows = append(t.Rows, []string{
 		"this CPU: " + f.ModelName,
 		fmt.Sprintf("%d (each %d f32 SIMD lanes × %d FMA units)", f.Cores, f.Lanes32, f.FMAUnits),
@@ -96,9 +97,9 @@ func Machines() units.Table {
 		c := spec.Ceilings
 		t.Rows = append(t.Rows, []string{
 			g.Model,
-			fmt.Sprintf("%d FP32 CUDA cores (%d SMs × %d)", g.CUDACores(), g.SMs, g.FP32PerSM),
+			fmt.Sprintf("%d SMs (each %d FP32 lanes + 4 tensor cores; %d lanes in all)", g.SMs, g.FP32PerSM, g.CUDACores()),
 			fmt.Sprintf("%.2f GHz (boost)", g.BoostGHz),
-			charts.SI(c.Peak("float32")/float64(g.CUDACores()), "FLOP/s"),
+			charts.SI(c.Peak("float32")/float64(g.SMs), "FLOP/s") + " (TF32 " + charts.SI(c.Peak("tf32")/float64(g.SMs), "FLOP/s") + ")",
 			charts.SI(c.Peak("float32"), "FLOP/s") + " (TF32 " + charts.SI(c.Peak("tf32"), "FLOP/s") + ")",
 			charts.SI(c.Peak("bfloat16"), "FLOP/s"),
 			charts.SI(c.BandwidthBytes, "B/s"),
@@ -108,11 +109,12 @@ func Machines() units.Table {
 	if g, ok := CoresOf(ModelGPU); ok {
 		gpu := ModelSpec().Ceilings
 		t.Notes = append(t.Notes,
-			fmt.Sprintf("Core for core: one of this CPU's cores does %s× the f32 arithmetic of one %s CUDA core (model vs datasheet).",
-				charts.Plain(perCore/(gpu.Peak("float32")/float64(g.CUDACores()))), short(g.Model)),
-			fmt.Sprintf("But the %s has %s× as many of them: %s× this CPU's f32 peak, %s× in TF32 on its tensor cores.",
-				short(g.Model), charts.Plain(float64(g.CUDACores())/float64(max(f.Cores, 1))),
-				charts.Plain(gpu.Peak("float32")/cpuPeak), charts.Plain(gpu.Peak("tf32")/cpuPeak)),
+			fmt.Sprintf("Like with like: one %s SM (%d FP32 lanes × 2 FLOPs × %.2f GHz = %s) does %s× the f32 arithmetic of one of this CPU's cores (%s, model), and %s× with TF32 on its tensor cores. A single CUDA lane is the counterpart of one SIMD lane, not of a core.",
+				short(g.Model), g.FP32PerSM, g.BoostGHz, charts.SI(GPU.GPU.SMPeakFP32(), "FLOP/s"), charts.Plain(units.Round3(GPU.GPU.SMPeakFP32()/perCore)), charts.SI(perCore, "FLOP/s"),
+				charts.Plain(units.Round3(gpu.Peak("tf32")/float64(g.SMs)/perCore))),
+			fmt.Sprintf("And the %s has %d SMs to this CPU's %d cores: %s× this CPU's f32 peak, %s× in TF32 on its tensor cores.",
+				short(g.Model), g.SMs, f.Cores,
+				charts.Plain(units.Round3(gpu.Peak("float32")/cpuPeak)), charts.Plain(units.Round3(gpu.Peak("tf32")/cpuPeak))),
 			fmt.Sprintf("Check: %d cores × 2 FLOPs × %.2f GHz = %s, the datasheet's f32 figure.",
 				g.CUDACores(), g.BoostGHz, charts.SI(g.FP32Peak(), "FLOP/s")))
 		if hasServer {

@@ -328,11 +328,6 @@ func SliverTable(results []measure.Result) units.Table {
 		t.Notes = append(t.Notes, fmt.Sprintf("%s, a model band and not a measurement: 256× the work takes %.2f–%.2f× the time (%s, then %s); both are %s: the GPU waits on starting its kernel, not on arithmetic. 256 samples of 512 outputs are %d output tiles of 128×128, so a GPU can take 256 samples in one pass where one sample leaves most of its %d SMs idle.",
 			experiments.StepModelName, min(r1, r2), max(r1, r2), es[0].Band(), es[1].Band(), es[1].Bound, es[1].Tiles, GPU.GPU.SMs))
 	}
-	if g, ok := CoresOf(ModelGPU); ok {
-		lanes := g.CUDACores()
-		t.Notes = append(t.Notes, fmt.Sprintf("The %s has %d FP32 lanes (datasheet): one sample gives %d outputs, work for %.1f%% of them; 256 samples give %d, %.1f outputs per lane.",
-			short(g.Model), lanes, SliverWidth, 100*float64(SliverWidth)/float64(lanes), 256*SliverWidth, float64(256*SliverWidth)/float64(lanes)))
-	}
 	return t
 }
 
