@@ -20,6 +20,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -119,6 +120,19 @@ func SourceRates() []Rate {
 	return out
 }
 
+// ModelRates are the course's GPU model (gpumodel) for the same H100, at both ends of its band for
+// large bf16 matrix products: a ceiling for a whole step (which also runs memory-bound operations),
+// next to the source's 40% MFU.
+func ModelRates() []Rate {
+	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
+	r := m.GEMMRate("bfloat16")
+	note := "GPU model band, not a measurement: large bf16 GEMMs at " + fmt.Sprintf("%.0f–%.0f%%", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low) + " of the datasheet peak (gpumodel)"
+	return []Rate{
+		{Name: "one H100, GPU model, optimistic end (large bf16 matmuls only)", FLOPS: r.Low, Source: charts.Model, Note: note},
+		{Name: "one H100, GPU model, pessimistic end (large bf16 matmuls only)", FLOPS: r.High, Source: charts.Model, Note: note},
+	}
+}
+
 // StepModel is the MLP whose training step measures a device's achieved rate: float32 on CPUs,
 // bfloat16 mixed precision on GPUs (what a GPU run would use), Adam, sized by scale.
 func StepModel(dev *devices.Device, s experiments.Scale) workloads.MLP {
@@ -145,7 +159,7 @@ func RatesHere() ([]Rate, []measure.Result, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	rates := SourceRates()
+	rates := append(SourceRates(), ModelRates()...)
 	c, err := measure.MeasureCeilings(dev)
 	if err != nil {
 		return rates, nil, err
@@ -191,10 +205,14 @@ func EstimateTable(run TrainingRun, rates []Rate) ([]string, [][]string) {
 		if ref > 0 {
 			slower = fmt.Sprintf("%.3g×", ref/r.FLOPS)
 		}
-		rows = append(rows, []string{r.Name, r.Source.Describe(""), charts.SI(r.FLOPS, "FLOP/s"),
+		src := r.Source.Describe("")
+		if r.Source == charts.Model {
+			src = r.Source.Describe(r.Note)
+		}
+		rows = append(rows, []string{r.Name, src, charts.SI(r.FLOPS, "FLOP/s"),
 			charts.Duration(r.SecondsPerStep(run)), formatDays(r.Days(run)), slower})
 	}
-	return []string{"rate", "where the rate comes from", "sustained", "per step", "whole run", "vs the H100 model"}, rows
+	return []string{"rate", "where the rate comes from", "sustained", "per step", "whole run", "vs the source's H100 rate"}, rows
 }
 
 func formatDays(d float64) string {

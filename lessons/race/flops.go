@@ -40,7 +40,7 @@ func FLOPTable() units.Table {
 	gpu := ModelSpec().Ceilings
 	gpuPeak := gpu.Peak(ModelPrecision)
 	t := units.Table{Header: []string{"B", "D", "H", "independent dot products (B·H, each of length D)",
-		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "at this CPU's f32 peak", "at the " + short(ModelGPU) + "'s TF32 peak", "source"}}
+		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "at this CPU's f32 peak", "on the " + short(ModelGPU) + " (GPU model band, not a measurement)", "source"}}
 	for _, l := range Layers {
 		fwd := l.Forward().FLOPs()
 		train := l.Training().FLOPs()
@@ -48,7 +48,7 @@ func FLOPTable() units.Table {
 			fmt.Sprint(l.B), fmt.Sprint(l.D), fmt.Sprint(l.H),
 			fmt.Sprintf("%d × %d", l.DotProducts(), l.D),
 			fmt.Sprintf("%.2e", fwd), fmt.Sprintf("%.2e", train),
-			charts.Duration(train / cpuPeak), charts.Duration(train / gpuPeak),
+			charts.Duration(train / cpuPeak), GPU.Estimate(gpumodel.Step(l.Training(), 0, "")).Band(),
 			"formula",
 		})
 	}
@@ -61,7 +61,7 @@ func FLOPTable() units.Table {
 		}
 	}
 	t.Notes = []string{
-		"Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the two time columns divide it by a peak (CPU: model, GPU: datasheet).",
+		"Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the CPU column divides it by the CPU's model peak, the GPU column is the course's GPU model of the layer's training step (a band: kernels launched on a stream, output tiles on 132 SMs, a fraction of the TF32 peak; not a measurement).",
 		fmt.Sprintf("Issuing one GPU kernel costs %s–%s (the GPU model's range, from published measurements): at %s the %s could do %.2g FLOPs in even the short end of it, more than the whole training step of %d of these %d layers.",
 			charts.Duration(issue.Low), charts.Duration(issue.High), charts.SI(gpuPeak, "FLOP/s"), short(ModelGPU), breakEven, smaller, len(Layers)),
 	}

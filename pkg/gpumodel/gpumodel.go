@@ -230,6 +230,14 @@ func (m Model) Estimate(w Work) Estimate {
 	return e
 }
 
+// GEMMRate is the sustained FLOP/s band of large, well-shaped matrix products of a precision: the
+// datasheet peak × the PeakFraction range (Low: the faster end). A whole training step, with its
+// memory-bound operations, gets less: a ceiling for long runs where launch costs vanish.
+func (m Model) GEMMRate(precision string) Range {
+	p := m.GPU.Peak(precision)
+	return Range{Low: p * m.A.PeakFraction.Low, High: p * m.A.PeakFraction.High}
+}
+
 // tileShape is the output tile used for g: TileM×TileN, narrowed for a skinny product down to 64
 // (the smallest M of a Hopper tensor-core instruction, wgmma m64), rounded up to a multiple of 16.
 func (m Model) tileShape(g GEMM) (tm, tn int) {
