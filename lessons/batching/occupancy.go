@@ -50,7 +50,7 @@ func hiddenTiles(batch, hidden int) (tiles int, fill float64) {
 func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 	sms, cpuLanes := gpumodel.Default().GPU.SMs, CPULanes()
 	t := units.Table{Header: []string{"batch", "outputs per hidden layer (B·H)",
-		fmt.Sprintf("output tiles → SMs busy (of %d, GPU model)", sms),
+		fmt.Sprintf("output tiles → SMs busy (of %d; GPU model, not a measurement)", sms),
 		fmt.Sprintf("CPU lanes with work (of %d, model)", cpuLanes),
 		"xla:cpu time per step (measured live)", "GPU time per step", "GPU time from"}}
 	var batches []int
@@ -91,10 +91,11 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 	t.Notes = []string{
 		fmt.Sprintf("At hidden %d the CPU's %d lanes have work from batch %d on. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
 			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Name, sms, full),
-		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization; with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
+		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization (a model, not a measurement); with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
+		"GPU model: " + gpumodel.EstimateStep(experiments.Step(1, hidden)).Note() + ".",
 	}
 	if b := FloorEnds(hidden); b > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("In the GPU model, the step is launch-bound (starting and waiting on its kernels, not arithmetic) until batch ≈ %s at hidden %d: filling the SMs comes long before the arithmetic outweighs the launches.",
+		t.Notes = append(t.Notes, fmt.Sprintf("In the GPU model (not a measurement), the step is launch-bound (starting and waiting on its kernels, not arithmetic) until batch ≈ %s at hidden %d: filling the SMs comes long before the arithmetic outweighs the launches.",
 			charts.Plain(float64(b)), hidden))
 	}
 	return t

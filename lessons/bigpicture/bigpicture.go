@@ -126,7 +126,7 @@ func SourceRates() []Rate {
 func ModelRates() []Rate {
 	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
 	r := m.GEMMRate("bfloat16")
-	note := "GPU model band, not a measurement: large bf16 GEMMs at " + fmt.Sprintf("%.0f–%.0f%%", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low) + " of the datasheet peak (gpumodel)"
+	note := m.RateNote("bfloat16")
 	return []Rate{
 		{Name: "one H100, GPU model, optimistic end (large bf16 matmuls only)", FLOPS: r.Low, Source: charts.Model, Note: note},
 		{Name: "one H100, GPU model, pessimistic end (large bf16 matmuls only)", FLOPS: r.High, Source: charts.Model, Note: note},

@@ -200,6 +200,7 @@ const (
 func SourceTransferTable() ([]string, [][]string) {
 	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
 	var rows [][]string
+	note := ""
 	for _, mb := range []float64{1, 16, 256} {
 		b := mb * 1e6
 		e := m.Estimate(gpumodel.Work{What: "read once", Bytes: b, Precision: "float32", Kernels: 1, KernelsFrom: "one kernel reading the batch"})
@@ -207,7 +208,9 @@ func SourceTransferTable() ([]string, [][]string) {
 			charts.SI(b/SourceExamplePC, "s"),
 			charts.SI(b/SourcePCIeHigh, "s"),
 			e.Band()})
+		note = e.Note()
 	}
+	rows = append(rows, []string{"GPU model assumptions (not a measurement)", "", "", note})
 	return []string{"batch", "over PCIe at ~10 GB/s (source's example)", "at 32 GB/s (source's upper PCIe figure: Gen4 x16)",
 		"read once from H100 HBM (3.35 TB/s datasheet): GPU model band, not a measurement"}, rows
 }
@@ -359,7 +362,7 @@ func GPUModelRows(w workloads.MLP) ([]string, [][]string) {
 		{"parameters over PCIe Gen4 x16 at ~32 GB/s (source's upper figure)", charts.SI(pbytes/SourcePCIeHigh, "s"), "model: bytes ÷ link rate"},
 		{"parameters over PCIe Gen3 x16 at ~16 GB/s (source's lower figure)", charts.SI(pbytes/SourcePCIeLow, "s"), "model: bytes ÷ link rate"},
 		{"the float32 batch over PCIe Gen5 x16", charts.SI(float64(w.Memory().Batch)/gen5, "s"), "model: bytes ÷ link rate"},
-		{"GPU model assumptions", "", strings.Join(e.Assumptions(), "; ")},
+		{"GPU model assumptions (not a measurement)", "", strings.Join(e.Assumptions(), "; ")},
 	}
 	return []string{w.String() + " on an H100 (model, not a measurement)", "time", "source"}, rows
 }

@@ -238,6 +238,12 @@ func (m Model) GEMMRate(precision string) Range {
 	return Range{Low: p * m.A.PeakFraction.Low, High: p * m.A.PeakFraction.High}
 }
 
+// RateNote states GEMMRate's assumptions in one line, with its label.
+func (m Model) RateNote(precision string) string {
+	return fmt.Sprintf("%s model band, not a measurement: fraction of peak on large GEMMs %.0f–%.0f%% of the datasheet %s peak %s; launches negligible over long runs",
+		strings.TrimPrefix(m.GPU.Name, "NVIDIA "), 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low, precision, si(m.GPU.Peak(precision), "FLOP/s"))
+}
+
 // tileShape is the output tile used for g: TileM×TileN, narrowed for a skinny product down to 64
 // (the smallest M of a Hopper tensor-core instruction, wgmma m64), rounded up to a multiple of 16.
 func (m Model) tileShape(g GEMM) (tm, tn int) {
@@ -366,4 +372,49 @@ func trim3(v float64) string {
 		s = fmt.Sprintf("%.0f", v)
 	}
 	return s
+}
+
+// Markers are what every place that shows a modeled GPU number must also show: the label (one of
+// Labels) and the assumptions (one of AssumptionMarks, from Note or Assumptions).
+var (
+	Labels          = []string{"not a measurement"}
+	AssumptionMarks = []string{"issue each, overlapped on a stream", "CUDA Graphs", "fraction of peak on large GEMMs"}
+)
+
+// CheckLabeled checks a rendered table, chart or text for modeled GPU numbers without their label:
+// every line that names a model GPU ("H200 (model)", "H100 SXM model", "GPU model") must carry a
+// label, and the text must carry the model's assumptions somewhere. It returns nil when the text
+// shows no modeled GPU number.
+func CheckLabeled(text string) error {
+	var unlabeled []string
+	found := false
+	for _, line := range strings.Split(text, "\n") {
+		if !namesModel(line) {
+			continue
+		}
+		found = true
+		if !containsAny(line, Labels) {
+			unlabeled = append(unlabeled, line)
+		}
+	}
+	switch {
+	case len(unlabeled) > 0:
+		return fmt.Errorf("gpumodel: modeled GPU numbers without %q: %q", Labels[0], unlabeled)
+	case found && !containsAny(text, AssumptionMarks):
+		return fmt.Errorf("gpumodel: modeled GPU numbers without the model's assumptions (%q)", AssumptionMarks)
+	}
+	return nil
+}
+
+func namesModel(line string) bool {
+	return containsAny(line, []string{H200.Short + " (model)", H100.Short + " (model)", "SXM model", "GPU model"})
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
 }

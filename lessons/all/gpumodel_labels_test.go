@@ -1,0 +1,130 @@
+package all
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/lessons/batching"
+	"github.com/gpu-course/whygpu/lessons/bigpicture"
+	"github.com/gpu-course/whygpu/lessons/datamovement"
+	"github.com/gpu-course/whygpu/lessons/race"
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+// cpuResult is a fake live xla:cpu step result at a size.
+func cpuResult(batch, hidden int, d time.Duration) measure.Result {
+	return measure.Result{Label: "step", Params: map[string]int{"batch": batch, "hidden": hidden},
+		Stats: measure.Stats{Median: d}, Provenance: measure.Provenance{Device: devices.CPU}}
+}
+
+func rows(header []string, rs [][]string) string {
+	var b strings.Builder
+	b.WriteString(strings.Join(header, " | ") + "\n")
+	for _, r := range rs {
+		b.WriteString(strings.Join(r, " | ") + "\n")
+	}
+	return b.String()
+}
+
+func legends(ss []charts.Series) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(s.Legend() + "\n")
+	}
+	return b.String()
+}
+
+// Every table, chart legend and lane that shows a modeled GPU number says it is a model and carries
+// the model's assumptions (gpumodel.CheckLabeled).
+func TestModeledGPUNumbersAreLabeled(t *testing.T) {
+	var sweep []measure.Result
+	for _, b := range race.Batches {
+		sweep = append(sweep, cpuResult(b, batching.Narrow, time.Duration(20+b)*time.Microsecond))
+	}
+	lane := experiments.BandLane(gpumodel.EstimateStep(experiments.Step(1, 64)))
+	sliver := []measure.Result{
+		{Label: "a", Params: map[string]int{"m": 1, "k": 512, "n": 512}, Stats: measure.Stats{Median: 40 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
+		{Label: "b", Params: map[string]int{"m": 256, "k": 512, "n": 512}, Stats: measure.Stats{Median: 400 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
+	}
+	for name, text := range map[string]string{
+		"race lane":                    lane.Device + " " + lane.TimeText() + " " + lane.Describe(),
+		"race.ModelTable":              race.ModelTable(1, 64).String(),
+		"race.FLOPTable":               race.FLOPTable().String(),
+		"race.SliverTable":             race.SliverTable(sliver).String(),
+		"experiments.TimeSeries":       legends(experiments.TimeSeries(sweep, experiments.Batch)),
+		"experiments.ThroughputSeries": legends(experiments.ThroughputSeries(sweep, experiments.Batch)),
+		"experiments.CrossoverLine":    experiments.CrossoverLine(experiments.TimeSeries(sweep, experiments.Batch), "batch"),
+		"batching.Occupancy":           batching.OccupancyTable(sweep, batching.Narrow).String(),
+		"batching.PeakShare":           batching.PeakShareTable(sweep).String(),
+		"datamovement.GPUModel":        rows(datamovement.GPUModelRows(datamovement.ResidentModel("laptop"))),
+		"datamovement.Transfer":        rows(datamovement.SourceTransferTable()),
+		"bigpicture.ModelRates":        rows(bigpicture.EstimateTable(bigpicture.SourceRun, bigpicture.ModelRates())),
+		"RaceSummary with model":       charts.RaceSummary([]charts.Lane{{Device: devices.CPU, Time: 30 * time.Microsecond}, lane}),
+	} {
+		if err := gpumodel.CheckLabeled(text); err != nil {
+			t.Errorf("%s: %v\n%s", name, err, text)
+		}
+		if !strings.Contains(text, "model") {
+			t.Errorf("%s shows no model at all; the check above proves nothing:\n%s", name, text)
+		}
+	}
+	if lane.Source != charts.Model || !lane.Banded() {
+		t.Errorf("the model lane must be a band drawn as a model: %+v", lane)
+	}
+	for _, s := range experiments.TimeSeries(sweep, experiments.Batch) {
+		if s.Source == charts.Model && !s.Banded() {
+			t.Errorf("model series %q is a line, not a band", s.Name)
+		}
+	}
+}
+
+// The checker itself: an unlabeled model number fails.
+func TestCheckLabeledCatchesUnlabeled(t *testing.T) {
+	for _, bad := range []string{
+		"H200 (model) | 72 µs",
+		"H200 (model) | 23 µs – 92 µs (not a measurement)",
+	} {
+		if gpumodel.CheckLabeled(bad) == nil {
+			t.Errorf("CheckLabeled(%q) = nil, want an error", bad)
+		}
+	}
+	if gpumodel.CheckLabeled("xla:cpu | 40 µs") != nil {
+		t.Error("text without a model must pass")
+	}
+}
+
+// No place but pkg/gpumodel computes GPU time: no FLOPs ÷ a peak, bytes ÷ a bandwidth, or launch
+// constants in lesson or package code (ratios of two peaks or bandwidths are fine).
+func TestOnlyGPUModelComputesGPUTime(t *testing.T) {
+	root := filepath.Join("..", "..")
+	timeOf := regexp.MustCompile(`(FLOPs\(\)|flops|train|fwd|bytes|b)\s*/\s*\(?[^/]*(Peak\(|BandwidthBytes|Bandwidth\(\))|LaunchCost|KernelsPerStep`)
+	for _, dir := range []string{"lessons", "pkg", "cmd"} {
+		filepath.Walk(filepath.Join(root, dir), func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") ||
+				strings.Contains(p, filepath.Join("pkg", "gpumodel")) {
+				return nil
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return nil
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			for n := 1; sc.Scan(); n++ {
+				if line := sc.Text(); timeOf.MatchString(line) && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+					t.Errorf("%s:%d computes GPU time outside pkg/gpumodel: %s", p, n, strings.TrimSpace(line))
+				}
+			}
+			return nil
+		})
+	}
+}
