@@ -13,6 +13,8 @@ import (
 	"github.com/gomlx/go-xla/pjrt"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 )
 
 func init() {
@@ -124,7 +126,7 @@ func doctor(args []string) error {
 	} else if devices.HasNVIDIAGPU() {
 		bad("gpu", "/dev/nvidia0 exists but NVML does not answer", "install the NVIDIA driver, or run the container with --gpus all")
 	} else {
-		info("gpu", "none (lessons show recorded GPU results, labeled as such)")
+		info("gpu", noGPULine(experiments.RecordedDevices(), gpumodel.Default().GPU.Name))
 	}
 	if v := os.Getenv("GOMLX_NO_AUTO_INSTALL"); v == "" {
 		bad("auto-install", "GOMLX_NO_AUTO_INSTALL is not set: go-xla would try to download plugins", "run through make or the course kernel (both set it)")
@@ -137,4 +139,16 @@ func doctor(args []string) error {
 	}
 	fmt.Println("everything the course needs is here")
 	return nil
+}
+
+// noGPULine is doctor's "gpu" line on a machine without a GPU: what the learner's GPU side will be.
+// Without any recording it is the course's GPU model everywhere; with recordings, those for the sizes
+// that were recorded and the model for every other size.
+func noGPULine(recorded []string, model string) string {
+	if len(recorded) == 0 {
+		return "none, and no GPU recording in lessons/reference: every GPU number in the lessons is the course's GPU model of an " +
+			model + " (pkg/gpumodel), drawn as a band and labeled as a model, until someone records one (whygpu record on a GPU)"
+	}
+	return "none: lessons show the GPU recordings in lessons/reference (" + strings.Join(recorded, ", ") +
+		") where they exist, labeled as recorded, and the course's GPU model of an " + model + " (a labeled band) for every size nobody recorded"
 }

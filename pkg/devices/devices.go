@@ -155,7 +155,7 @@ func Probe() []Status {
 		out = append(out, Status{Name: CUDA, Detail: "an NVIDIA GPU is present but " + missingPluginDetail("cuda"),
 			Fix: "run `scripts/setup.sh --cuda` (installs jax-cuda13-pjrt and NVIDIA's cu13 wheels), then restart the kernel"})
 	default:
-		out = append(out, Status{Name: CUDA, Detail: "no NVIDIA GPU on this machine (lessons show recorded GPU results instead)"})
+		out = append(out, Status{Name: CUDA, Detail: "no NVIDIA GPU on this machine (lessons show a GPU recording where one exists, else the course's GPU model as a labeled band)"})
 	}
 	out = append(out, Status{Name: Go, Available: true, Detail: "GoMLX pure-Go backend (compiled in)"})
 	return out
