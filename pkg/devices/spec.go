@@ -2,6 +2,7 @@ package devices
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -103,17 +104,22 @@ func SpecByModel(model string) (Spec, bool) {
 // CPUFacts are what the CPU ceiling model is built from, read with gopsutil.
 type CPUFacts struct {
 	ModelName string  // e.g. "Intel(R) Xeon(R) Processor"
-	Cores     int     // CPUs this process may use
+	Cores     int     // physical cores this process may use (SMT threads of one core share its FMA units)
+	Threads   int     // logical CPUs this process may use (runtime.NumCPU)
 	MHz       float64 // nominal clock reported by the OS
 	Lanes32   int     // f32 lanes per SIMD register: 16 (AVX-512), 8 (AVX2), 4 (SSE)
-	FMAUnits  int     // FMA pipes per core assumed by the model
+	FMAUnits  int     // full-width FMA issues per cycle per core assumed by the model
+	FMASource string  // why FMAUnits: the microarchitecture it was read from, or "assumed"
 	BF16      bool    // native bf16 dot products (AVX512_BF16 or AMX)
 	F16       bool    // native f16 arithmetic (AVX512_FP16)
 }
 
-// ReadCPUFacts reads the CPU's model, clock and SIMD flags.
+// ReadCPUFacts reads the CPU's model, physical cores, clock and SIMD flags.
 var ReadCPUFacts = sync.OnceValue(func() CPUFacts {
-	f := CPUFacts{Cores: runtime.NumCPU(), Lanes32: 4, FMAUnits: 1}
+	f := CPUFacts{Cores: runtime.NumCPU(), Threads: runtime.NumCPU(), Lanes32: 4, FMAUnits: 1, FMASource: "no FMA flag"}
+	if n, err := cpu.Counts(false); err == nil && n > 0 {
+		f.Cores = min(n, f.Threads)
+	}
 	infos, err := cpu.Info()
 	if err == nil && len(infos) > 0 {
 		f.ModelName = strings.TrimSpace(infos[0].ModelName)
@@ -127,7 +133,7 @@ var ReadCPUFacts = sync.OnceValue(func() CPUFacts {
 			f.Lanes32 = 8
 		}
 		if has("fma") {
-			f.FMAUnits = 2
+			f.FMAUnits, f.FMASource = FMAPorts(infos[0].VendorID, infos[0].Family, f.Lanes32)
 		}
 		f.BF16 = has("avx512_bf16") || has("amx_bf16")
 		f.F16 = has("avx512_fp16")
@@ -138,9 +144,31 @@ var ReadCPUFacts = sync.OnceValue(func() CPUFacts {
 	return f
 })
 
-// CPUModel builds a CPU's ceilings from its facts: cores × clock × lanes × FMA units × 2 FLOPs.
-// Low-precision entries are only as fast as f32 unless the CPU has native instructions for them
-// (without them XLA converts to f32 and back, so they are at best f32 speed).
+// FMAPorts is how many full-width (lanes-wide) FMAs a core of this microarchitecture issues per
+// cycle, and why, where the vendor's documentation says so:
+//
+//   - AMD family 0x17 and 0x19 (Zen 1–4): two 256-bit FMA pipes (Zen 1: two 128-bit). With AVX2
+//     that is 2 full-width FMAs; Zen 4 runs AVX-512 on the same 256-bit pipes, so 1 per cycle at 16 lanes.
+//   - AMD family 0x1A (Zen 5): two 512-bit FMA pipes on server parts: 2.
+//   - otherwise 2, the common case for AVX2 and server AVX-512 cores (assumed).
+//
+// A hypervisor may report an older CPU model than the host runs; when a measurement beats the model,
+// AtLeast raises it and says so.
+func FMAPorts(vendor, family string, lanes32 int) (int, string) {
+	switch {
+	case vendor == "AuthenticAMD" && (family == "23" || family == "25") && lanes32 == 16:
+		return 1, "AMD Zen 4 (family " + family + "): AVX-512 on two 256-bit FMA pipes"
+	case vendor == "AuthenticAMD" && (family == "23" || family == "25"):
+		return 2, "AMD Zen 1–3 (family " + family + "): two 256-bit FMA pipes"
+	case vendor == "AuthenticAMD" && family == "26":
+		return 2, "AMD Zen 5 (family 26): two 512-bit FMA pipes"
+	}
+	return 2, "assumed: 2 FMA units"
+}
+
+// CPUModel builds a CPU's ceilings from its facts: physical cores × clock × lanes × FMA units × 2
+// FLOPs. Low-precision entries are only as fast as f32 unless the CPU has native instructions for
+// them (without them XLA converts to f32 and back, so they are at best f32 speed).
 func CPUModel(f CPUFacts) Ceilings {
 	f32 := float64(f.Cores) * f.MHz * 1e6 * float64(f.Lanes32) * float64(f.FMAUnits) * 2
 	c := Ceilings{PeakFLOPS: map[string]float64{"float32": f32, "float64": f32 / 2, "bfloat16": f32, "float16": f32}}
@@ -150,9 +178,32 @@ func CPUModel(f CPUFacts) Ceilings {
 	if f.F16 {
 		c.PeakFLOPS["float16"] = 2 * f32
 	}
-	c.Source = fmt.Sprintf("model: %d cores × %.2f GHz × %d f32 lanes × %d FMA units × 2 FLOPs (nominal clock; no datasheet bandwidth)",
-		f.Cores, f.MHz/1000, f.Lanes32, f.FMAUnits)
+	fma := f.FMASource
+	if fma == "" {
+		fma = "assumed"
+	}
+	c.Source = fmt.Sprintf("model: %d physical cores × %.2f GHz × %d f32 lanes × %d FMA units (%s) × 2 FLOPs (nominal clock; no datasheet bandwidth)",
+		f.Cores, f.MHz/1000, f.Lanes32, f.FMAUnits, fma)
 	return c
+}
+
+// AtLeast returns c with the peak of dtype raised to measured when a measurement beat the model (a
+// model must never sit below a rate that was achieved), and the reason in Source: turbo clocks above
+// the nominal one, or SIMD facts the hypervisor does not report. Unchanged when the model is higher.
+func AtLeast(c Ceilings, dtype string, measured float64) Ceilings {
+	p := c.Peak(dtype)
+	if p <= 0 || measured <= p {
+		return c
+	}
+	out := c
+	out.PeakFLOPS = maps.Clone(c.PeakFLOPS)
+	f := measured / p
+	for k, v := range out.PeakFLOPS {
+		out.PeakFLOPS[k] = v * f
+	}
+	out.Source = fmt.Sprintf("%s; raised %.2f× to the measured %s rate (%.3g GFLOP/s), which beat the model: the cores run above their nominal clock (turbo) or have more FMA throughput than the reported CPU model says",
+		c.Source, f, dtype, measured/1e9)
+	return out
 }
 
 func describeCPU(d *Device) {
@@ -160,6 +211,9 @@ func describeCPU(d *Device) {
 	d.Kind = KindCPU
 	d.Cores = f.Cores
 	d.Model = fmt.Sprintf("%s (%d cores)", f.ModelName, f.Cores)
+	if f.Threads > f.Cores {
+		d.Model = fmt.Sprintf("%s (%d cores, %d threads)", f.ModelName, f.Cores, f.Threads)
+	}
 	d.MemoryBytes = HostMemoryLimit().Total // the container's limit when it has one
 	d.Spec = CPUModel(f)
 }

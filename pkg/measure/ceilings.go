@@ -108,6 +108,7 @@ var ceilingOptions = Options{Warmup: 1, Reps: 5}
 // on xla:cpu, 3 s on the Go backend) and caching them under CacheDir()/ceilings.
 func MeasureCeilings(dev *devices.Device) (MeasuredCeilings, error) {
 	if c, ok := CachedCeilings(dev); ok {
+		raiseModel(dev, c)
 		return c, nil
 	}
 	t0 := time.Now()
@@ -132,6 +133,7 @@ func MeasureCeilings(dev *devices.Device) (MeasuredCeilings, error) {
 	}
 	c.Date = time.Now().UTC()
 	c.Elapsed = time.Since(t0)
+	raiseModel(dev, c)
 	path := ceilingsPath(dev)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return c, err
@@ -141,4 +143,15 @@ func MeasureCeilings(dev *devices.Device) (MeasuredCeilings, error) {
 		return c, err
 	}
 	return c, os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// raiseModel keeps a CPU's model peak at or above what was measured on it (devices.AtLeast): a
+// model below an achieved rate would report more than 100% of peak.
+func raiseModel(dev *devices.Device, c MeasuredCeilings) {
+	if dev.Kind != devices.KindCPU {
+		return
+	}
+	for prec, f := range c.FLOPS {
+		dev.Spec = devices.AtLeast(dev.Spec, prec, f)
+	}
 }
