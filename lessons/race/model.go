@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/units"
@@ -48,5 +49,30 @@ func ModelTable(batch, hidden int) units.Table {
 	add("step", d(e.Low.Seconds()), d(e.High.Seconds()), e.Label())
 	t.Notes = append([]string{fmt.Sprintf("At batch %d × hidden %d the model is %s: a band from %s to %s, not a measurement. Its assumptions:",
 		batch, hidden, e.Bound, d(e.Low.Seconds()), d(e.High.Seconds()))}, e.Assumptions()...)
+	if k, err := CountedKernels(w); err == nil {
+		c := GPU.Estimate(gpumodel.Step(w, k.Total, "counted on xla:cpu"))
+		t.Notes = append(t.Notes, fmt.Sprintf("Check of the kernel count: XLA compiled this step for xla:cpu into %s (counted in its optimized HLO); with that count instead of %d the model's band is %s. A GPU compile fuses differently, so this is a check, not the GPU's count.",
+			k, e.Work.Kernels, c.Band()))
+	}
 	return t
+}
+
+// CountedKernels compiles one training step of w on xla:cpu and counts the kernels in XLA's
+// optimized HLO (package compiled): "counted on xla:cpu".
+func CountedKernels(w workloads.MLP) (compiled.Kernels, error) {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		return compiled.Kernels{}, err
+	}
+	tr, err := w.NewTrainer(dev)
+	if err != nil {
+		return compiled.Kernels{}, err
+	}
+	defer tr.Close()
+	g, err := tr.StepGraph(compiled.DumpName("race_step"))
+	if err != nil {
+		return compiled.Kernels{}, err
+	}
+	r, err := compiled.Of(g)
+	return r.Kernels, err
 }
