@@ -163,8 +163,18 @@ func bandCrossover(c, g charts.Series, what, whose string) string {
 		return fmt.Sprintf("crossover: somewhere between %s ≈ %s and ≈ %s, where %s passes the two ends of the model's band (%s): a model brackets the crossover, a recording would pin it",
 			what, at[0], at[1], c.Name, whose)
 	case 1:
-		return fmt.Sprintf("crossover: from %s ≈ %s on, %s is past one end of the model's band; over the rest of %s %s–%s it lies inside the band (%s): too close to call with a model",
-			what, at[0], c.Name, what, charts.Plain(lo), charts.Plain(hi), whose)
+		// Which side of the band the curve is on at the largest size both cover.
+		top := yAt(c.Points, hi)
+		if top >= yAt(end(false).Points, hi) && top <= yAt(end(true).Points, hi) {
+			return fmt.Sprintf("crossover: %s enters the model's band at %s ≈ %s and stays inside it up to %s %s: too close to call there with a model (%s)",
+				c.Name, what, at[0], what, charts.Plain(hi), whose)
+		}
+		side := "slower than even the band's pessimistic end, so the GPU would win"
+		if top < yAt(end(false).Points, hi) {
+			side = "faster than even the band's optimistic end"
+		}
+		return fmt.Sprintf("crossover: %s leaves the model's band at %s ≈ %s: above it %s is %s; below it, it lies inside the band, too close to call with a model (%s)",
+			c.Name, what, at[0], c.Name, side, whose)
 	}
 	y, b := yAt(c.Points, lo), yAt(end(false).Points, lo)
 	switch {
