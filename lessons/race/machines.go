@@ -123,6 +123,6 @@ func Machines() units.Table {
 				charts.Plain(units.Round3(gpu.Peak("float32")/sp)), charts.Plain(units.Round3(gpu.Peak("tf32")/sp)), charts.Plain(units.Round3(gpu.Peak("bfloat16")/sp))))
 		}
 	}
-	t.Notes = append(t.Notes, "CPU figures are a model (cores × clock × SIMD lanes × FMA units × 2), GPU figures are NVIDIA's datasheets: ceilings, not measurements.")
+	t.Notes = append(t.Notes, "CPU figures are a model (physical cores × nominal clock × SIMD lanes × FMA pipes of the microarchitecture × 2; raised to a measured ceiling when one beats it, with the reason), GPU figures are NVIDIA's datasheets: ceilings, not measurements.")
 	return t
 }
