@@ -207,7 +207,7 @@ func fixedCostNotes(results []measure.Result) []string {
 	side := small.Params["side"]
 	per := small.Seconds() / float64(small.Params["calls"])
 	flops := small.FLOPs / float64(small.Params["calls"])
-	note := fmt.Sprintf("The runtime's fixed cost per call, measured here: a %d×%d call on xla:cpu takes %s, waited for; its %.0f FLOPs", side, side, charts.Duration(per), flops)
+	note := fmt.Sprintf("The runtime's fixed cost per call, measured here: one %d×%d call on xla:cpu takes %s, waited for; its %.0f FLOPs", side, side, charts.Duration(per), flops)
 	if small.PeakFLOPS > 0 {
 		note += fmt.Sprintf(" would take %s at this CPU's peak", charts.Duration(flops/small.PeakFLOPS))
 	}
