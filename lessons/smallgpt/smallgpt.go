@@ -382,9 +382,17 @@ func MFU() ([]string, [][]string, error) {
 		return nil, nil, err
 	}
 	achieved := run.Result.FLOPS()
+	ceilNote := " (large f32 matmul, measured here)"
+	if achieved > ceil.FLOPS["float32"] {
+		// The kept ceiling was measured on a busier machine: measure the float32 matmul again now.
+		if f, err := freshMatmulCeiling(dev); err == nil && f > ceil.FLOPS["float32"] {
+			ceil.FLOPS["float32"], ceil.Date = f, time.Now()
+			ceilNote = " (large f32 matmul, re-measured now: the kept one was lower)"
+		}
+	}
 	header := []string{"device", "training step achieved", "÷ ceiling", "MFU", "source"}
 	rows := [][]string{
-		{dev.Name, charts.SI(achieved, "FLOP/s"), charts.SI(ceil.FLOPS["float32"], "FLOP/s") + " (large f32 matmul, measured here)",
+		{dev.Name, charts.SI(achieved, "FLOP/s"), charts.SI(ceil.FLOPS["float32"], "FLOP/s") + ceilNote,
 			fmt.Sprintf("%.1f%%", 100*achieved/ceil.FLOPS["float32"]), "live"},
 	}
 	if achieved > ceil.FLOPS["float32"] {
@@ -409,6 +417,23 @@ func MFU() ([]string, [][]string, error) {
 		rows = append(rows, GPUModelRow())
 	}
 	return header, rows, nil
+}
+
+// freshMatmulCeiling measures the float32 matmul of measure.CeilingWorkloads now, bypassing the
+// 12-hour cache.
+func freshMatmulCeiling(dev *devices.Device) (float64, error) {
+	best := 0.0
+	for _, w := range measure.CeilingWorkloads(dev) {
+		if w.FLOPs() == 0 || w.DType().String() != "Float32" {
+			continue
+		}
+		r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5}, false)
+		if err != nil {
+			return 0, err
+		}
+		best = max(best, r.FLOPS())
+	}
+	return best, nil
 }
 
 // GPUModelRow is the MFU band of the GPU-scale model on the course's GPU model (pkg/gpumodel):
