@@ -17,7 +17,7 @@ from jupyter_client.manager import start_new_kernel
 from conftest import KERNEL, ROOT
 from test_kernel import run, text
 
-LIMIT = 1536 << 20  # room for GoNB, gopls and the Go compiler; a cell that wants 3 GiB does not fit
+LIMIT = 2 << 30  # room for GoNB, gopls and the Go compiler; a cell that wants 4 GiB does not fit
 
 
 def make_cgroup():
@@ -66,28 +66,28 @@ def test_budget_uses_the_container_limit_and_a_killed_cell_is_explained(limited_
     km, kc, cg = limited_kernel
     status, out = run(kc, '%%\nfmt.Println(devices.HostMemoryLimit())\n')
     assert status == "ok", text(out)
-    assert "container limit 1.50 GiB (cgroup v" in text(out), text(out)
+    assert "container limit 2.00 GiB (cgroup v" in text(out), text(out)
 
     # lesson 06's budget refuses a step too large for the container and says which limit it used
     status, out = run(kc, '%%\ndev, err := devices.Open("xla:cpu")\nif err != nil { panic(err) }\n'
                           '_, err = memory.TryTooLarge(dev)\nfmt.Println(err)\n')
     assert status == "ok", text(out)
-    assert "refused before allocating" in text(out) and "container limit 1.50 GiB" in text(out), text(out)
+    assert "refused before allocating" in text(out) and "container limit 2.00 GiB" in text(out), text(out)
 
-    # a cell that really allocates 3 GiB is killed by the kernel's out-of-memory killer ...
+    # a cell that really allocates 4 GiB is killed by the kernel's out-of-memory killer ...
     status, out = run(kc, 'import _ "github.com/gpu-course/whygpu/pkg/display"\n\n%%\n'
-                          'var keep [][]byte\nfor i := 0; i < 48; i++ {\n'
+                          'var keep [][]byte\nfor i := 0; i < 64; i++ {\n'
                           '\tb := make([]byte, 64<<20)\n\tfor j := 0; j < len(b); j += 4096 { b[j] = 1 }\n'
                           '\tkeep = append(keep, b)\n}\nfmt.Println("allocated", len(keep)*64, "MiB")\n')
     assert "signal: killed" in text(out), text(out)
-    assert "allocated 3072 MiB" not in text(out)
+    assert "allocated 4096 MiB" not in text(out)
     assert km.is_alive()
     # ... and the next cell, in the same kernel, says what most likely happened and what to lower
     status, out = run(kc, '%%\nfmt.Println("next cell")\n')
     assert status == "ok" and "next cell" in text(out), text(out)
     note = text(out)
     assert "most likely killed for running out of memory" in note, note
-    assert "in this container" in note and "container limit 1.50 GiB" in note and "Lower" in note, repr(note)
+    assert "in this container" in note and "container limit 2.00 GiB" in note and "Lower" in note, repr(note)
     # one note per kill: the cell after that is quiet
     status, out = run(kc, '%%\nfmt.Println("quiet")\n')
     assert "out of memory" not in text(out), text(out)

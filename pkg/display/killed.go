@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/janpfeifer/gonb/gonbui"
 
@@ -17,9 +18,19 @@ import (
 // killed for memory (the container's cgroup counter, else the machine's); a later cell that finds the
 // count grown explains it.
 
-// cellsStateFile is where the cells of one kernel (one GoNB process, the cells' parent) leave the count.
+// cellsStateFile is where the cells of one kernel (one GoNB process, the cells' parent) leave the count:
+// named by the parent's pid and start time, so a later process that reuses the pid never reads it.
 func cellsStateFile() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("whygpu-cells-%d.json", os.Getppid()))
+	ppid := os.Getppid()
+	start := ""
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", ppid)); err == nil {
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 {
+			if f := strings.Fields(string(b)[i+1:]); len(f) > 19 {
+				start = "-" + f[19] // starttime, in clock ticks since boot
+			}
+		}
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("whygpu-cells-%d%s.json", ppid, start))
 }
 
 type cellsState struct {
