@@ -18,6 +18,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // cpuResult is a fake live xla:cpu step result at a size.
@@ -26,14 +27,7 @@ func cpuResult(batch, hidden int, d time.Duration) measure.Result {
 		Stats: measure.Stats{Median: d}, Provenance: measure.Provenance{Device: devices.CPU}}
 }
 
-func rows(header []string, rs [][]string) string {
-	var b strings.Builder
-	b.WriteString(strings.Join(header, " | ") + "\n")
-	for _, r := range rs {
-		b.WriteString(strings.Join(r, " | ") + "\n")
-	}
-	return b.String()
-}
+func rows(t units.Table) string { return t.Plain() }
 
 func legends(ss []charts.Series) string {
 	var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // stepName is the step's shape for titles: "64→512→512→10".
@@ -49,7 +50,7 @@ func WidthChart(rs []measure.Result) (*plot.Plot, error) {
 	return charts.Lines(charts.Axes{
 		Title: fmt.Sprintf("Training step 64→h→h→10 at batch %d: time per step vs hidden width", WidthBatch),
 		X:     "hidden width h [units]", Y: "time per step [s]",
-		LogX: true, LogY: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.LogTicks{Format: charts.Duration},
+		LogX: true, LogY: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.LogTicks{Format: units.Duration},
 	}, experiments.TimeSeries(rs, experiments.Hidden)...)
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
@@ -69,7 +68,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 	for _, b := range batches {
 		out := b * hidden
 		sec, from := gpuTime(rs, b, hidden)
-		gpu := charts.Duration(sec)
+		gpu := units.Duration(sec)
 		if sec < 0 {
 			e := gpumodel.EstimateStep(experiments.Step(b, hidden))
 			gpu = e.Band()
@@ -79,7 +78,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 			fmt.Sprint(b), fmt.Sprint(out),
 			fmt.Sprintf("%d → %.0f%%", tiles, 100*fill),
 			fmt.Sprintf("%.0f%%", 100*min(1, float64(out)/float64(cpuLanes))),
-			charts.Duration(cpu[b]), gpu, from,
+			units.Duration(cpu[b]), gpu, from,
 		})
 	}
 	full := 1
@@ -96,7 +95,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 	}
 	if b := FloorEnds(hidden); b > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("In the GPU model (not a measurement), the step is launch-bound (starting and waiting on its kernels, not arithmetic) until batch ≈ %s at hidden %d: filling the SMs comes long before the arithmetic outweighs the launches.",
-			charts.Plain(float64(b)), hidden))
+			units.Plain(float64(b)), hidden))
 	}
 	return t
 }
@@ -131,11 +130,11 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 			peak := "unknown"
 			share := "–"
 			if r.PeakFLOPS > 0 {
-				peak = charts.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.Precision + ")"
+				peak = units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.Precision + ")"
 				share = fmt.Sprintf("%.2g%%", r.PercentOfPeak())
 			}
 			t.Rows = append(t.Rows, []string{r.Provenance.Device, src.Describe(note), r.Label,
-				charts.Duration(r.Seconds()), charts.SI(r.FLOPS(), "FLOP/s"), peak, share})
+				units.Duration(r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"), peak, share})
 		}
 		if !experiments.HasGPU(rs) {
 			hidden := rs[0].Params["hidden"]
@@ -145,8 +144,8 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 				e := gpumodel.EstimateStep(w)
 				lo, hi := w.FLOPs()/e.High.Seconds(), w.FLOPs()/e.Low.Seconds()
 				t.Rows = append(t.Rows, []string{experiments.StepModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
-					e.Band(), charts.SI(lo, "FLOP/s") + " – " + charts.SI(hi, "FLOP/s"),
-					charts.SI(peak, "FLOP/s") + " (" + workloads.TF32 + ")",
+					e.Band(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"),
+					units.SI(peak, "FLOP/s") + " (" + workloads.TF32 + ")",
 					fmt.Sprintf("%.2g–%.2g%%", 100*lo/peak, 100*hi/peak)})
 			}
 		}

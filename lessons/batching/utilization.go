@@ -11,6 +11,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/monitor"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // WatchTime is how long each utilization run trains.
@@ -128,7 +129,7 @@ func (w Watch) Chart() (*plot.Plot, error) {
 		gpus = append(gpus, series(fmt.Sprintf("GPU %d utilization (NVML)", i), ts, util))
 	}
 	return charts.Utilization(fmt.Sprintf("Training on %s at batch %d (hidden %d): %s samples/s", w.Device, w.Batch, w.Hidden,
-		charts.Plain(roundSig(w.SamplesPerSec()))), cores, gpus)
+		units.Plain(units.Round3(w.SamplesPerSec()))), cores, gpus)
 }
 
 // Summary is the run in one line: steps, throughput, and mean utilization per core (and GPU).
@@ -137,8 +138,8 @@ func (w Watch) Summary() string {
 		return fmt.Sprintf("%s at batch %d: could not run: %v", w.Device, w.Batch, w.Err)
 	}
 	s := fmt.Sprintf("%s, batch %d × hidden %d: %d steps in %s (%s per step), %s samples/s; this process kept %.2f of %d cores busy; whole machine, mean per core:",
-		w.Device, w.Batch, w.Hidden, w.Steps, charts.Duration(w.Elapsed.Seconds()),
-		charts.Duration(w.Elapsed.Seconds()/float64(max(w.Steps, 1))), charts.Plain(roundSig(w.SamplesPerSec())),
+		w.Device, w.Batch, w.Hidden, w.Steps, units.Duration(w.Elapsed.Seconds()),
+		units.Duration(w.Elapsed.Seconds()/float64(max(w.Steps, 1))), units.Plain(units.Round3(w.SamplesPerSec())),
 		w.CoresBusy(), w.Timeline.Cores)
 	for c := 0; c < w.Timeline.Cores; c++ {
 		_, pct := w.Timeline.CPUSeries(c)
@@ -180,19 +181,4 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
-}
-
-// roundSig rounds to three significant digits.
-func roundSig(v float64) float64 {
-	if v <= 0 {
-		return v
-	}
-	p := 1.0
-	for v*p < 100 {
-		p *= 10
-	}
-	for v*p >= 1000 {
-		p /= 10
-	}
-	return float64(int64(v*p+0.5)) / p
 }

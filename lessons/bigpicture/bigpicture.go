@@ -22,6 +22,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -109,12 +110,12 @@ func SourceRates() []Rate {
 	var out []Rate
 	if s, ok := devices.SpecByModel("illustrative 64-core CPU socket"); ok {
 		pk := s.Ceilings.Peak("float32")
-		out = append(out, Rate{Name: fmt.Sprintf("CPU socket at 50%% of %s f32", charts.SI(pk, "FLOP/s")), FLOPS: 0.5 * pk,
+		out = append(out, Rate{Name: fmt.Sprintf("CPU socket at 50%% of %s f32", units.SI(pk, "FLOP/s")), FLOPS: 0.5 * pk,
 			Source: charts.Model, Note: "source's utilization × " + s.Ceilings.Source})
 	}
 	if s, ok := devices.SpecByModel("NVIDIA H100 SXM"); ok {
 		pk := s.Ceilings.Peak("bfloat16")
-		out = append(out, Rate{Name: fmt.Sprintf("one H100 at 40%% MFU of %s bf16", charts.SI(pk, "FLOP/s")), FLOPS: 0.4 * pk,
+		out = append(out, Rate{Name: fmt.Sprintf("one H100 at 40%% MFU of %s bf16", units.SI(pk, "FLOP/s")), FLOPS: 0.4 * pk,
 			Source: charts.Model, Note: "source's utilization × " + s.Ceilings.Source})
 	}
 	return out
@@ -192,7 +193,7 @@ func RatesHere() ([]Rate, []measure.Result, error) {
 
 // EstimateTable formats run at each rate: FLOP/s, seconds per step, days, and how many times
 // slower than the first GPU model rate.
-func EstimateTable(run TrainingRun, rates []Rate) ([]string, [][]string) {
+func EstimateTable(run TrainingRun, rates []Rate) units.Table {
 	ref := 0.0
 	for _, r := range rates {
 		if r.Source == charts.Model && ref == 0 && r.FLOPS > 1e14 {
@@ -209,10 +210,10 @@ func EstimateTable(run TrainingRun, rates []Rate) ([]string, [][]string) {
 		if r.Source == charts.Model {
 			src = r.Source.Describe(r.Note)
 		}
-		rows = append(rows, []string{r.Name, src, charts.SI(r.FLOPS, "FLOP/s"),
-			charts.Duration(r.SecondsPerStep(run)), formatDays(r.Days(run)), slower})
+		rows = append(rows, []string{r.Name, src, units.SI(r.FLOPS, "FLOP/s"),
+			units.Duration(r.SecondsPerStep(run)), formatDays(r.Days(run)), slower})
 	}
-	return []string{"rate", "where the rate comes from", "sustained", "per step", "whole run", "vs the source's H100 rate"}, rows
+	return units.Table{Header: []string{"rate", "where the rate comes from", "sustained", "per step", "whole run", "vs the source's H100 rate"}, Rows: rows}
 }
 
 func formatDays(d float64) string {
@@ -227,16 +228,16 @@ func formatDays(d float64) string {
 }
 
 // RunTable formats the run's arithmetic: steps, forward, backward and total FLOPs per step, total.
-func RunTable(run TrainingRun) ([]string, [][]string) {
+func RunTable(run TrainingRun) units.Table {
 	e := func(v float64) string { return strconv.FormatFloat(v, 'e', 2, 64) }
-	return []string{"quantity", "formula", "value"}, [][]string{
-		{"steps", "T ÷ tokens per step", charts.Plain(run.Steps())},
+	return units.Table{Header: []string{"quantity", "formula", "value"}, Rows: [][]string{
+		{"steps", "T ÷ tokens per step", units.Plain(run.Steps())},
 		{"forward FLOPs per step", "2·N·tokens", e(run.ForwardFLOPsPerStep())},
 		{"backward FLOPs per step", "4·N·tokens", e(run.BackwardFLOPsPerStep())},
 		{"FLOPs per step", "6·N·tokens", e(run.FLOPsPerStep())},
 		{"FLOPs for the run", "6·N·T", e(run.TotalFLOPs())},
-		{"mixed-precision Adam state", "16 bytes × N", workloads.FormatBytes(run.StateBytes(16)) + fmt.Sprintf(" (%.1f GB)", run.StateBytes(16)/1e9)},
-	}
+		{"mixed-precision Adam state", "16 bytes × N", units.BytesFixed(run.StateBytes(16)) + fmt.Sprintf(" (%.1f GB)", run.StateBytes(16)/1e9)},
+	}}
 }
 
 // MFU is a measured step's model FLOPs utilization against its device's datasheet (or CPU model)
@@ -284,17 +285,17 @@ var Links = []Link{
 // ScalingTable models data parallelism of run over k devices at rate each, exchanging float32
 // gradients (4 bytes per parameter) over link every step without overlap: compute time, sync time
 // and the share of the step spent computing. A model, not a measurement.
-func ScalingTable(run TrainingRun, rate Rate, link Link, ks []int) ([]string, [][]string) {
+func ScalingTable(run TrainingRun, rate Rate, link Link, ks []int) units.Table {
 	grad := 4 * run.Params
 	var rows [][]string
 	for _, k := range ks {
 		comp := run.FLOPsPerStep() / (float64(k) * rate.FLOPS)
 		sync := AllReduceSeconds(grad, k, link.Bytes)
-		rows = append(rows, []string{strconv.Itoa(k), charts.Duration(comp), charts.Duration(sync),
+		rows = append(rows, []string{strconv.Itoa(k), units.Duration(comp), units.Duration(sync),
 			fmt.Sprintf("%.0f%%", 100*comp/(comp+sync)), formatDays(run.Steps() * (comp + sync) / 86400)})
 	}
-	return []string{fmt.Sprintf("%s (%s)", rate.Name, link.Name), "compute per step", fmt.Sprintf("gradient sync (%s of f32 gradients)", workloads.FormatBytes(grad)),
-		"time computing", "whole run"}, rows
+	return units.Table{Header: []string{fmt.Sprintf("%s (%s)", rate.Name, link.Name), "compute per step", fmt.Sprintf("gradient sync (%s of f32 gradients)", units.BytesFixed(grad)),
+		"time computing", "whole run"}, Rows: rows}
 }
 
 // ---- batch-1 inference ----

@@ -23,6 +23,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -97,9 +98,11 @@ func StepHere() ([]measure.Result, error) {
 
 // PlanTable is the run's time on each measured device (at the step's achieved FLOP/s) and on the
 // GPU model (a band, at its large-GEMM efficiency in bfloat16), with each row's source.
-func PlanTable(run Run, steps []measure.Result) (header []string, rows [][]string, err error) {
+func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
+	var header []string
+	var rows [][]string
 	if err := run.Validate(); err != nil {
-		return nil, nil, err
+		return units.Table{}, err
 	}
 	header = []string{"where", "source", "sustained FLOP/s", "MFU (of the measured matmul ceiling)", "time for the run"}
 	for _, r := range steps {
@@ -114,14 +117,14 @@ func PlanTable(run Run, steps []measure.Result) (header []string, rows [][]strin
 				mfu += " — over 100%: the ceiling was measured while the machine was busier (it is kept 12 h); rerun both when it is quiet"
 			}
 		}
-		rows = append(rows, []string{r.Provenance.Label(), src, charts.SI(r.FLOPS(), "FLOP/s"), mfu, Human(run.FLOPs() / r.FLOPS())})
+		rows = append(rows, []string{r.Provenance.Label(), src, units.SI(r.FLOPS(), "FLOP/s"), mfu, Human(run.FLOPs() / r.FLOPS())})
 	}
 	m := gpumodel.Default()
 	e := m.Estimate(gpumodel.Work{What: fmt.Sprintf("%.3g-parameter run, %.3g tokens", run.Params, run.Tokens), FLOPs: run.FLOPs(), Precision: "bfloat16"})
 	rows = append(rows, []string{m.Name(), fmt.Sprintf("model: %.0f–%.0f%% of the bfloat16 peak (large GEMMs; a whole step reaches less)", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low),
-		charts.SI(run.FLOPs()/e.High.Seconds(), "FLOP/s") + " – " + charts.SI(run.FLOPs()/e.Low.Seconds(), "FLOP/s"), "—",
+		units.SI(run.FLOPs()/e.High.Seconds(), "FLOP/s") + " – " + units.SI(run.FLOPs()/e.Low.Seconds(), "FLOP/s"), "—",
 		Human(e.Low.Seconds()) + " – " + Human(e.High.Seconds())})
-	return header, rows, nil
+	return units.Table{Header: header, Rows: rows}, nil
 }
 
 // Human is a duration in the largest unit that reads well: s, min, h, days, years.
@@ -173,7 +176,7 @@ func (g Grid) Validate() error {
 	for _, b := range g.Batches {
 		if b < 1 || b > MaxBatch {
 			return fmt.Errorf("%s: batch %d refused before allocating anything: use 1…%d (a batch of %d samples × %d inputs × 4 bytes would need %s for the inputs alone)",
-				Lesson, b, MaxBatch, b, 784, charts.Bytes(float64(b)*784*4))
+				Lesson, b, MaxBatch, b, 784, units.Bytes(float64(b)*784*4))
 		}
 	}
 	for _, d := range g.DTypes {
@@ -321,14 +324,14 @@ func short(d string) string {
 }
 
 // TuneTable lists the points, best first, with the device's busy share.
-func TuneTable(ps []Point) ([]string, [][]string) {
+func TuneTable(ps []Point) units.Table {
 	ps = append([]Point(nil), ps...)
 	sort.Slice(ps, func(i, j int) bool { return ps[i].SamplesPerSec > ps[j].SamplesPerSec })
 	var rows [][]string
 	for _, p := range ps {
 		rows = append(rows, []string{fmt.Sprint(p.Batch), p.DType, fmt.Sprint(p.Workers), fmt.Sprintf("%.0f", p.SamplesPerSec), fmt.Sprintf("%.0f%%", 100*p.DeviceBusy)})
 	}
-	return []string{"batch", "dtype", "loader workers", "samples/s", "device busy"}, rows
+	return units.Table{Header: []string{"batch", "dtype", "loader workers", "samples/s", "device busy"}, Rows: rows}
 }
 
 // Check grades the learner's pick against the measured points: within 10% of the best samples/s

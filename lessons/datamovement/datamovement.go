@@ -21,6 +21,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -156,7 +157,7 @@ func sourceOf(r measure.Result) (charts.Source, string) {
 
 // TransferTable summarizes the sweep: for each device and direction, the time of the smallest copy
 // (the fixed cost) and the bandwidth of the largest.
-func TransferTable(results []measure.Result) ([]string, [][]string) {
+func TransferTable(results []measure.Result) units.Table {
 	type span struct{ small, large measure.Result }
 	var keys []string
 	m := map[string]*span{}
@@ -179,10 +180,10 @@ func TransferTable(results []measure.Result) ([]string, [][]string) {
 	for _, k := range keys {
 		s := m[k]
 		rows = append(rows, []string{s.small.Provenance.Label(), directionName(s.small.Workload),
-			workloads.FormatBytes(s.small.Bytes) + " in " + charts.SI(s.small.Seconds(), "s"),
-			workloads.FormatBytes(s.large.Bytes) + " at " + charts.SI(s.large.BytesPerSec(), "B/s")})
+			units.BytesFixed(s.small.Bytes) + " in " + units.SI(s.small.Seconds(), "s"),
+			units.BytesFixed(s.large.Bytes) + " at " + units.SI(s.large.BytesPerSec(), "B/s")})
 	}
-	return []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, rows
+	return units.Table{Header: []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, Rows: rows}
 }
 
 // PCIe figures quoted by the source text (not measured here). Its 16–32 GB/s are the nominal
@@ -197,7 +198,7 @@ const (
 
 // SourceTransferTable is the source's worked example — 1, 16 and 256 MB at ~10 GB/s — computed
 // (a formula on its figures), next to the datasheet HBM bandwidth of an H100 for the same bytes.
-func SourceTransferTable() ([]string, [][]string) {
+func SourceTransferTable() units.Table {
 	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
 	var rows [][]string
 	note := ""
@@ -205,14 +206,14 @@ func SourceTransferTable() ([]string, [][]string) {
 		b := mb * 1e6
 		e := m.Estimate(gpumodel.Work{What: "read once", Bytes: b, Precision: "float32", Kernels: 1, KernelsFrom: "one kernel reading the batch"})
 		rows = append(rows, []string{fmt.Sprintf("%.0f MB", mb),
-			charts.SI(b/SourceExamplePC, "s"),
-			charts.SI(b/SourcePCIeHigh, "s"),
+			units.SI(b/SourceExamplePC, "s"),
+			units.SI(b/SourcePCIeHigh, "s"),
 			e.Band()})
 		note = e.Note()
 	}
 	rows = append(rows, []string{"GPU model assumptions (not a measurement)", "", "", note})
-	return []string{"batch", "over PCIe at ~10 GB/s (source's example)", "at 32 GB/s (source's upper PCIe figure: Gen4 x16)",
-		"read once from H100 HBM (3.35 TB/s datasheet): GPU model band, not a measurement"}, rows
+	return units.Table{Header: []string{"batch", "over PCIe at ~10 GB/s (source's example)", "at 32 GB/s (source's upper PCIe figure: Gen4 x16)",
+		"read once from H100 HBM (3.35 TB/s datasheet): GPU model band, not a measurement"}, Rows: rows}
 }
 
 // ---- resident vs re-uploaded ----
@@ -326,7 +327,7 @@ func ResidentOnEachDevice() ([]measure.Result, error) {
 }
 
 // ResidentTable shows each variant's step time and its cost over the resident step.
-func ResidentTable(results []measure.Result) ([]string, [][]string) {
+func ResidentTable(results []measure.Result) units.Table {
 	var rows [][]string
 	base := map[string]time.Duration{}
 	for _, r := range results {
@@ -341,30 +342,30 @@ func ResidentTable(results []measure.Result) ([]string, [][]string) {
 		if b := base[k]; b > 0 && r.Params["variant"] > 0 {
 			extra = fmt.Sprintf("%+.0f%%", 100*(float64(r.Stats.Median)/float64(b)-1))
 		}
-		rows = append(rows, []string{k, r.Label, workloads.FormatBytes(r.Bytes), charts.SI(r.Seconds(), "s"),
+		rows = append(rows, []string{k, r.Label, units.BytesFixed(r.Bytes), units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), extra})
 	}
-	return []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, rows
+	return units.Table{Header: []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, Rows: rows}
 }
 
 // GPUModelRows estimates, for the same MLP on the source's H100 (the course's one GPU model,
 // gpumodel, not a measurement), the step's time as a band and the time to push the parameters over
 // PCIe: Gen5 x16 as H100/H200 hosts have, and the source's Gen4/Gen3 figures. The last row holds the
 // model's assumptions.
-func GPUModelRows(w workloads.MLP) ([]string, [][]string) {
+func GPUModelRows(w workloads.MLP) units.Table {
 	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
 	e := m.Estimate(gpumodel.Step(w, 0, ""))
 	pbytes := float64(w.NumParams()) * 4
 	gen5 := m.GPU.PCIeBytes
 	rows := [][]string{
 		{"one training step on the GPU", e.Band(), e.Label() + "; " + e.Bound},
-		{"parameters over PCIe Gen5 x16 at ~64 GB/s (H100/H200 hosts, nominal per direction)", charts.SI(pbytes/gen5, "s"), "model: bytes ÷ link rate"},
-		{"parameters over PCIe Gen4 x16 at ~32 GB/s (source's upper figure)", charts.SI(pbytes/SourcePCIeHigh, "s"), "model: bytes ÷ link rate"},
-		{"parameters over PCIe Gen3 x16 at ~16 GB/s (source's lower figure)", charts.SI(pbytes/SourcePCIeLow, "s"), "model: bytes ÷ link rate"},
-		{"the float32 batch over PCIe Gen5 x16", charts.SI(float64(w.Memory().Batch)/gen5, "s"), "model: bytes ÷ link rate"},
+		{"parameters over PCIe Gen5 x16 at ~64 GB/s (H100/H200 hosts, nominal per direction)", units.SI(pbytes/gen5, "s"), "model: bytes ÷ link rate"},
+		{"parameters over PCIe Gen4 x16 at ~32 GB/s (source's upper figure)", units.SI(pbytes/SourcePCIeHigh, "s"), "model: bytes ÷ link rate"},
+		{"parameters over PCIe Gen3 x16 at ~16 GB/s (source's lower figure)", units.SI(pbytes/SourcePCIeLow, "s"), "model: bytes ÷ link rate"},
+		{"the float32 batch over PCIe Gen5 x16", units.SI(float64(w.Memory().Batch)/gen5, "s"), "model: bytes ÷ link rate"},
 		{"GPU model assumptions (not a measurement)", "", strings.Join(e.Assumptions(), "; ")},
 	}
-	return []string{w.String() + " on an H100 (model, not a measurement)", "time", "source"}, rows
+	return units.Table{Header: []string{w.String() + " on an H100 (model, not a measurement)", "time", "source"}, Rows: rows}
 }
 
 // ---- hidden sync points ----
@@ -435,15 +436,15 @@ func SyncOnEachDevice() ([]measure.Result, error) {
 }
 
 // SyncTable shows each loop variant's time per step, reads, and the device's idle time per step.
-func SyncTable(results []measure.Result) ([]string, [][]string) {
+func SyncTable(results []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range results {
 		rows = append(rows, []string{r.Provenance.Label(), r.Label, fmt.Sprint(r.Params["reads"]),
-			charts.SI(r.Seconds(), "s"), fmt.Sprintf("±%.0f%%", 100*r.Stats.CV),
-			charts.SI(float64(r.Params["busy_per_step_us"])*1e-6, "s"),
-			charts.SI(float64(r.Params["idle_per_step_us"])*1e-6, "s")})
+			units.SI(r.Seconds(), "s"), fmt.Sprintf("±%.0f%%", 100*r.Stats.CV),
+			units.SI(float64(r.Params["busy_per_step_us"])*1e-6, "s"),
+			units.SI(float64(r.Params["idle_per_step_us"])*1e-6, "s")})
 	}
-	return []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, rows
+	return units.Table{Header: []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, Rows: rows}
 }
 
 // ---- timing without waiting ----
@@ -474,7 +475,7 @@ func UnsyncedOnEachDevice() ([]measure.Result, error) {
 // launch-timed FLOP/s are impossible, above any roof. On xla:cpu the asynchronous launch is
 // emulated (measure.TimeWithoutWaiting queues the run on a goroutine and returns, as a CUDA launch
 // would), and the table says so.
-func UnsyncedTable(results []measure.Result) ([]string, [][]string) {
+func UnsyncedTable(results []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range results {
 		clock := "at completion (right)"
@@ -488,10 +489,10 @@ func UnsyncedTable(results []measure.Result) ([]string, [][]string) {
 		if r.CeilingFLOPS > 0 {
 			ceil = fmt.Sprintf("%.0f%%", 100*r.FLOPS()/r.CeilingFLOPS)
 		}
-		rows = append(rows, []string{r.Provenance.Label(), clock, charts.SI(r.Seconds(), "s"), charts.SI(r.FLOPS(), "FLOP/s"),
+		rows = append(rows, []string{r.Provenance.Label(), clock, units.SI(r.Seconds(), "s"), units.SI(r.FLOPS(), "FLOP/s"),
 			fmt.Sprintf("%.0f%%", r.PercentOfPeak()), ceil})
 	}
-	return []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, rows
+	return units.Table{Header: []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, Rows: rows}
 }
 
 // UnsyncedLine says, in one line, what the launch-stopped clock claims and that it is impossible;
@@ -513,7 +514,7 @@ func UnsyncedLine(results []measure.Result) string {
 // BandwidthLines says, per device and direction, the bandwidth of the largest transfer measured:
 // "xla:cpu, measured live  host→device  64.0 MiB: 1.45 GB/s".
 func BandwidthLines(results []measure.Result) string {
-	_, rows := TransferTable(results)
+	rows := TransferTable(results).Rows
 	s := ""
 	for _, r := range rows {
 		s += fmt.Sprintf("%-40s %-12s largest copy %s\n", r[0], r[1], r[3])
@@ -522,6 +523,6 @@ func BandwidthLines(results []measure.Result) string {
 }
 
 // GPUModelTable is GPUModelRows for the MLP ResidentModel measures at the current scale.
-func GPUModelTable() ([]string, [][]string) {
+func GPUModelTable() units.Table {
 	return GPUModelRows(ResidentModel(experiments.CurrentScale()))
 }

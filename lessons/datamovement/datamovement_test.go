@@ -37,13 +37,13 @@ func TestSizesAndModels(t *testing.T) {
 
 // The source's worked example: 1, 16, 256 MB at ~10 GB/s is 0.1, 1.6, 25.6 ms.
 func TestSourceTransferTable(t *testing.T) {
-	_, rows := SourceTransferTable()
+	_, rows := SourceTransferTable().Parts()
 	for i, want := range []string{"100 µs", "1.6 ms", "25.6 ms"} {
 		if rows[i][1] != want {
 			t.Errorf("row %d: %q, want %q", i, rows[i][1], want)
 		}
 	}
-	_, rows = GPUModelRows(ResidentModel(experiments.Laptop))
+	_, rows = GPUModelRows(ResidentModel(experiments.Laptop)).Parts()
 	if len(rows) != 6 || !strings.Contains(rows[0][2], "not a measurement") || !strings.Contains(rows[1][0], "Gen5") || !strings.Contains(rows[5][2], "CUDA Graphs") {
 		t.Errorf("GPU model rows %v", rows)
 	}
@@ -63,7 +63,7 @@ func TestOnGoBackend(t *testing.T) {
 	if _, err := TransferChart(rs); err != nil {
 		t.Error(err)
 	}
-	if _, rows := TransferTable(rs); len(rows) != 2 {
+	if _, rows := TransferTable(rs).Parts(); len(rows) != 2 {
 		t.Errorf("transfer table %v", rows)
 	}
 	tiny := workloads.MLP{Batch: 4, In: 8, Hidden: 16, Out: 2, Depth: 1, Type: ResidentModel(experiments.Laptop).Type}
@@ -74,7 +74,7 @@ func TestOnGoBackend(t *testing.T) {
 	if rs[0].Bytes != 0 || rs[2].Bytes <= rs[1].Bytes || rs[3].Bytes <= rs[2].Bytes {
 		t.Errorf("bus bytes %v %v %v %v", rs[0].Bytes, rs[1].Bytes, rs[2].Bytes, rs[3].Bytes)
 	}
-	if _, rows := ResidentTable(rs); len(rows) != 4 || rows[0][5] != "—" {
+	if _, rows := ResidentTable(rs).Parts(); len(rows) != 4 || rows[0][5] != "—" {
 		t.Errorf("resident table %v", rows)
 	}
 	rs, err = SyncVariants(dev, tiny, 5, 0)
@@ -84,7 +84,7 @@ func TestOnGoBackend(t *testing.T) {
 	if rs[0].Params["reads"] != 5 || rs[2].Params["reads"] != 1 {
 		t.Errorf("reads %v %v", rs[0].Params, rs[2].Params)
 	}
-	if _, rows := SyncTable(rs); len(rows) != 3 {
+	if _, rows := SyncTable(rs).Parts(); len(rows) != 3 {
 		t.Errorf("sync table %v", rows)
 	}
 	u, err := Unsynced(dev, 32)
@@ -94,7 +94,7 @@ func TestOnGoBackend(t *testing.T) {
 	if u.Launch.Stats.Median >= u.Synced.Stats.Median {
 		t.Errorf("launch %v ≥ completion %v", u.Launch.Stats.Median, u.Synced.Stats.Median)
 	}
-	_, rows := UnsyncedTable([]measure.Result{u.Launch, u.Synced})
+	_, rows := UnsyncedTable([]measure.Result{u.Launch, u.Synced}).Parts()
 	if !strings.Contains(rows[0][1], "wrong") || !strings.Contains(rows[1][1], "right") {
 		t.Errorf("unsynced table %v", rows)
 	}

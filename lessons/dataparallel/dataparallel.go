@@ -22,6 +22,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -75,10 +76,10 @@ func DevicesHere() (string, error) {
 
 // Check runs the data-parallel step on every device count from 2 to what the default device has
 // (at most 4) and on one device, and tabulates the comparison (measured live).
-func Check() ([]string, [][]string, error) {
+func Check() (units.Table, error) {
 	dev, err := devices.Default()
 	if err != nil {
-		return nil, nil, err
+		return units.Table{}, err
 	}
 	header := []string{"devices", "per-device batch", "loss, 1 device", "loss, all-reduced", "max |Δparam| / max|param|", "equal (tol 1e-5)", "step: 1 device", "step: SPMD"}
 	var rows [][]string
@@ -86,15 +87,15 @@ func Check() ([]string, [][]string, error) {
 		w := Step(n)
 		c, err := workloads.CompareSteps(dev, w)
 		if err != nil {
-			return header, rows, err
+			return units.Table{Header: header, Rows: rows}, err
 		}
 		rows = append(rows, []string{fmt.Sprint(n), fmt.Sprint(w.MLP.Batch / n), fmt.Sprintf("%.6f", c.LossSingle), fmt.Sprintf("%.6f", c.LossParallel),
 			fmt.Sprintf("%.1e", c.MaxRelDiff), fmt.Sprint(c.Equal()), c.SingleTime.Round(time.Microsecond).String(), c.ParallelTime.Round(time.Microsecond).String()})
 	}
 	if len(rows) == 0 {
-		return header, rows, fmt.Errorf("dataparallel: %s has one device: data parallelism needs at least 2", dev.Name)
+		return units.Table{Header: header, Rows: rows}, fmt.Errorf("dataparallel: %s has one device: data parallelism needs at least 2", dev.Name)
 	}
-	return header, rows, nil
+	return units.Table{Header: header, Rows: rows}, nil
 }
 
 // AllReduceSweep times the all-reduce on the default device for the scale's sizes and keeps the
@@ -117,7 +118,7 @@ func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress f
 	var out []measure.Result
 	for i, n := range sizes {
 		if progress != nil {
-			progress(i, len(sizes), "%s", charts.Bytes(float64(4*n)))
+			progress(i, len(sizes), "%s", units.Bytes(float64(4*n)))
 		}
 		reps := 5
 		if n >= 1<<22 {
@@ -128,7 +129,7 @@ func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress f
 			return out, err
 		}
 		out = append(out, measure.Result{
-			Workload: "allreduce", Label: fmt.Sprintf("all-reduce %s over %d devices", charts.Bytes(float64(4*n)), devicesN),
+			Workload: "allreduce", Label: fmt.Sprintf("all-reduce %s over %d devices", units.Bytes(float64(4*n)), devicesN),
 			DType: "float32", Params: map[string]int{"values": n, "devices": devicesN}, Bytes: float64(4 * n),
 			Stats: measure.Summarize(samples), RelErr: -1, Provenance: measure.ProvenanceOf(dev),
 		})
@@ -177,7 +178,7 @@ func AllReduceChart(results []measure.Result) (*plot.Plot, error) {
 
 // ExchangeTable is the per-step gradient exchange of a few models in float32 on 8 GPUs, for each
 // modeled link (bands; no measurement).
-func ExchangeTable() ([]string, [][]string) {
+func ExchangeTable() units.Table {
 	header := []string{"model", "gradient (float32)"}
 	for _, l := range gpumodel.Links {
 		header = append(header, l.Name+", 8 GPUs (model)")
@@ -193,14 +194,14 @@ func ExchangeTable() ([]string, [][]string) {
 	var rows [][]string
 	for _, m := range models {
 		b := 4 * m.params
-		row := []string{m.name, charts.Bytes(b)}
+		row := []string{m.name, units.Bytes(b)}
 		for _, l := range gpumodel.Links {
 			lo, hi := l.RingAllReduce(b, 8)
-			row = append(row, fmt.Sprintf("%s – %s", charts.Duration(lo.Seconds()), charts.Duration(hi.Seconds())))
+			row = append(row, fmt.Sprintf("%s – %s", units.Duration(lo.Seconds()), units.Duration(hi.Seconds())))
 		}
 		rows = append(rows, row)
 	}
-	return header, rows
+	return units.Table{Header: header, Rows: rows}
 }
 
 // LinkAssumptions lists where each link model's numbers come from.
@@ -288,7 +289,7 @@ func BatchChart(runs []BatchRun) (*plot.Plot, error) {
 }
 
 // BatchTable summarizes the runs: final loss (mean of the last 10 steps) and tokens seen.
-func BatchTable(runs []BatchRun) ([]string, [][]string) {
+func BatchTable(runs []BatchRun) units.Table {
 	header := []string{"run", "sequences per step", "tokens seen", "final loss (last 10 steps, live)"}
 	var rows [][]string
 	for _, r := range runs {
@@ -299,7 +300,7 @@ func BatchTable(runs []BatchRun) ([]string, [][]string) {
 		}
 		rows = append(rows, []string{r.Name, fmt.Sprint(r.Batch), fmt.Sprint(r.Batch * GPT().Context * len(r.Losses)), fmt.Sprintf("%.3f", s/float64(n))})
 	}
-	return header, rows
+	return units.Table{Header: header, Rows: rows}
 }
 
 // Memory is the state of lesson 09's GPT as GoMLX allocated it, read from its variable store after
@@ -333,13 +334,13 @@ func MeasureMemory() (Memory, error) {
 // AdamLine is the measured "Adam's state is twice the model" sentence.
 func (m Memory) AdamLine() string {
 	return fmt.Sprintf("Measured in GoMLX's store after one step: parameters %s, Adam's state %s = **%.2f×** the parameters (two moments per parameter, plus a step counter).",
-		charts.Bytes(float64(m.Params)), charts.Bytes(float64(m.Optimizer)), float64(m.Optimizer)/float64(m.Params))
+		units.Bytes(float64(m.Params)), units.Bytes(float64(m.Optimizer)), float64(m.Optimizer)/float64(m.Params))
 }
 
 // ZeROTable is per-device memory for the model state over n devices: plain data parallelism
 // (everything replicated), ZeRO stage 1 (optimizer state sharded), stage 2 (+ gradients), stage 3 /
 // FSDP (+ parameters). Arithmetic on the measured sizes; activations are not included.
-func (m Memory) ZeROTable(n int) ([]string, [][]string) {
+func (m Memory) ZeROTable(n int) units.Table {
 	header := []string{fmt.Sprintf("scheme (%d devices)", n), "parameters", "gradients", "Adam state", "per device", "what it costs"}
 	type stage struct {
 		name          string
@@ -361,9 +362,9 @@ func (m Memory) ZeROTable(n int) ([]string, [][]string) {
 	var rows [][]string
 	for _, s := range stages {
 		p, g, o := part(m.Params, s.pSh), part(m.Gradients, s.gSh), part(m.Optimizer, s.oSh)
-		rows = append(rows, []string{s.name, charts.Bytes(float64(p)), charts.Bytes(float64(g)), charts.Bytes(float64(o)), charts.Bytes(float64(p + g + o)), s.cost})
+		rows = append(rows, []string{s.name, units.Bytes(float64(p)), units.Bytes(float64(g)), units.Bytes(float64(o)), units.Bytes(float64(p + g + o)), s.cost})
 	}
-	return header, rows
+	return units.Table{Header: header, Rows: rows}
 }
 
 // Deck is the lesson's recall checks, one section per "## " section of the notebook.

@@ -19,14 +19,14 @@ func TestExperimentsAreRegistered(t *testing.T) {
 
 func TestZeROTable(t *testing.T) {
 	m := Memory{Params: 800, Gradients: 800, Optimizer: 1600}
-	_, rows := m.ZeROTable(4)
+	_, rows := m.ZeROTable(4).Parts()
 	want := []string{"3.1", "1.95", "1.37", "800"} // 3200, 2000, 1400, 800 bytes
 	for i, r := range rows {
 		if !strings.HasPrefix(r[4], want[i]) {
 			t.Errorf("%s: per device %s, want %s", r[0], r[4], want[i])
 		}
 	}
-	_, ex := ExchangeTable()
+	_, ex := ExchangeTable().Parts()
 	if len(ex) != 3 || !strings.Contains(LinkAssumptions(), "not measurements") {
 		t.Errorf("exchange table %v", ex)
 	}
@@ -40,7 +40,8 @@ func TestOnCPU(t *testing.T) {
 	if dev.Backend().NumDevices() < 2 {
 		t.Skip("one device")
 	}
-	_, rows, err := Check()
+	tb, err := Check()
+	rows := tb.Rows
 	if err != nil {
 		t.Fatal(err)
 	}

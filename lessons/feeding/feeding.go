@@ -30,6 +30,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/monitor"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -139,14 +140,14 @@ func WorkersNeeded(step, load time.Duration) int {
 }
 
 // SourceExample is the source's 300 ms step behind a 400 ms loader, through Fed.
-func SourceExample() ([]string, [][]string) {
+func SourceExample() units.Table {
 	step, load := 300*time.Millisecond, 400*time.Millisecond
 	var rows [][]string
 	for _, w := range []int{1, 2, 4} {
 		p, u := Fed(step, load, w)
 		rows = append(rows, []string{strconv.Itoa(w), p.String(), fmt.Sprintf("%.0f%%", 100*u), (p - step).String()})
 	}
-	return []string{"loader workers (source: 300 ms step, 400 ms per batch)", "time per step (model)", "device busy (model)", "device idle per step (model)"}, rows
+	return units.Table{Header: []string{"loader workers (source: 300 ms step, 400 ms per batch)", "time per step (model)", "device busy (model)", "device idle per step (model)"}, Rows: rows}
 }
 
 // Timeline is one pipeline run kept for the charts: its report and the CPU utilization sampled
@@ -260,7 +261,7 @@ func SweepHere(step func(done, total int, what string)) ([]measure.Result, error
 
 // SweepTable formats sweep results: per worker count, time per step, device utilization (measured)
 // and what Fed predicts with cores to spare.
-func SweepTable(rs []measure.Result) ([]string, [][]string) {
+func SweepTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		p := r.Params
@@ -268,11 +269,11 @@ func SweepTable(rs []measure.Result) ([]string, [][]string) {
 		cost := time.Duration(p[ParamCostUS]) * time.Microsecond
 		_, model := Fed(step, cost, p[ParamWorkers])
 		rows = append(rows, []string{r.Provenance.Label(), strconv.Itoa(p[ParamCores]), strconv.Itoa(p[ParamWorkers]),
-			step.String(), cost.String(), charts.Duration(r.Seconds()),
+			step.String(), cost.String(), units.Duration(r.Seconds()),
 			fmt.Sprintf("%.0f%%", float64(p[ParamUtilPM])/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", float64(p[ParamCPUPM])/10)})
 	}
-	return []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
-		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, rows
+	return units.Table{Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
+		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, Rows: rows}
 }
 
 // UtilizationChart draws measured device utilization against loader workers, with Fed's model (cores
@@ -480,7 +481,7 @@ func LaunchHere() ([]measure.Result, error) {
 
 // LaunchTable formats LaunchBound results: calls, time per pass and per call, and how much of the
 // time the arithmetic itself would take at ceiling FLOP/s (when given, >0).
-func LaunchTable(rs []measure.Result, ceiling float64) ([]string, [][]string) {
+func LaunchTable(rs []measure.Result, ceiling float64) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		calls := max(1, r.Params[ParamCalls])
@@ -488,10 +489,10 @@ func LaunchTable(rs []measure.Result, ceiling float64) ([]string, [][]string) {
 		if ceiling > 0 && !r.Provenance.Recorded {
 			math = fmt.Sprintf("%.2f%%", 100*r.FLOPs/ceiling/r.Seconds())
 		}
-		rows = append(rows, []string{r.Provenance.Label(), r.Label, strconv.Itoa(calls), charts.Duration(r.Seconds()),
-			charts.Duration(r.Seconds() / float64(calls)), charts.Plain(r.FLOPs), math})
+		rows = append(rows, []string{r.Provenance.Label(), r.Label, strconv.Itoa(calls), units.Duration(r.Seconds()),
+			units.Duration(r.Seconds() / float64(calls)), units.Plain(r.FLOPs), math})
 	}
-	return []string{"device", "forward pass", "executable calls", "time per pass (median)", "per call", "FLOPs", "arithmetic share at the measured matmul ceiling"}, rows
+	return units.Table{Header: []string{"device", "forward pass", "executable calls", "time per pass (median)", "per call", "FLOPs", "arithmetic share at the measured matmul ceiling"}, Rows: rows}
 }
 
 // ---- oversubscription ----
@@ -597,14 +598,14 @@ func OversubscriptionHere() ([]measure.Result, error) {
 }
 
 // OverTable formats Oversubscription results.
-func OverTable(rs []measure.Result) ([]string, [][]string) {
+func OverTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		rows = append(rows, []string{r.Provenance.Label(), strconv.Itoa(r.Params[ParamCores]), strconv.Itoa(r.Params[ParamWorkers]),
-			fmt.Sprintf("%.0f", 1/r.Seconds()), charts.SI(r.FLOPS(), "FLOP/s"),
-			charts.Duration(float64(r.Params[ParamLatUS]) * 1e-6)})
+			fmt.Sprintf("%.0f", 1/r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"),
+			units.Duration(float64(r.Params[ParamLatUS]) * 1e-6)})
 	}
-	return []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, rows
+	return units.Table{Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows}
 }
 
 // OverChart draws throughput and per-job latency (normalized to one worker) against workers.

@@ -13,6 +13,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -144,19 +145,19 @@ func SharesChart(rs []measure.Result) (*plot.Plot, error) {
 }
 
 // SharesTable lists the shares and compares the parts' sum with the whole step.
-func SharesTable(rs []measure.Result) ([]string, [][]string) {
+func SharesTable(rs []measure.Result) units.Table {
 	shares, step, _ := Shares(rs)
 	var rows [][]string
 	sum := 0.0
 	for _, s := range shares {
 		sum += s.Seconds
-		rows = append(rows, []string{s.Part, fmt.Sprintf("%.1f %%", 100*s.FLOPs), charts.Duration(s.Seconds), fmt.Sprintf("%.1f %%", 100*s.Time)})
+		rows = append(rows, []string{s.Part, fmt.Sprintf("%.1f %%", 100*s.FLOPs), units.Duration(s.Seconds), fmt.Sprintf("%.1f %%", 100*s.Time)})
 	}
-	rows = append(rows, []string{"sum of the parts", "100 %", charts.Duration(sum), "100 %"})
+	rows = append(rows, []string{"sum of the parts", "100 %", units.Duration(sum), "100 %"})
 	if step.Seconds() > 0 {
-		rows = append(rows, []string{"the whole step, one executable", "", charts.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum)})
+		rows = append(rows, []string{"the whole step, one executable", "", units.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum)})
 	}
-	return []string{"op class", "share of FLOPs (formula)", "time alone (measured)", "share of time"}, rows
+	return units.Table{Header: []string{"op class", "share of FLOPs (formula)", "time alone (measured)", "share of time"}, Rows: rows}
 }
 
 // FusionChain is the fusion experiment's chain: 8 ops over 32 Mi float32 (128 MiB) on a laptop,
@@ -217,14 +218,14 @@ func FusionOnEachDevice() ([]measure.Result, error) {
 }
 
 // FusionTable shows time, effective bandwidth (minimum bytes ÷ time) and kernels per chain.
-func FusionTable(rs []measure.Result) ([]string, [][]string) {
+func FusionTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
-		rows = append(rows, []string{r.Label, r.Provenance.Label(), charts.Duration(r.Seconds()),
-			charts.SI(r.Bytes, "B"), charts.SI(r.BytesPerSec(), "B/s"),
+		rows = append(rows, []string{r.Label, r.Provenance.Label(), units.Duration(r.Seconds()),
+			units.SI(r.Bytes, "B"), units.SI(r.BytesPerSec(), "B/s"),
 			fmt.Sprintf("%s, %d ops fused (XLA's optimized HLO)", kernels(r.Params[ParamKernels]), r.Params[ParamFusedOps])})
 	}
-	return []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, rows
+	return units.Table{Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows}
 }
 
 // FusionSpeedup is "one graph is 6.1× faster than 8 executables on xla:cpu" for each device.
@@ -315,7 +316,7 @@ func Bound(t1, t2, intensity, ridge float64) string {
 }
 
 // DoubleTable applies the test to every pair measured: time at both sizes, the ratio, and the verdict.
-func DoubleTable(rs []measure.Result) ([]string, [][]string) {
+func DoubleTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for i, r := range rs {
 		if r.Params[ParamSize] != 1 || i+1 >= len(rs) {
@@ -327,11 +328,11 @@ func DoubleTable(rs []measure.Result) ([]string, [][]string) {
 			ridge = r.CeilingFLOPS / r.CeilingBytesPerSec
 		}
 		t1, t2 := r.Stats.Min.Seconds(), r2.Stats.Min.Seconds()
-		rows = append(rows, []string{r.Label, r.Provenance.Label(), charts.Duration(t1), charts.Duration(t2),
+		rows = append(rows, []string{r.Label, r.Provenance.Label(), units.Duration(t1), units.Duration(t2),
 			fmt.Sprintf("%.2f×", t2/t1), fmt.Sprintf("%.3g vs ridge %.3g", r.Intensity(), ridge),
 			Bound(t1, t2, r.Intensity(), ridge)})
 	}
-	return []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, rows
+	return units.Table{Header: []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, Rows: rows}
 }
 
 func kernels(n int) string {

@@ -44,7 +44,7 @@ func TestShares(t *testing.T) {
 	if _, err := SharesChart(rs); err != nil {
 		t.Error(err)
 	}
-	if h, rows := SharesTable(rs); len(rows) != 4 || len(rows[0]) != len(h) {
+	if h, rows := SharesTable(rs).Parts(); len(rows) != 4 || len(rows[0]) != len(h) {
 		t.Errorf("table %v %v", h, rows)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -146,14 +147,14 @@ func GapsOf(r measure.Result) Gaps {
 
 func signedBytes(b int64) string {
 	if b < 0 {
-		return "−" + workloads.FormatBytes(float64(-b))
+		return "−" + units.BytesFixed(float64(-b))
 	}
-	return "+" + workloads.FormatBytes(float64(b))
+	return "+" + units.BytesFixed(float64(b))
 }
 
 // CompiledTable shows, per batch: the formula's total, XLA's arguments, outputs, aliases and
 // temporaries, XLA's total, and the measured peak growth.
-func CompiledTable(rs []measure.Result) ([]string, [][]string) {
+func CompiledTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		m, x := modelOf(r).Memory(), XLAFigures(r)
@@ -162,24 +163,24 @@ func CompiledTable(rs []measure.Result) ([]string, [][]string) {
 			src = "GPU memory (NVML)"
 		}
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
-			workloads.FormatBytes(float64(m.Total())) + " (shapes)",
-			workloads.FormatBytes(float64(x.Arguments)), workloads.FormatBytes(float64(x.Outputs)),
-			workloads.FormatBytes(float64(x.Aliases)), workloads.FormatBytes(float64(x.Temporary)),
-			workloads.FormatBytes(float64(x.Total())) + " (XLA)",
-			workloads.FormatBytes(float64(r.Params[ParamMeasured])) + " (" + src + ")"})
+			units.BytesFixed(float64(m.Total())) + " (shapes)",
+			units.BytesFixed(float64(x.Arguments)), units.BytesFixed(float64(x.Outputs)),
+			units.BytesFixed(float64(x.Aliases)), units.BytesFixed(float64(x.Temporary)),
+			units.BytesFixed(float64(x.Total())) + " (XLA)",
+			units.BytesFixed(float64(r.Params[ParamMeasured])) + " (" + src + ")"})
 	}
-	return []string{"batch", "device", "formula total", "XLA arguments", "XLA outputs", "aliased", "XLA temporaries",
-		"XLA total", "measured growth at peak"}, rows
+	return units.Table{Header: []string{"batch", "device", "formula total", "XLA arguments", "XLA outputs", "aliased", "XLA temporaries",
+		"XLA total", "measured growth at peak"}, Rows: rows}
 }
 
 // GapTable shows GapsOf per batch.
-func GapTable(rs []measure.Result) ([]string, [][]string) {
+func GapTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		g := GapsOf(r)
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Device,
 			signedBytes(g.ArgsMinusState), signedBytes(g.OutputsMinusState), signedBytes(g.TempMinusFormula), signedBytes(g.MeasuredMinusXLA)})
 	}
-	return []string{"batch", "device", "arguments − (state + batch)", "outputs − state", "temporaries − (gradients + activations)",
-		"measured − XLA total"}, rows
+	return units.Table{Header: []string{"batch", "device", "arguments − (state + batch)", "outputs − state", "temporaries − (gradients + activations)",
+		"measured − XLA total"}, Rows: rows}
 }

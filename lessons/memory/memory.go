@@ -26,6 +26,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/monitor"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -86,7 +87,7 @@ func Ledger(w workloads.MLP) []Row {
 }
 
 // LedgerTable formats Ledger for display.Table: header and rows.
-func LedgerTable(w workloads.MLP) ([]string, [][]string) {
+func LedgerTable(w workloads.MLP) units.Table {
 	var rows [][]string
 	total := w.Memory().Total()
 	for _, r := range Ledger(w) {
@@ -94,11 +95,11 @@ func LedgerTable(w workloads.MLP) ([]string, [][]string) {
 		if r.PerParam > 0 {
 			per = fmt.Sprintf("%.0f", r.PerParam)
 		}
-		rows = append(rows, []string{r.Kind, workloads.FormatBytes(float64(r.Bytes)), per,
+		rows = append(rows, []string{r.Kind, units.BytesFixed(float64(r.Bytes)), per,
 			fmt.Sprintf("%.0f%%", 100*float64(r.Bytes)/float64(total)), r.Why})
 	}
-	rows = append(rows, []string{"total", workloads.FormatBytes(float64(total)), "", "100%", "computed from shapes (a formula, not a measurement)"})
-	return []string{"kind", "bytes", "bytes/param", "share", "what it is"}, rows
+	rows = append(rows, []string{"total", units.BytesFixed(float64(total)), "", "100%", "computed from shapes (a formula, not a measurement)"})
+	return units.Table{Header: []string{"kind", "bytes", "bytes/param", "share", "what it is"}, Rows: rows}
 }
 
 // PerParam is a bytes-per-parameter recipe for the model state (activations excluded).
@@ -132,7 +133,7 @@ var Recipes = []PerParam{
 }
 
 // RecipeTable formats Recipes for display.Table, with the state of a model of n parameters.
-func RecipeTable(n float64) ([]string, [][]string) {
+func RecipeTable(n float64) units.Table {
 	var rows [][]string
 	for _, r := range Recipes {
 		var parts []string
@@ -140,9 +141,9 @@ func RecipeTable(n float64) ([]string, [][]string) {
 			parts = append(parts, fmt.Sprintf("%s %d", p.Name, p.Bytes))
 		}
 		rows = append(rows, []string{r.Recipe, strings.Join(parts, " + "), strconv.Itoa(r.Total()),
-			workloads.FormatBytes(float64(r.Total()) * n)})
+			units.BytesFixed(float64(r.Total()) * n)})
 	}
-	return []string{"recipe", "bytes per parameter", "total", fmt.Sprintf("state of %s parameters (formula)", charts.Plain(n))}, rows
+	return units.Table{Header: []string{"recipe", "bytes per parameter", "total", fmt.Sprintf("state of %s parameters (formula)", units.Plain(n))}, Rows: rows}
 }
 
 // AdamRatio is optimizer state over weights for w: 2 for Adam ("Adam's state alone is twice the
@@ -305,7 +306,7 @@ func modelOf(r measure.Result) workloads.MLP {
 
 // SweepTable formats sweep results: per batch, each part from shapes, the total, and the measured
 // peak, with where it was measured.
-func SweepTable(rs []measure.Result) ([]string, [][]string) {
+func SweepTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		m := modelOf(r).Memory()
@@ -314,15 +315,15 @@ func SweepTable(rs []measure.Result) ([]string, [][]string) {
 			src = "GPU memory (NVML)"
 		}
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
-			workloads.FormatBytes(float64(m.Parameters + m.Gradients + m.OptimizerState)),
-			workloads.FormatBytes(float64(m.Activations + m.Batch)),
+			units.BytesFixed(float64(m.Parameters + m.Gradients + m.OptimizerState)),
+			units.BytesFixed(float64(m.Activations + m.Batch)),
 			fmt.Sprintf("%.0f%%", 100*float64(m.Activations+m.Batch)/float64(m.Total())),
-			workloads.FormatBytes(float64(m.Total())),
-			workloads.FormatBytes(float64(r.Params[ParamMeasured])) + " (" + src + ")",
-			charts.Duration(r.Seconds())})
+			units.BytesFixed(float64(m.Total())),
+			units.BytesFixed(float64(r.Params[ParamMeasured])) + " (" + src + ")",
+			units.Duration(r.Seconds())})
 	}
-	return []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
-		"total (shapes)", "measured growth at peak", "step time (median)"}, rows
+	return units.Table{Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
+		"total (shapes)", "measured growth at peak", "step time (median)"}, Rows: rows}
 }
 
 // Chart draws the sweep as stacked bars per batch size (computed from shapes) with the measured
@@ -372,7 +373,7 @@ func Budget(dev *devices.Device, w workloads.MLP) error {
 		return nil
 	}
 	return fmt.Errorf("%s: one training step needs %s (computed from shapes: %s) but %s has %s available%s — refused before allocating; the largest batch that fits is about %d: %w",
-		w, workloads.FormatBytes(float64(need)), w.Memory(), dev.Name, workloads.FormatBytes(float64(avail)),
+		w, units.BytesFixed(float64(need)), w.Memory(), dev.Name, units.BytesFixed(float64(avail)),
 		limitNote(dev), LargestBatch(w, uint64(0.8*float64(avail))), workloads.ErrOutOfMemory)
 }
 
@@ -437,7 +438,7 @@ func GPUOutOfMemory(dev *devices.Device) (err error) {
 	rows := int(2 * total / (4 * cols)) // float32: twice the GPU's memory
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("asking %s for %s: %v: %w", dev.Name, workloads.FormatBytes(float64(rows)*cols*4), r, workloads.ErrOutOfMemory)
+			err = fmt.Errorf("asking %s for %s: %v: %w", dev.Name, units.BytesFixed(float64(rows)*cols*4), r, workloads.ErrOutOfMemory)
 		}
 	}()
 	exec, err := graph.NewExec(dev.Backend(), func(one *graph.Node) *graph.Node {
@@ -452,13 +453,13 @@ func GPUOutOfMemory(dev *devices.Device) (err error) {
 		_ = o.FinalizeAll()
 	}
 	if err == nil {
-		return fmt.Errorf("%s allocated %s without complaint: nothing to catch", dev.Name, workloads.FormatBytes(float64(rows)*cols*4))
+		return fmt.Errorf("%s allocated %s without complaint: nothing to catch", dev.Name, units.BytesFixed(float64(rows)*cols*4))
 	}
 	msg := strings.ToLower(err.Error())
 	if strings.Contains(msg, "resource_exhausted") || strings.Contains(msg, "out of memory") || strings.Contains(msg, "allocat") {
-		return fmt.Errorf("asking %s for %s: %w (%w)", dev.Name, workloads.FormatBytes(float64(rows)*cols*4), workloads.ErrOutOfMemory, err)
+		return fmt.Errorf("asking %s for %s: %w (%w)", dev.Name, units.BytesFixed(float64(rows)*cols*4), workloads.ErrOutOfMemory, err)
 	}
-	return fmt.Errorf("asking %s for %s: %w", dev.Name, workloads.FormatBytes(float64(rows)*cols*4), err)
+	return fmt.Errorf("asking %s for %s: %w", dev.Name, units.BytesFixed(float64(rows)*cols*4), err)
 }
 
 // IsOOM reports whether err is an out-of-memory error (workloads.ErrOutOfMemory).
@@ -466,12 +467,12 @@ func IsOOM(err error) bool { return errors.Is(err, workloads.ErrOutOfMemory) }
 
 // SourceResNet50 is the source text's example, as a ledger of its claim (not a measurement): about
 // 100 MB of weights and "a few gigabytes" of activations at batch 64.
-func SourceResNet50() ([]string, [][]string) {
-	return []string{"ResNet-50, batch 64", "size", "where the number comes from"}, [][]string{
+func SourceResNet50() units.Table {
+	return units.Table{Header: []string{"ResNet-50, batch 64", "size", "where the number comes from"}, Rows: [][]string{
 		{"weights", "≈ 100 MB", "the source text"},
 		{"activations kept for backward", "a few GB", "the source text"},
 		{"ratio", "activations ≫ weights (tens of ×)", "follows from the two lines above"},
-	}
+	}}
 }
 
 // Checkpoint is one gradient-checkpointing plan for a chain of layers: keep every k-th layer's
@@ -512,7 +513,7 @@ func CheckpointPlans(w workloads.MLP, layers int, every []int) []Checkpoint {
 }
 
 // CheckpointTable formats CheckpointPlans for display.Table.
-func CheckpointTable(w workloads.MLP, layers int, every []int) ([]string, [][]string) {
+func CheckpointTable(w workloads.MLP, layers int, every []int) units.Table {
 	var rows [][]string
 	plans := CheckpointPlans(w, layers, every)
 	for _, c := range plans {
@@ -520,12 +521,12 @@ func CheckpointTable(w workloads.MLP, layers int, every []int) ([]string, [][]st
 		if c.Every == 1 {
 			name = "none (keep every output)"
 		}
-		rows = append(rows, []string{name, strconv.Itoa(c.Kept), workloads.FormatBytes(float64(c.Activation)),
+		rows = append(rows, []string{name, strconv.Itoa(c.Kept), units.BytesFixed(float64(c.Activation)),
 			fmt.Sprintf("%.0f%%", 100*float64(c.Activation)/float64(plans[0].Activation)),
 			fmt.Sprintf("+%.0f%%", 100*c.ExtraFLOPs/plans[0].StepFLOPs)})
 	}
-	return []string{fmt.Sprintf("checkpoint (%d layers, batch %d, width %d)", layers, w.Batch, w.Hidden),
-		"outputs held at peak", "activation memory (model)", "vs none", "extra step FLOPs (model)"}, rows
+	return units.Table{Header: []string{fmt.Sprintf("checkpoint (%d layers, batch %d, width %d)", layers, w.Batch, w.Hidden),
+		"outputs held at peak", "activation memory (model)", "vs none", "extra step FLOPs (model)"}, Rows: rows}
 }
 
 // FitRow says how many parameters' training state fits in a GPU memory size at 16 bytes per
@@ -537,7 +538,7 @@ type FitRow struct {
 
 // FitTable formats, for the memory sizes the source's FAQ names (and the datasheet H100/H200), the
 // largest model whose mixed-precision Adam state alone would fit: a model, not advice.
-func FitTable() ([]string, [][]string) {
+func FitTable() units.Table {
 	sizes := []struct {
 		gb   float64
 		note string
@@ -546,9 +547,9 @@ func FitTable() ([]string, [][]string) {
 	bpp := float64(Recipes[2].Total())
 	var rows [][]string
 	for _, s := range sizes {
-		rows = append(rows, []string{fmt.Sprintf("%.0f GB", s.gb), charts.Plain(s.gb*1e9/bpp) + " parameters", s.note})
+		rows = append(rows, []string{fmt.Sprintf("%.0f GB", s.gb), units.Plain(s.gb*1e9/bpp) + " parameters", s.note})
 	}
-	return []string{"GPU memory", fmt.Sprintf("largest model whose state fits at %.0f B/param (formula; activations need room too)", bpp), "where the size comes from"}, rows
+	return units.Table{Header: []string{"GPU memory", fmt.Sprintf("largest model whose state fits at %.0f B/param (formula; activations need room too)", bpp), "where the size comes from"}, Rows: rows}
 }
 
 // Slope is how much memory one more sample costs, between the two largest batches of a sweep on

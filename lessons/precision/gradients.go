@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -344,7 +345,7 @@ func UnderflowStudy(dev *devices.Device, m GradModel, at []int, lr float64) ([]U
 }
 
 // UnscaledTable is the study's rows without loss scaling (S = 1), at every training stage.
-func UnscaledTable(us []Underflow) ([]string, [][]string) {
+func UnscaledTable(us []Underflow) units.Table {
 	var keep []Underflow
 	for _, u := range us {
 		v := u
@@ -362,7 +363,7 @@ func UnscaledTable(us []Underflow) ([]string, [][]string) {
 // ScalingTable is the study's rows at every loss scale, at its first (untrained) and last training
 // stages: scaling rescues the small gradients of the trained model, and too large a scale overflows
 // the large gradients of the untrained one.
-func ScalingTable(us []Underflow) ([]string, [][]string) {
+func ScalingTable(us []Underflow) units.Table {
 	if len(us) <= 1 {
 		return UnderflowTable(us)
 	}
@@ -449,7 +450,7 @@ func GradientChart(us []Underflow) (*plot.Plot, error) {
 }
 
 // UnderflowTable renders a study as a table.
-func UnderflowTable(us []Underflow) ([]string, [][]string) {
+func UnderflowTable(us []Underflow) units.Table {
 	var rows [][]string
 	pct := func(n, of int) string {
 		if of == 0 {
@@ -468,8 +469,8 @@ func UnderflowTable(us []Underflow) ([]string, [][]string) {
 				pct(c.ZeroBF16, c.Nonzero32), fmt.Sprintf("%.1e", c.RelErrBF16)})
 		}
 	}
-	return []string{"after steps", "gradients of", "loss scale S", "f16: became 0", "f16: subnormal", "f16: overflow",
-		"f16 error after ÷S", "bf16: became 0", "bf16 error"}, rows
+	return units.Table{Header: []string{"after steps", "gradients of", "loss scale S", "f16: became 0", "f16: subnormal", "f16: overflow",
+		"f16 error after ÷S", "bf16: became 0", "bf16 error"}, Rows: rows}
 }
 
 func scaleName(s float64) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -119,7 +120,7 @@ func SoftwareContrast() ([]measure.Result, error) {
 
 // DTypeTable shows each result's time and GFLOP/s, and its time relative to float32 on the same
 // device.
-func DTypeTable(results []measure.Result) ([]string, [][]string) {
+func DTypeTable(results []measure.Result) units.Table {
 	f32 := map[string]time.Duration{}
 	for _, r := range results {
 		if r.Precision == "float32" {
@@ -132,10 +133,10 @@ func DTypeTable(results []measure.Result) ([]string, [][]string) {
 		if b := f32[r.Provenance.Device+r.Provenance.Model]; b > 0 {
 			rel = fmt.Sprintf("%.2f×", float64(r.Stats.Median)/float64(b))
 		}
-		rows = append(rows, []string{r.Provenance.Label(), r.Label, r.Precision, charts.SI(r.Seconds(), "s"),
+		rows = append(rows, []string{r.Provenance.Label(), r.Label, r.Precision, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), fmt.Sprintf("%.1f", r.GFLOPS()), rel})
 	}
-	return []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, rows
+	return units.Table{Header: []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, Rows: rows}
 }
 
 // DTypeChart draws achieved GFLOP/s per device and precision.
@@ -169,16 +170,16 @@ func short(p string) string {
 
 // GPUPeakTable is the H100/H200 datasheet peaks per precision (a model, not a measurement), with
 // each one's ratio to plain float32: what tensor cores buy.
-func GPUPeakTable() ([]string, [][]string) {
+func GPUPeakTable() units.Table {
 	var rows [][]string
 	for _, m := range []string{"NVIDIA H100 SXM", "NVIDIA H200 SXM"} {
 		s, _ := devices.SpecByModel(m)
 		for _, p := range []string{"float64", "float32", workloads.TF32, "bfloat16", "float16"} {
 			peak := s.Ceilings.Peak(p)
-			rows = append(rows, []string{m, p, charts.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/s.Ceilings.Peak("float32")), "datasheet (dense)"})
+			rows = append(rows, []string{m, p, units.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/s.Ceilings.Peak("float32")), "datasheet (dense)"})
 		}
 	}
-	return []string{"GPU", "precision", "peak", "vs plain float32", "source"}, rows
+	return units.Table{Header: []string{"GPU", "precision", "peak", "vs plain float32", "source"}, Rows: rows}
 }
 
 // CPUFlags says what this CPU reports about 16-bit arithmetic.
@@ -267,7 +268,7 @@ func MixedOnEachDevice() ([]measure.Result, error) {
 
 // MixedTable shows, per device and compute type: step time, the loss after training (and its
 // difference from float32's), and the memory the shapes imply.
-func MixedTable(results []measure.Result) ([]string, [][]string) {
+func MixedTable(results []measure.Result) units.Table {
 	f32 := map[string]float64{}
 	for _, r := range results {
 		if r.DType == dtypes.Float32.String() {
@@ -281,13 +282,13 @@ func MixedTable(results []measure.Result) ([]string, [][]string) {
 		if b, ok := f32[r.Provenance.Label()]; ok && r.DType != dtypes.Float32.String() && b > 0 {
 			diff = fmt.Sprintf("%+.2f%%", 100*(loss/b-1))
 		}
-		rows = append(rows, []string{r.Provenance.Label(), r.DType, charts.SI(r.Seconds(), "s"),
+		rows = append(rows, []string{r.Provenance.Label(), r.DType, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("%.4f → %.4f", float64(r.Params["first_loss_e6"])/1e6, loss), diff,
-			workloads.FormatBytes(float64(r.Params["param_bytes"])), workloads.FormatBytes(float64(r.Params["activation_bytes"])),
-			workloads.FormatBytes(float64(r.Params["total_bytes"]))})
+			units.BytesFixed(float64(r.Params["param_bytes"])), units.BytesFixed(float64(r.Params["activation_bytes"])),
+			units.BytesFixed(float64(r.Params["total_bytes"]))})
 	}
-	return []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(results)), "vs float32",
-		"parameters (f32 master)", "activations", "total (formula)"}, rows
+	return units.Table{Header: []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(results)), "vs float32",
+		"parameters (f32 master)", "activations", "total (formula)"}, Rows: rows}
 }
 
 func firstSteps(rs []measure.Result) int {

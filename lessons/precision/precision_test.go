@@ -97,10 +97,10 @@ func TestStudyOnGoBackend(t *testing.T) {
 	if _, err := GradientChart(back); err != nil {
 		t.Error(err)
 	}
-	if _, rows := UnscaledTable(back); len(rows) != 4 {
+	if _, rows := UnscaledTable(back).Parts(); len(rows) != 4 {
 		t.Errorf("unscaled rows %d", len(rows))
 	}
-	if _, rows := ScalingTable(back); len(rows) != 4*len(Scales) {
+	if _, rows := ScalingTable(back).Parts(); len(rows) != 4*len(Scales) {
 		t.Errorf("scaling rows %d", len(rows))
 	}
 }
@@ -119,7 +119,7 @@ func TestMixedAndDTypesOnGoBackend(t *testing.T) {
 	if rs[1].Params["param_bytes"] != rs[0].Params["param_bytes"] || rs[1].Params["activation_bytes"]*2 != rs[0].Params["activation_bytes"] {
 		t.Errorf("memory: f32 %v, bf16 %v", rs[0].Params, rs[1].Params)
 	}
-	if _, rows := MixedTable(rs); len(rows) != 3 {
+	if _, rows := MixedTable(rs).Parts(); len(rows) != 3 {
 		t.Errorf("mixed table %v", rows)
 	}
 	rs, err = MatMulDTypes(dev, 16)
@@ -129,10 +129,10 @@ func TestMixedAndDTypesOnGoBackend(t *testing.T) {
 	if _, err := DTypeChart(rs); err != nil {
 		t.Error(err)
 	}
-	if _, rows := DTypeTable(rs); rows[1][6] != "1.00×" {
+	if _, rows := DTypeTable(rs).Parts(); rows[1][6] != "1.00×" {
 		t.Errorf("dtype table %v", rows)
 	}
-	if _, rows := GPUPeakTable(); len(rows) != 10 {
+	if _, rows := GPUPeakTable().Parts(); len(rows) != 10 {
 		t.Errorf("GPU peaks %v", rows)
 	}
 	if CPUFlags() == "" {

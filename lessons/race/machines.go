@@ -3,7 +3,6 @@ package race
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
@@ -75,8 +74,8 @@ func Machines() units.Table {
 		"this CPU: " + f.ModelName,
 		fmt.Sprintf("%d (each %d f32 SIMD lanes × %d FMA units)", f.Cores, f.Lanes32, f.FMAUnits),
 		fmt.Sprintf("%.2f GHz (nominal)", f.MHz/1000),
-		charts.SI(perCore, "FLOP/s"), charts.SI(cpuPeak, "FLOP/s"),
-		charts.SI(cpu.Peak("bfloat16"), "FLOP/s"), "–", cpu.Source,
+		units.SI(perCore, "FLOP/s"), units.SI(cpuPeak, "FLOP/s"),
+		units.SI(cpu.Peak("bfloat16"), "FLOP/s"), "–", cpu.Source,
 	})
 	server, hasServer := devices.SpecByModel(ServerCPU.Model)
 	if hasServer {
@@ -85,8 +84,8 @@ func Machines() units.Table {
 			"the source text's " + ServerCPU.Model,
 			fmt.Sprintf("%d (each %d f32 SIMD lanes × %d FMA units)", ServerCPU.Cores, ServerCPU.Lanes32, ServerCPU.FMAUnits),
 			fmt.Sprintf("%.2f GHz", ServerCPU.GHz),
-			charts.SI(c.Peak("float32")/float64(ServerCPU.Cores), "FLOP/s"), charts.SI(c.Peak("float32"), "FLOP/s"),
-			"–", charts.SI(c.BandwidthBytes, "B/s"), c.Source,
+			units.SI(c.Peak("float32")/float64(ServerCPU.Cores), "FLOP/s"), units.SI(c.Peak("float32"), "FLOP/s"),
+			"–", units.SI(c.BandwidthBytes, "B/s"), c.Source,
 		})
 	}
 	for _, g := range GPUCoreTable {
@@ -99,10 +98,10 @@ func Machines() units.Table {
 			g.Model,
 			fmt.Sprintf("%d SMs (each %d FP32 lanes + 4 tensor cores; %d lanes in all)", g.SMs, g.FP32PerSM, g.CUDACores()),
 			fmt.Sprintf("%.2f GHz (boost)", g.BoostGHz),
-			charts.SI(c.Peak("float32")/float64(g.SMs), "FLOP/s") + " (TF32 " + charts.SI(c.Peak("tf32")/float64(g.SMs), "FLOP/s") + ")",
-			charts.SI(c.Peak("float32"), "FLOP/s") + " (TF32 " + charts.SI(c.Peak("tf32"), "FLOP/s") + ")",
-			charts.SI(c.Peak("bfloat16"), "FLOP/s"),
-			charts.SI(c.BandwidthBytes, "B/s"),
+			units.SI(c.Peak("float32")/float64(g.SMs), "FLOP/s") + " (TF32 " + units.SI(c.Peak("tf32")/float64(g.SMs), "FLOP/s") + ")",
+			units.SI(c.Peak("float32"), "FLOP/s") + " (TF32 " + units.SI(c.Peak("tf32"), "FLOP/s") + ")",
+			units.SI(c.Peak("bfloat16"), "FLOP/s"),
+			units.SI(c.BandwidthBytes, "B/s"),
 			c.Source + "; cores: " + g.Source,
 		})
 	}
@@ -110,17 +109,17 @@ func Machines() units.Table {
 		gpu := ModelSpec().Ceilings
 		t.Notes = append(t.Notes,
 			fmt.Sprintf("Like with like: one %s SM (%d FP32 lanes × 2 FLOPs × %.2f GHz = %s) does %s× the f32 arithmetic of one of this CPU's cores (%s, model), and %s× with TF32 on its tensor cores. A single CUDA lane is the counterpart of one SIMD lane, not of a core.",
-				short(g.Model), g.FP32PerSM, g.BoostGHz, charts.SI(GPU.GPU.SMPeakFP32(), "FLOP/s"), charts.Plain(units.Round3(GPU.GPU.SMPeakFP32()/perCore)), charts.SI(perCore, "FLOP/s"),
-				charts.Plain(units.Round3(gpu.Peak("tf32")/float64(g.SMs)/perCore))),
+				short(g.Model), g.FP32PerSM, g.BoostGHz, units.SI(GPU.GPU.SMPeakFP32(), "FLOP/s"), units.Plain(units.Round3(GPU.GPU.SMPeakFP32()/perCore)), units.SI(perCore, "FLOP/s"),
+				units.Plain(units.Round3(gpu.Peak("tf32")/float64(g.SMs)/perCore))),
 			fmt.Sprintf("And the %s has %d SMs to this CPU's %d cores: %s× this CPU's f32 peak, %s× in TF32 on its tensor cores.",
 				short(g.Model), g.SMs, f.Cores,
-				charts.Plain(units.Round3(gpu.Peak("float32")/cpuPeak)), charts.Plain(units.Round3(gpu.Peak("tf32")/cpuPeak))),
+				units.Plain(units.Round3(gpu.Peak("float32")/cpuPeak)), units.Plain(units.Round3(gpu.Peak("tf32")/cpuPeak))),
 			fmt.Sprintf("Check: %d cores × 2 FLOPs × %.2f GHz = %s, the datasheet's f32 figure.",
-				g.CUDACores(), g.BoostGHz, charts.SI(g.FP32Peak(), "FLOP/s")))
+				g.CUDACores(), g.BoostGHz, units.SI(g.FP32Peak(), "FLOP/s")))
 		if hasServer {
 			sp := server.Ceilings.Peak("float32")
 			t.Notes = append(t.Notes, fmt.Sprintf("Against a 64-core server socket (the source text's model) the gap is smaller but still there: %s× in f32, %s× in TF32, %s× in BF16 on tensor cores.",
-				charts.Plain(units.Round3(gpu.Peak("float32")/sp)), charts.Plain(units.Round3(gpu.Peak("tf32")/sp)), charts.Plain(units.Round3(gpu.Peak("bfloat16")/sp))))
+				units.Plain(units.Round3(gpu.Peak("float32")/sp)), units.Plain(units.Round3(gpu.Peak("tf32")/sp)), units.Plain(units.Round3(gpu.Peak("bfloat16")/sp))))
 		}
 	}
 	t.Notes = append(t.Notes, "CPU figures are a model (physical cores × nominal clock × SIMD lanes × FMA pipes of the microarchitecture × 2; raised to a measured ceiling when one beats it, with the reason), GPU figures are NVIDIA's datasheets: ceilings, not measurements.")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
@@ -37,10 +36,10 @@ func ModelTable(batch, hidden int) units.Table {
 	e := gpumodel.EstimateStep(w)
 	t := units.Table{Header: []string{"part of the model", "optimistic end", "pessimistic end", "where it comes from"}}
 	add := func(a, lo, hi, c string) { t.Rows = append(t.Rows, []string{a, lo, hi, c}) }
-	d := charts.Duration
+	d := units.Duration
 	add("work", w.String(), w.String(), "the race's step")
 	add("FLOPs per step", fmt.Sprintf("%.3g", e.Work.FLOPs), fmt.Sprintf("%.3g", e.Work.FLOPs), "formula: 3 × 2·B·Σ dᵢ·dᵢ₊₁ (workloads.MLP.FLOPs)")
-	add("bytes per step (at least)", charts.Bytes(e.Work.Bytes), charts.Bytes(e.Work.Bytes), "formula (workloads.MLP.Bytes)")
+	add("bytes per step (at least)", units.Bytes(e.Work.Bytes), units.Bytes(e.Work.Bytes), "formula (workloads.MLP.Bytes)")
 	add("largest product: output tiles / SMs busy", fmt.Sprintf("%d tiles, %.0f%% of %d SMs", e.Tiles, 100*e.Fill, GPU.GPU.SMs), fmt.Sprintf("%d wave(s)", e.Waves), "tile/wave quantization (gpumodel)")
 	add("compute (tiles × waves at a fraction of peak)", d(e.Compute[0]), d(e.Compute[1]), "model")
 	add("memory (bytes / bandwidth)", d(e.Memory[0]), d(e.Memory[1]), "model")

@@ -171,10 +171,10 @@ func SplitTable(results []measure.Result) units.Table {
 		t.Rows = append(t.Rows, []string{
 			r.Provenance.Device, sourceText(r.Provenance),
 			fmt.Sprintf("%d×%d", side, side), fmt.Sprint(calls), fmt.Sprintf("%.2e", r.FLOPs),
-			charts.Duration(r.Seconds()), fmt.Sprintf("%.1f×", r.Seconds()/best[key(r)]),
-			charts.Duration(r.Seconds() / float64(max(calls, 1))),
+			units.Duration(r.Seconds()), fmt.Sprintf("%.1f×", r.Seconds()/best[key(r)]),
+			units.Duration(r.Seconds() / float64(max(calls, 1))),
 			fmt.Sprintf("%.2f", r.GFLOPS()), fmt.Sprintf("%.1f", r.Intensity()),
-			charts.Duration(r.Compile.Seconds()),
+			units.Duration(r.Compile.Seconds()),
 		})
 	}
 	t.Notes = []string{
@@ -185,7 +185,7 @@ func SplitTable(results []measure.Result) units.Table {
 	if !experiments.HasGPU(results) {
 		e8 := gpumodel.EstimateMatMul(workloads.Square(8, dtypes.Float32))
 		t.Notes = append(t.Notes, fmt.Sprintf("No GPU here and none recorded yet: the chart adds the course's GPU model as a band (%s per call for an 8×8, of which the arithmetic is %s; the rest is starting the kernel and waiting for it). %s",
-			e8.Band(), charts.Duration(max(e8.Compute[0], e8.Memory[0])), e8.Note()))
+			e8.Band(), units.Duration(max(e8.Compute[0], e8.Memory[0])), e8.Note()))
 	}
 	return t
 }
@@ -207,9 +207,9 @@ func fixedCostNotes(results []measure.Result) []string {
 	side := small.Params["side"]
 	per := small.Seconds() / float64(small.Params["calls"])
 	flops := small.FLOPs / float64(small.Params["calls"])
-	note := fmt.Sprintf("The runtime's fixed cost per call, measured here: one %d×%d call on xla:cpu takes %s, waited for; its %.0f FLOPs", side, side, charts.Duration(per), flops)
+	note := fmt.Sprintf("The runtime's fixed cost per call, measured here: one %d×%d call on xla:cpu takes %s, waited for; its %.0f FLOPs", side, side, units.Duration(per), flops)
 	if small.PeakFLOPS > 0 {
-		note += fmt.Sprintf(" would take %s at this CPU's peak", charts.Duration(flops/small.PeakFLOPS))
+		note += fmt.Sprintf(" would take %s at this CPU's peak", units.Duration(flops/small.PeakFLOPS))
 	}
 	notes := []string{note + ", so nearly all of it is software: GoMLX's call path, go-xla, the PJRT plugin's dispatch."}
 	rep, err := measure.LoadBench()
@@ -223,9 +223,9 @@ func fixedCostNotes(results []measure.Result) []string {
 		return notes
 	}
 	line := fmt.Sprintf("JAX %s on the same CPU (%s): %s per %d×%d call waited for, against %s for GoMLX in the same run (%.1f×)",
-		rep.JAX, rep.Label(), charts.Duration(j.Value), side, side, charts.Duration(x.Value), x.Value/j.Value)
+		rep.JAX, rep.Label(), units.Duration(j.Value), side, side, units.Duration(x.Value), x.Value/j.Value)
 	if p, ok := rep.Find("matmul", params, measure.BenchJAXPipelined); ok {
-		line += fmt.Sprintf("; %s per call when JAX does not wait between calls (asynchronous dispatch)", charts.Duration(p.Value))
+		line += fmt.Sprintf("; %s per call when JAX does not wait between calls (asynchronous dispatch)", units.Duration(p.Value))
 	}
 	return append(notes, line+". Overhead is software too: another runtime pays a different price for the same call.")
 }
@@ -248,7 +248,7 @@ func SplitChart(results []measure.Result) (*plot.Plot, error) {
 	return charts.Lines(charts.Axes{
 		Title: fmt.Sprintf("The same %.2g FLOPs as n×n float32 matmuls: time for all of them", float64(SplitBudget)),
 		X:     "matrix side n (calls = budget / 2n³)", Y: "time for the whole budget [s]",
-		LogX: true, LogY: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.LogTicks{Format: charts.Duration},
+		LogX: true, LogY: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.LogTicks{Format: units.Duration},
 	}, series...)
 }
 
@@ -307,7 +307,7 @@ func SliverTable(results []measure.Result) units.Table {
 		}
 		byDev[k] = append(byDev[k], r)
 		t.Rows = append(t.Rows, []string{r.Provenance.Device, sourceText(r.Provenance), r.Label, fmt.Sprintf("%.3g", r.FLOPs),
-			fmt.Sprint(r.Params["m"] * r.Params["n"]), charts.Duration(r.Seconds())})
+			fmt.Sprint(r.Params["m"] * r.Params["n"]), units.Duration(r.Seconds())})
 	}
 	for _, k := range order {
 		if rs := byDev[k]; len(rs) == 2 {

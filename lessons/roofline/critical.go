@@ -15,6 +15,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -274,7 +275,7 @@ func CriticalRows(results []measure.Result) []CriticalRow {
 }
 
 // CriticalTable is CriticalRows as a table for display.Table.
-func CriticalTable(results []measure.Result) ([]string, [][]string) {
+func CriticalTable(results []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range CriticalRows(results) {
 		bend := "—"
@@ -284,7 +285,7 @@ func CriticalTable(results []measure.Result) ([]string, [][]string) {
 		rows = append(rows, []string{r.Device, r.Precision, fmt.Sprintf("%.3g (%s)", r.Ridge, r.RidgeFrom),
 			fmt.Sprintf("%.0f (formula)", r.Critical), bend})
 	}
-	return []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, rows
+	return units.Table{Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows}
 }
 
 // BatchGain is how many times more FLOP/s the largest batch reached than batch 1, per device and

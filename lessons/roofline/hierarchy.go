@@ -13,6 +13,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -188,23 +189,23 @@ func Levels(results []measure.Result, device string, caches []devices.Cache) []L
 }
 
 // LevelTable is Levels as a table for display.Table.
-func LevelTable(levels []Level) ([]string, [][]string) {
+func LevelTable(levels []Level) units.Table {
 	var rows [][]string
 	for _, l := range levels {
 		size := "—"
 		if l.Bytes > 0 {
-			size = workloads.FormatBytes(float64(l.Bytes)) + " (from the OS)"
+			size = units.BytesFixed(float64(l.Bytes)) + " (from the OS)"
 		}
 		sets := ""
 		for i, s := range l.Sets {
 			if i > 0 {
 				sets += ", "
 			}
-			sets += workloads.FormatBytes(float64(s))
+			sets += units.BytesFixed(float64(s))
 		}
-		rows = append(rows, []string{l.Name, size, sets, charts.SI(l.Bandwidth, "B/s") + " (measured)"})
+		rows = append(rows, []string{l.Name, size, sets, units.SI(l.Bandwidth, "B/s") + " (measured)"})
 	}
-	return []string{"level", "capacity", "working sets that fit", "best bandwidth"}, rows
+	return units.Table{Header: []string{"level", "capacity", "working sets that fit", "best bandwidth"}, Rows: rows}
 }
 
 // CacheRoofline draws dev's roofline once per level: the measured matmul ceiling as the compute roof
@@ -255,16 +256,16 @@ func FMARows(results []measure.Result) []FMARow {
 }
 
 // FMATable is FMARows as a table for display.Table.
-func FMATable(results []measure.Result) ([]string, [][]string) {
+func FMATable(results []measure.Result) units.Table {
 	var rows [][]string
 	for _, f := range FMARows(results) {
 		pct := func(v float64) string {
 			if f.ModelPeak <= 0 {
-				return charts.SI(v, "FLOP/s")
+				return units.SI(v, "FLOP/s")
 			}
-			return fmt.Sprintf("%s (%.0f %% of model)", charts.SI(v, "FLOP/s"), 100*v/f.ModelPeak)
+			return fmt.Sprintf("%s (%.0f %% of model)", units.SI(v, "FLOP/s"), 100*v/f.ModelPeak)
 		}
-		rows = append(rows, []string{f.Device, charts.SI(f.ModelPeak, "FLOP/s") + " — " + f.ModelFrom, pct(f.MatMul), pct(f.FMAChains)})
+		rows = append(rows, []string{f.Device, units.SI(f.ModelPeak, "FLOP/s") + " — " + f.ModelFrom, pct(f.MatMul), pct(f.FMAChains)})
 	}
-	return []string{"device", "model peak", "large matmul (measured ceiling)", "32 dependent FMAs per element (measured)"}, rows
+	return units.Table{Header: []string{"device", "model peak", "large matmul (measured ceiling)", "32 dependent FMAs per element (measured)"}, Rows: rows}
 }

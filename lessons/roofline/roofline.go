@@ -20,6 +20,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -138,13 +139,13 @@ func Intensities() []Intensity {
 }
 
 // IntensityTable is Intensities as a table (header, rows) for display.Table.
-func IntensityTable() ([]string, [][]string) {
+func IntensityTable() units.Table {
 	var rows [][]string
 	for _, i := range Intensities() {
-		rows = append(rows, []string{i.Op, charts.SI(i.FLOPs, "FLOP"), workloads.FormatBytes(i.Bytes),
+		rows = append(rows, []string{i.Op, units.SI(i.FLOPs, "FLOP"), units.BytesFixed(i.Bytes),
 			fmt.Sprintf("%.3g", i.PerByte()), "formula"})
 	}
-	return []string{"operation", "FLOPs", "minimum bytes", "FLOP/byte", "source"}, rows
+	return units.Table{Header: []string{"operation", "FLOPs", "minimum bytes", "FLOP/byte", "source"}, Rows: rows}
 }
 
 // Spec returns a datasheet row by model name; it panics on a name not in devices.Datasheet (a
@@ -178,17 +179,17 @@ func Gaps() []Gap {
 }
 
 // GapTable is Gaps as a table for display.Table.
-func GapTable() ([]string, [][]string) {
+func GapTable() units.Table {
 	var rows [][]string
 	for _, g := range Gaps() {
 		rows = append(rows, []string{g.What, fmt.Sprintf("%.1f×", g.Ratio), g.Why, g.SourceIs})
 	}
-	return []string{"comparison", "ratio (from the datasheet table)", "what is compared", "the source says"}, rows
+	return units.Table{Header: []string{"comparison", "ratio (from the datasheet table)", "what is compared", "the source says"}, Rows: rows}
 }
 
 // RidgeTable lists the ridge points of the source's two machines (datasheet/model) and of every
 // device here: its model peak and, after MeasureCeilings, its measured ceilings.
-func RidgeTable(devs []*devices.Device) ([]string, [][]string, error) {
+func RidgeTable(devs []*devices.Device) (units.Table, error) {
 	header := []string{"machine", "precision", "peak compute", "memory bandwidth", "ridge [FLOP/byte]", "source"}
 	var rows [][]string
 	add := func(name, prec string, flops, bw float64, src string) {
@@ -201,9 +202,9 @@ func RidgeTable(devs []*devices.Device) ([]string, [][]string, error) {
 		}
 		bws := "—"
 		if bw > 0 {
-			bws = charts.SI(bw, "B/s")
+			bws = units.SI(bw, "B/s")
 		}
-		rows = append(rows, []string{name, prec, charts.SI(flops, "FLOP/s"), bws, ridge, src})
+		rows = append(rows, []string{name, prec, units.SI(flops, "FLOP/s"), bws, ridge, src})
 	}
 	for _, m := range []string{H100, CPU} {
 		c := Spec(m)
@@ -217,7 +218,7 @@ func RidgeTable(devs []*devices.Device) ([]string, [][]string, error) {
 		add(d.Name+" ("+d.Model+")", "float32", d.Spec.Peak("float32"), d.Spec.BandwidthBytes, d.Spec.Source)
 		c, err := measure.MeasureCeilings(d)
 		if err != nil {
-			return header, rows, err
+			return units.Table{Header: header, Rows: rows}, err
 		}
 		for _, p := range []string{"float32", "bfloat16"} {
 			if c.FLOPS[p] > 0 {
@@ -225,7 +226,7 @@ func RidgeTable(devs []*devices.Device) ([]string, [][]string, error) {
 			}
 		}
 	}
-	return header, rows, nil
+	return units.Table{Header: header, Rows: rows}, nil
 }
 
 // Roofs builds the roofline chart's roofs from results: one roof per device measured (live or
@@ -328,13 +329,13 @@ func Verdicts(results []measure.Result) []Verdict {
 }
 
 // VerdictTable is Verdicts as a table for display.Table.
-func VerdictTable(results []measure.Result) ([]string, [][]string) {
+func VerdictTable(results []measure.Result) units.Table {
 	var rows [][]string
 	for _, v := range Verdicts(results) {
 		rows = append(rows, []string{v.Device, v.Label, fmt.Sprintf("%.3g", v.Intensity), fmt.Sprintf("%.1f", v.Ridge), v.Bound,
-			charts.SI(v.Achieved, "FLOP/s"), fmt.Sprintf("%.0f%%", v.PctOfRoof)})
+			units.SI(v.Achieved, "FLOP/s"), fmt.Sprintf("%.0f%%", v.PctOfRoof)})
 	}
-	return []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, rows
+	return units.Table{Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, Rows: rows}
 }
 
 // SourceBenchmark prints the source's benchmark lines — matmul TFLOP/s and layernorm GB/s — from

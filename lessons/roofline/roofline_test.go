@@ -42,7 +42,7 @@ func TestSourceNumbers(t *testing.T) {
 	if p := Spec(CPU).Peak("float32"); !near(p, 10.24e12, 1e-6) {
 		t.Errorf("CPU peak %.3g", p)
 	}
-	if h, rows := GapTable(); len(rows) != 3 || len(h) != 4 {
+	if h, rows := GapTable().Parts(); len(rows) != 3 || len(h) != 4 {
 		t.Errorf("GapTable: %v %v", h, rows)
 	}
 }
@@ -91,8 +91,8 @@ func TestPointsOnGoBackend(t *testing.T) {
 	if v := Verdicts(rs); len(v) != 4 || v[2].Bound != "memory-bound" {
 		t.Errorf("verdicts: %+v", v)
 	}
-	if h, rows, err := RidgeTable([]*devices.Device{dev}); err != nil || len(rows) < 4 || len(h) != 6 {
-		t.Errorf("RidgeTable: %v %v", rows, err)
+	if tb, err := RidgeTable([]*devices.Device{dev}); err != nil || len(tb.Rows) < 4 || len(tb.Header) != 6 {
+		t.Errorf("RidgeTable: %v %v", tb.Rows, err)
 	}
 	if SourceBenchmark(rs) == "" {
 		t.Error("empty benchmark")

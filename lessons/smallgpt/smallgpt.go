@@ -23,6 +23,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -220,42 +221,45 @@ func SampleText() (string, error) {
 
 // FLOPsTable counts one training step of c by class of matrix product (forward × 3, the backward
 // pass doing two products per forward one), with 6·N·T and the total beside it.
-func FLOPsTable(c workloads.GPT) (header []string, rows [][]string) {
+func FLOPsTable(c workloads.GPT) units.Table {
+	var header []string
+	var rows [][]string
 	header = []string{"matrix products (× 3: forward + backward)", "FLOPs per step (count)", "share"}
 	total := c.FLOPs()
 	for _, m := range c.ForwardMatMuls() {
 		f := 3 * m.FLOPs()
-		rows = append(rows, []string{m.What, charts.SI(f, "FLOP"), fmt.Sprintf("%.1f%%", 100*f/total)})
+		rows = append(rows, []string{m.What, units.SI(f, "FLOP"), fmt.Sprintf("%.1f%%", 100*f/total)})
 	}
 	rows = append(rows,
-		[]string{"total (exact count of the graph's products)", charts.SI(total, "FLOP"), "100%"},
-		[]string{fmt.Sprintf("6·N·T  (N = %d matrix parameters, T = %d tokens)", c.MatmulParams(), c.Tokens()), charts.SI(c.SixNT(), "FLOP"), fmt.Sprintf("%.1f%%", 100*c.SixNT()/total)},
-		[]string{"12·L·s·d·T  (attention scores and values)", charts.SI(c.AttentionFLOPs(), "FLOP"), fmt.Sprintf("%.1f%%", 100*c.AttentionShare())},
+		[]string{"total (exact count of the graph's products)", units.SI(total, "FLOP"), "100%"},
+		[]string{fmt.Sprintf("6·N·T  (N = %d matrix parameters, T = %d tokens)", c.MatmulParams(), c.Tokens()), units.SI(c.SixNT(), "FLOP"), fmt.Sprintf("%.1f%%", 100*c.SixNT()/total)},
+		[]string{"12·L·s·d·T  (attention scores and values)", units.SI(c.AttentionFLOPs(), "FLOP"), fmt.Sprintf("%.1f%%", 100*c.AttentionShare())},
 	)
-	return header, rows
+	return units.Table{Header: header, Rows: rows}
 }
 
 // RunFLOPsTable is FLOPsTable of the kept run's model.
-func RunFLOPsTable() ([]string, [][]string, error) {
+func RunFLOPsTable() (units.Table, error) {
 	run, err := RecallRun()
 	if err != nil {
-		return nil, nil, err
+		return units.Table{}, err
 	}
-	h, r := FLOPsTable(run.Config)
-	return h, r, nil
+	return FLOPsTable(run.Config), nil
 }
 
 // ShareTable is the model's attention share as the sequence length grows (a count, no measurement):
 // 12·L·s·d over 6·N + 12·L·s·d per token.
-func ShareTable(c workloads.GPT, lengths []int) (header []string, rows [][]string) {
+func ShareTable(c workloads.GPT, lengths []int) units.Table {
+	var header []string
+	var rows [][]string
 	header = []string{"sequence length s", "6·N per token", "12·L·s·d per token", "attention share (count)"}
 	for _, s := range lengths {
 		c.Context = s
 		t := float64(c.Tokens())
-		rows = append(rows, []string{fmt.Sprint(s), charts.SI(c.SixNT()/t, "FLOP"), charts.SI(c.AttentionFLOPs()/t, "FLOP"),
+		rows = append(rows, []string{fmt.Sprint(s), units.SI(c.SixNT()/t, "FLOP"), units.SI(c.AttentionFLOPs()/t, "FLOP"),
 			fmt.Sprintf("%.1f%%", 100*c.AttentionShare())})
 	}
-	return header, rows
+	return units.Table{Header: header, Rows: rows}
 }
 
 // Sweep measures one training step of the scale's model on the default device at each sweep length,
@@ -368,18 +372,18 @@ func SweepWithRecorded() ([]measure.Result, error) {
 // MFU is model FLOPs utilization: achieved FLOP/s of the training step ÷ a ceiling. The rows are the
 // measured matmul ceiling of this device (measure.MeasureCeilings), its datasheet/model peak, and the
 // recorded GPU runs, when there are any.
-func MFU() ([]string, [][]string, error) {
+func MFU() (units.Table, error) {
 	run, err := RecallRun()
 	if err != nil {
-		return nil, nil, err
+		return units.Table{}, err
 	}
 	dev, err := devices.Open(run.Result.Provenance.Device)
 	if err != nil {
-		return nil, nil, err
+		return units.Table{}, err
 	}
 	ceil, err := measure.MeasureCeilings(dev)
 	if err != nil {
-		return nil, nil, err
+		return units.Table{}, err
 	}
 	achieved := run.Result.FLOPS()
 	ceilNote := " (large f32 matmul, measured here)"
@@ -392,31 +396,31 @@ func MFU() ([]string, [][]string, error) {
 	}
 	header := []string{"device", "training step achieved", "÷ ceiling", "MFU", "source"}
 	rows := [][]string{
-		{dev.Name, charts.SI(achieved, "FLOP/s"), charts.SI(ceil.FLOPS["float32"], "FLOP/s") + ceilNote,
+		{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(ceil.FLOPS["float32"], "FLOP/s") + ceilNote,
 			fmt.Sprintf("%.1f%%", 100*achieved/ceil.FLOPS["float32"]), "live"},
 	}
 	if achieved > ceil.FLOPS["float32"] {
 		rows = append(rows, []string{"note", "", "", "", fmt.Sprintf("over 100%%: the machine was busier when the ceiling was measured (%s, kept 12 h) than during training; the ratio is not trustworthy", ceil.Date.Local().Format("15:04"))})
 	}
 	if p := dev.Spec.Peak("float32"); p > 0 {
-		rows = append(rows, []string{dev.Name, charts.SI(achieved, "FLOP/s"), charts.SI(p, "FLOP/s") + " (" + dev.Spec.Source + ")",
+		rows = append(rows, []string{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(p, "FLOP/s") + " (" + dev.Spec.Source + ")",
 			fmt.Sprintf("%.1f%%", 100*achieved/p), "live ÷ model peak"})
 	}
 	rec, err := experiments.Recorded(Lesson, "train")
 	if err != nil {
-		return header, rows, err
+		return units.Table{Header: header, Rows: rows}, err
 	}
 	for _, r := range rec {
 		if r.PeakFLOPS > 0 {
-			rows = append(rows, []string{r.Provenance.Device + " " + r.Provenance.Model, charts.SI(r.FLOPS(), "FLOP/s"),
-				charts.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.PeakSource + ")", fmt.Sprintf("%.1f%%", r.PercentOfPeak()),
+			rows = append(rows, []string{r.Provenance.Device + " " + r.Provenance.Model, units.SI(r.FLOPS(), "FLOP/s"),
+				units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.PeakSource + ")", fmt.Sprintf("%.1f%%", r.PercentOfPeak()),
 				"recorded " + r.Provenance.Date.Format("2006-01-02")})
 		}
 	}
 	if len(rec) == 0 {
 		rows = append(rows, GPUModelRow())
 	}
-	return header, rows, nil
+	return units.Table{Header: header, Rows: rows}, nil
 }
 
 // freshMatmulCeiling measures the float32 matmul of measure.CeilingWorkloads now, bypassing the
@@ -445,14 +449,14 @@ func GPUModelRow() []string {
 	e := m.Estimate(gpumodel.GPTStep(c))
 	peak := m.GPU.Peak("tf32")
 	hi, lo := c.FLOPs()/e.Low.Seconds(), c.FLOPs()/e.High.Seconds()
-	return []string{m.Name() + ", " + c.String(), charts.SI(lo, "FLOP/s") + " – " + charts.SI(hi, "FLOP/s"), charts.SI(peak, "FLOP/s") + " (TF32 datasheet)",
+	return []string{m.Name() + ", " + c.String(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"), units.SI(peak, "FLOP/s") + " (TF32 datasheet)",
 		fmt.Sprintf("%.0f%% – %.0f%%", 100*lo/peak, 100*hi/peak), e.Label() + "; " + e.Note()}
 }
 
 // BadInputs tries what a learner might: a prompt longer than the context, a character the corpus
 // never uses, and a model whose training step does not fit in memory. Each is an error value (the
 // kernel stays alive); the table shows the messages.
-func BadInputs() ([]string, [][]string) {
+func BadInputs() units.Table {
 	header := []string{"input", "what happens"}
 	var rows [][]string
 	show := func(what string, err error) {
@@ -465,7 +469,7 @@ func BadInputs() ([]string, [][]string) {
 	dev, err := devices.Default()
 	if err != nil {
 		show("open the device", err)
-		return header, rows
+		return units.Table{Header: header, Rows: rows}
 	}
 	tok := corpus.NewTokenizer()
 	c := workloads.GPT{Vocab: tok.Size(), Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
@@ -473,7 +477,7 @@ func BadInputs() ([]string, [][]string) {
 	tr, err := workloads.NewGPTTrainer(dev, c)
 	if err != nil {
 		show("a tiny model", err)
-		return header, rows
+		return units.Table{Header: header, Rows: rows}
 	}
 	long, _ := tok.Encode(strings.Repeat("the ", 5))
 	_, err = tr.Greedy(long, 1)
@@ -484,7 +488,7 @@ func BadInputs() ([]string, [][]string) {
 	huge.Context, huge.Batch, huge.Embed, huge.Layers, huge.Heads = 8192, 512, 2048, 24, 16
 	_, err = workloads.NewGPTTrainer(dev, huge)
 	show(huge.String(), err)
-	return header, rows
+	return units.Table{Header: header, Rows: rows}
 }
 
 func keepJSON(name string, v any) error {
@@ -545,5 +549,5 @@ func Summary(run Run) string {
 	return fmt.Sprintf("**%s**, %d steps in %s on %s: loss %.2f → %.2f nats/char; median step %s (first step, compiling: %s); "+
 		"**%.0f tokens/s**, %s of model FLOPs per step → %s achieved.",
 		run.Config, len(run.Losses), run.Wall.Round(100*time.Millisecond), r.Provenance.Label(), run.Losses[0], run.Losses[len(run.Losses)-1],
-		r.Stats.Median.Round(10*time.Microsecond), r.Compile.Round(time.Millisecond), run.TokensPerSec(), charts.SI(r.FLOPs, "FLOP"), charts.SI(r.FLOPS(), "FLOP/s"))
+		r.Stats.Median.Round(10*time.Microsecond), r.Compile.Round(time.Millisecond), run.TokensPerSec(), units.SI(r.FLOPs, "FLOP"), units.SI(r.FLOPS(), "FLOP/s"))
 }

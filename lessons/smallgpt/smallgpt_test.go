@@ -22,7 +22,7 @@ func TestExperimentsAreRegistered(t *testing.T) {
 func TestFLOPsTable(t *testing.T) {
 	for _, s := range []experiments.Scale{experiments.Laptop, experiments.GPU} {
 		c := Config(s)
-		_, rows := FLOPsTable(c)
+		_, rows := FLOPsTable(c).Parts()
 		if len(rows) != len(c.ForwardMatMuls())+3 {
 			t.Errorf("%s: %d rows", s, len(rows))
 		}
@@ -30,7 +30,7 @@ func TestFLOPsTable(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	_, rows := ShareTable(Config(experiments.Laptop), []int{64, 1024})
+	_, rows := ShareTable(Config(experiments.Laptop), []int{64, 1024}).Parts()
 	if rows[0][3] >= rows[1][3] && len(rows[0][3]) >= len(rows[1][3]) {
 		t.Errorf("share does not grow: %v", rows)
 	}
@@ -70,7 +70,7 @@ func TestTrainOnCPU(t *testing.T) {
 
 func TestBadInputsAreErrors(t *testing.T) {
 	openCPU(t)
-	_, rows := BadInputs()
+	_, rows := BadInputs().Parts()
 	if len(rows) != 3 {
 		t.Fatalf("rows %v", rows)
 	}

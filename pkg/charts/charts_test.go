@@ -7,39 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot"
 )
-
-func TestFormats(t *testing.T) {
-	tests := []struct {
-		name string
-		got  string
-		want string
-	}{
-		{"SI tera", SI(2.5e12, "FLOP/s"), "2.5 TFLOP/s"},
-		{"SI milli", SI(0.0123, "s"), "12.3 ms"},
-		{"SI micro", SI(810e-6, "s"), "810 µs"},
-		{"SI unit", SI(1, "B"), "1 B"},
-		{"SI zero", SI(0, "B"), "0 B"},
-		{"SI rounds up a prefix", SI(999.99e3, "B"), "1 MB"},
-		{"SI negative", SI(-4200, "W"), "-4.2 kW"},
-		{"Duration", Duration(1.5), "1.5 s"},
-		{"Bytes small", Bytes(512), "512 B"},
-		{"Bytes KiB", Bytes(1536), "1.5 KiB"},
-		{"Bytes GiB", Bytes(3 << 30), "3 GiB"},
-		{"Plain integer", Plain(1024), "1024"},
-		{"Plain fraction", Plain(22.84), "22.8"},
-		{"Plain small", Plain(0.1), "0.1"},
-		{"Plain large", Plain(2.5e9), "2.5G"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.got != tc.want {
-				t.Errorf("got %q, want %q", tc.got, tc.want)
-			}
-		})
-	}
-}
 
 func line(xs []float64, f func(float64) float64) []XY {
 	out := make([]XY, len(xs))
@@ -125,9 +95,9 @@ func TestTicks(t *testing.T) {
 		want   string
 	}{
 		{"log decades", LogTicks{}, 0.5, 2000, "1 10 100 1000"},
-		{"log dense", LogTicks{Format: Duration}, 1e-3, 2e-2, "1 ms 2 ms 5 ms 10 ms 20 ms"},
+		{"log dense", LogTicks{Format: units.Duration}, 1e-3, 2e-2, "1 ms 2 ms 5 ms 10 ms 20 ms"},
 		{"pow2 batches", Pow2Ticks{}, 1, 64, "1 2 4 8 16 32 64"},
-		{"pow2 thinned", Pow2Ticks{Format: Bytes}, 1024, 1 << 30, "1 KiB 16 KiB 256 KiB 4 MiB 64 MiB 1 GiB"},
+		{"pow2 thinned", Pow2Ticks{Format: units.Bytes}, 1024, 1 << 30, "1 KiB 16 KiB 256 KiB 4 MiB 64 MiB 1 GiB"},
 		{"nice", NiceTicks{}, 0, 47, "0 10 20 30 40"},
 		{"nice fractions", NiceTicks{}, 0, 1.9, "0.0 0.5 1.0 1.5"},
 		{"percent", PercentTicks{}, 0, 105, "0% 20% 40% 60% 80% 100%"},

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Where does the GPU start to win? Two curves of time per step against batch size cross where
@@ -14,7 +15,7 @@ func ExampleCrossover() {
 	cpu := []charts.XY{{X: 1, Y: 0.1e-3}, {X: 8, Y: 0.8e-3}, {X: 64, Y: 6.4e-3}}
 	gpu := []charts.XY{{X: 1, Y: 1e-3}, {X: 8, Y: 1e-3}, {X: 64, Y: 1e-3}}
 	at, ok := charts.Crossover(cpu, gpu)
-	fmt.Printf("cross: %v at batch %.0f, %s per step\n", ok, at.X, charts.Duration(at.Y))
+	fmt.Printf("cross: %v at batch %.0f, %s per step\n", ok, at.X, units.Duration(at.Y))
 	// Output: cross: true at batch 10, 1 ms per step
 }
 
@@ -49,7 +50,7 @@ func ExampleTimeVsBatch() {
 func ExampleRoof_Ridge() {
 	h200 := charts.Roof{Name: "H200 bf16", PeakFLOPS: 989e12, Bandwidth: 4.8e12, Source: charts.Model, Note: "H200 datasheet"}
 	fmt.Printf("ridge at %.0f FLOP/byte; at 10 FLOP/byte it attains %s\n",
-		h200.Ridge(), charts.SI(h200.Attainable(10), "FLOP/s"))
+		h200.Ridge(), units.SI(h200.Attainable(10), "FLOP/s"))
 	// Output: ridge at 206 FLOP/byte; at 10 FLOP/byte it attains 48 TFLOP/s
 }
 
@@ -77,11 +78,6 @@ func ExampleMemoryBars() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(p.Y.Label.Text, charts.Bytes(m.Bars[1].Total()))
+	fmt.Println(p.Y.Label.Text, units.Bytes(m.Bars[1].Total()))
 	// Output: memory [MiB] 32 MiB
-}
-
-func ExampleSI() {
-	fmt.Println(charts.SI(2.5e12, "FLOP/s"), "|", charts.Duration(0.0123), "|", charts.Bytes(1536))
-	// Output: 2.5 TFLOP/s | 12.3 ms | 1.5 KiB
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot"
 )
 
@@ -62,7 +63,7 @@ func fixtureUtil() (cores, gpus []Series) {
 func fixtureMemory() MemoryChart {
 	var bars []Memory
 	for _, b := range []int{16, 64, 256, 1024} {
-		bars = append(bars, Memory{Label: "batch " + Plain(float64(b)), Weights: 64 << 20, Gradients: 64 << 20,
+		bars = append(bars, Memory{Label: "batch " + units.Plain(float64(b)), Weights: 64 << 20, Gradients: 64 << 20,
 			Optimizer: 128 << 20, Activations: float64(b) * (1 << 20), Measured: 270<<20 + float64(b)*(1<<20)})
 	}
 	return MemoryChart{Title: "memory of an MLP training step", Bars: bars,

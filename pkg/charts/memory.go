@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -119,7 +120,7 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 		p.Legend.Add(n, sc)
 	}
 	for _, l := range m.Limits {
-		h := hline{y: l.Bytes / unit, label: fmt.Sprintf("%s: %s", l.Label, Bytes(l.Bytes)), style: annotationStyle(ColorOf(1))}
+		h := hline{y: l.Bytes / unit, label: fmt.Sprintf("%s: %s", l.Label, units.Bytes(l.Bytes)), style: annotationStyle(ColorOf(1))}
 		p.Add(h)
 		p.Legend.Add(l.Label, h)
 	}

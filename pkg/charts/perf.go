@@ -3,6 +3,7 @@ package charts
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot"
 )
 
@@ -12,7 +13,7 @@ import (
 func TimeVsBatch(title string, series []Series) (*plot.Plot, error) {
 	a := Axes{
 		Title: title, X: "batch size [samples]", Y: "time per step [s]",
-		LogX: true, LogY: true, XTicks: Pow2Ticks{}, YTicks: LogTicks{Format: Duration},
+		LogX: true, LogY: true, XTicks: Pow2Ticks{}, YTicks: LogTicks{Format: units.Duration},
 	}
 	p := a.frame()
 	if err := addLines(p, a, series, 0); err != nil {
@@ -26,11 +27,11 @@ func TimeVsBatch(title string, series []Series) (*plot.Plot, error) {
 // markCrossovers adds a labeled vertical line at each crossing of two series.
 func markCrossovers(p *plot.Plot, series []Series, what string) {
 	for i, c := range Crossovers(series) {
-		v := vline{x: c.At.X, label: fmt.Sprintf("crossover ≈ %s", Plain(c.At.X)), style: annotationStyle(nil)}
+		v := vline{x: c.At.X, label: fmt.Sprintf("crossover ≈ %s", units.Plain(c.At.X)), style: annotationStyle(nil)}
 		p.Add(v)
 		if i < 4 {
 			p.Legend.Add(fmt.Sprintf("crossover: %s = %s at %s ≈ %s (above it %s is faster)",
-				c.A, c.B, what, Plain(c.At.X), c.B), v)
+				c.A, c.B, what, units.Plain(c.At.X), c.B), v)
 		}
 	}
 }
@@ -43,7 +44,7 @@ func Throughput(title, xLabel, yUnit string, series []Series) (*plot.Plot, error
 	a := Axes{
 		Title: title, X: xLabel, Y: "throughput [" + yUnit + "]",
 		LogX: true, LogY: true, XTicks: Pow2Ticks{},
-		YTicks: LogTicks{Format: func(v float64) string { return SI(v, "") }},
+		YTicks: LogTicks{Format: func(v float64) string { return units.SI(v, "") }},
 	}
 	return Lines(a, series...)
 }
@@ -62,7 +63,7 @@ func Bandwidth(title string, series []Series) (*plot.Plot, error) {
 	}
 	a := Axes{
 		Title: title, X: "transfer size [bytes]", Y: "bandwidth [GB/s]",
-		LogX: true, XTicks: Pow2Ticks{Format: Bytes},
+		LogX: true, XTicks: Pow2Ticks{Format: units.Bytes},
 	}
 	p, err := Lines(a, scaled...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -34,9 +35,9 @@ func (l Lane) Banded() bool { return l.Low > 0 && l.High > l.Low }
 // TimeText is the lane's time in words: "41.2 µs", or a band's "23 µs – 92 µs".
 func (l Lane) TimeText() string {
 	if l.Banded() {
-		return Duration(l.Low.Seconds()) + " – " + Duration(l.High.Seconds())
+		return units.Duration(l.Low.Seconds()) + " – " + units.Duration(l.High.Seconds())
 	}
-	return Duration(l.Time.Seconds())
+	return units.Duration(l.Time.Seconds())
 }
 
 // inBand reports whether t lies inside band lane b.
@@ -110,11 +111,11 @@ func RaceSummary(lanes []Lane) string {
 	if win.Banded() || ru.Banded() {
 		return fmt.Sprintf("%s (%s) wins: %s vs %s for %s (%s), %s× faster than the band's %s end",
 			win.Device, win.Describe(), win.TimeText(), ru.TimeText(), ru.Device, ru.Describe(),
-			num3(bandFactor(win, ru)), map[bool]string{true: "near", false: "far"}[ru.Banded()])
+			units.Sig3(bandFactor(win, ru)), map[bool]string{true: "near", false: "far"}[ru.Banded()])
 	}
 	return fmt.Sprintf("%s (%s) wins: %s vs %s for %s (%s), %s× faster",
-		win.Device, win.Describe(), Duration(win.Time.Seconds()), Duration(ru.Time.Seconds()),
-		ru.Device, ru.Describe(), num3(f))
+		win.Device, win.Describe(), units.Duration(win.Time.Seconds()), units.Duration(ru.Time.Seconds()),
+		ru.Device, ru.Describe(), units.Sig3(f))
 }
 
 // RaceBars draws the race as horizontal bars, one per lane, top to bottom in the given order:
@@ -191,7 +192,7 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 	if w, ok := Winner(lanes); ok {
 		text := "winner: " + lanes[w].Device
 		if f, r, ok := Speedup(lanes); ok {
-			text += fmt.Sprintf(", %s× faster than %s", num3(f), lanes[r].Device)
+			text += fmt.Sprintf(", %s× faster than %s", units.Sig3(f), lanes[r].Device)
 		}
 		p.Legend.Add(text)
 	}

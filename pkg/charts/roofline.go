@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -74,7 +75,7 @@ func Roofline(title string, roofs []Roof) (*plot.Plot, error) {
 
 	a := Axes{
 		Title: title, X: "arithmetic intensity [FLOP/byte]", Y: "performance [FLOP/s]",
-		LogX: true, LogY: true, YTicks: LogTicks{Format: func(v float64) string { return SI(v, "") }},
+		LogX: true, LogY: true, YTicks: LogTicks{Format: func(v float64) string { return units.SI(v, "") }},
 	}
 	p := a.frame()
 	for i, r := range roofs {
@@ -98,9 +99,9 @@ func Roofline(title string, roofs []Roof) (*plot.Plot, error) {
 		}
 		rp.GlyphStyle = draw.GlyphStyle{Color: ColorOf(i), Radius: vg.Points(4.5), Shape: diamond{}}
 		p.Add(rp)
-		p.Add(label(ridge, r.PeakFLOPS, fmt.Sprintf("ridge %s FLOP/B", Plain(ridge)), ColorOf(i), vg.Points(6), vg.Points(7)))
+		p.Add(label(ridge, r.PeakFLOPS, fmt.Sprintf("ridge %s FLOP/B", units.Plain(ridge)), ColorOf(i), vg.Points(6), vg.Points(7)))
 		p.Legend.Add(fmt.Sprintf("%s roof: %sFLOP/s, %sB/s, ridge %s FLOP/B — %s",
-			r.Name, SI(r.PeakFLOPS, ""), SI(r.Bandwidth, ""), Plain(ridge), r.Source.Describe(r.Note)), l, rp)
+			r.Name, units.SI(r.PeakFLOPS, ""), units.SI(r.Bandwidth, ""), units.Plain(ridge), r.Source.Describe(r.Note)), l, rp)
 
 		// Measured points, grouped by source for the legend.
 		for _, src := range []Source{Live, Recorded, Model} {

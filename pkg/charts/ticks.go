@@ -3,81 +3,10 @@ package charts
 import (
 	"math"
 	"strconv"
-	"strings"
 
+	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot"
 )
-
-var siPrefixes = []struct {
-	exp    int
-	prefix string
-}{
-	{-15, "f"}, {-12, "p"}, {-9, "n"}, {-6, "µ"}, {-3, "m"}, {0, ""},
-	{3, "k"}, {6, "M"}, {9, "G"}, {12, "T"}, {15, "P"}, {18, "E"},
-}
-
-// SI formats v with an SI prefix and a unit, to three significant digits:
-// SI(2.5e12, "FLOP/s") is "2.5 TFLOP/s", SI(0.0123, "s") is "12.3 ms", SI(0, "B") is "0 B".
-func SI(v float64, unit string) string {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return strings.TrimSpace(strconv.FormatFloat(v, 'g', 3, 64) + " " + unit)
-	}
-	a := math.Abs(v)
-	i := 0
-	for i+1 < len(siPrefixes) && a >= math.Pow10(siPrefixes[i+1].exp)*0.9995 {
-		i++
-	}
-	m := v / math.Pow10(siPrefixes[i].exp)
-	return strings.TrimSpace(num3(m) + " " + siPrefixes[i].prefix + unit)
-}
-
-// num3 formats a number in [1, 1000) to three significant digits without an exponent.
-func num3(m float64) string {
-	a := math.Abs(m)
-	prec := 2
-	switch {
-	case a >= 99.95:
-		prec = 0
-	case a >= 9.995:
-		prec = 1
-	}
-	s := strconv.FormatFloat(m, 'f', prec, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
-// Duration formats seconds with a time unit: Duration(0.0123) is "12.3 ms".
-func Duration(seconds float64) string { return SI(seconds, "s") }
-
-// Bytes formats a byte count with binary prefixes: Bytes(1536) is "1.5 KiB", Bytes(3<<30) is "3 GiB".
-func Bytes(n float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	a := math.Abs(n)
-	i := 0
-	for i+1 < len(units) && a >= math.Ldexp(1, 10*(i+1))*0.9995 {
-		i++
-	}
-	if i == 0 {
-		return strconv.FormatFloat(n, 'f', -1, 64) + " B"
-	}
-	return num3(n/math.Ldexp(1, 10*i)) + " " + units[i]
-}
-
-// Plain formats a number for a label: whole numbers below 100 000 as they are (Plain(1024) is
-// "1024"), others to three significant digits, with k/M/G from a thousand up (Plain(22.84) is
-// "22.8", Plain(0.1) is "0.1", Plain(2.5e9) is "2.5G").
-func Plain(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case v == math.Trunc(v) && a < 1e5:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a < 1000:
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	return strings.ReplaceAll(SI(v, ""), " ", "")
-}
 
 // LogTicks is a plot.Ticker for log axes: a labeled tick at each power of ten and unlabeled minor
 // ticks between; when the axis spans less than two decades the 2× and 5× ticks are labeled too.
@@ -95,7 +24,7 @@ func (t LogTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	format := t.Format
 	if format == nil {
-		format = Plain
+		format = units.Plain
 	}
 	dense := math.Log10(max/min) < 2
 	lo := math.Floor(math.Log10(min))
@@ -134,7 +63,7 @@ func (t Pow2Ticks) Ticks(min, max float64) []plot.Tick {
 	}
 	format := t.Format
 	if format == nil {
-		format = Plain
+		format = units.Plain
 	}
 	lo := int(math.Ceil(math.Log2(min) - 1e-9))
 	hi := int(math.Floor(math.Log2(max) + 1e-9))

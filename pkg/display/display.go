@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // InNotebook reports whether the process runs as a GoNB cell.
@@ -101,20 +102,15 @@ func Markdown(md string) {
 	fmt.Println(md)
 }
 
-// Table shows a table with a header row. Cells are plain text (escaped).
-func Table(header []string, rows [][]string) {
+// Table shows a lesson's table: its header row and rows (cells are plain text, escaped), then its
+// notes, one per line, as text under it. It is the one way a lesson's table reaches the notebook.
+func Table(t units.Table) {
 	if !InNotebook() {
-		fmt.Println(strings.Join(header, " | "))
-		for _, r := range rows {
-			fmt.Println(strings.Join(r, " | "))
-		}
-		return
+		fmt.Print(t.Plain())
+	} else {
+		send("", tableHTML(t.Header, t.Rows), t.Plain())
 	}
-	plain := strings.Join(header, " | ") + "\n"
-	for _, r := range rows {
-		plain += strings.Join(r, " | ") + "\n"
-	}
-	send("", tableHTML(header, rows), plain)
+	fmt.Print(t.NotesText())
 }
 
 // tableHTML renders a table with a header row; cells are plain text (escaped).

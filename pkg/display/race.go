@@ -427,10 +427,10 @@ func samplesPerSec(batch int, l Lane) string {
 		return ""
 	}
 	if l.Banded() {
-		return ", " + charts.Plain(math.Round(float64(batch)/l.High.Seconds())) + "–" +
-			charts.Plain(math.Round(float64(batch)/l.Low.Seconds())) + " samples/s"
+		return ", " + units.Plain(math.Round(float64(batch)/l.High.Seconds())) + "–" +
+			units.Plain(math.Round(float64(batch)/l.Low.Seconds())) + " samples/s"
 	}
-	return ", " + charts.Plain(math.Round(float64(batch)/l.Time.Seconds())) + " samples/s"
+	return ", " + units.Plain(math.Round(float64(batch)/l.Time.Seconds())) + " samples/s"
 }
 
 // raceView is what the bars show.
@@ -522,7 +522,7 @@ func raceHTML(v raceView) string {
 	if won && v.state == "done" {
 		text := "Winner: " + v.lanes[w].Device
 		if f, r, ok := charts.Speedup(v.lanes); ok {
-			text += fmt.Sprintf(" — %s× faster than %s", strconv.FormatFloat(roundSig(f), 'f', -1, 64), v.lanes[r].Device)
+			text += fmt.Sprintf(" — %s× faster than %s", strconv.FormatFloat(units.Round3(f), 'f', -1, 64), v.lanes[r].Device)
 		}
 		if v.lanes[w].Source != charts.Live {
 			text += " (" + v.lanes[w].Describe() + ")"
@@ -535,15 +535,6 @@ func raceHTML(v raceView) string {
 	b.WriteString(`<div class="whygpu-race-note">Each bar grows at the same speed while its device works and stops when the step is done: the shortest bar finished first.</div>`)
 	b.WriteString(`</div>`)
 	return b.String()
-}
-
-// roundSig rounds to three significant digits.
-func roundSig(f float64) float64 {
-	if f == 0 {
-		return 0
-	}
-	p := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(f))))
-	return math.Round(f*p) / p
 }
 
 func attr(s string) string { return html.EscapeString(s) }

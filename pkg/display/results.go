@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Devices shows which devices this machine has, what each one is, and the fix for missing ones.
@@ -24,7 +25,7 @@ func Devices(statuses []devices.Status) {
 		}
 		rows = append(rows, []string{s.Name, state, detail})
 	}
-	Table([]string{"device", "state", "detail"}, rows)
+	Table(units.Table{Header: []string{"device", "state", "detail"}, Rows: rows})
 }
 
 // Opened shows opened devices with their model and ceilings.
@@ -37,7 +38,7 @@ func Opened(devs []*devices.Device) {
 		}
 		rows = append(rows, []string{d.Name, d.Model, d.PJRTVersion, peak, d.Spec.Source})
 	}
-	Table([]string{"device", "model", "PJRT API", "f32 peak", "where the peak comes from"}, rows)
+	Table(units.Table{Header: []string{"device", "model", "PJRT API", "f32 peak", "where the peak comes from"}, Rows: rows})
 }
 
 // Results shows timing results as a table: device, workload, median, spread, rates.
@@ -54,7 +55,7 @@ func Results(rs []measure.Result) {
 			fmt.Sprintf("%.2f", r.BytesPerSec()/1e9),
 		})
 	}
-	Table([]string{"device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s"}, rows)
+	Table(units.Table{Header: []string{"device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s"}, Rows: rows})
 	for _, a := range advice {
 		Markdown(a)
 	}
@@ -105,7 +106,7 @@ func ResultsTable(caption string, rs []measure.Result) {
 		if caption != "" {
 			fmt.Println(caption)
 		}
-		Table(header, rows)
+		fmt.Print(units.Table{Header: header, Rows: rows}.Plain())
 		for i, n := range notes {
 			fmt.Printf("[%d] %s\n", i+1, n)
 		}

@@ -126,7 +126,7 @@ func CrossoverLine(series []charts.Series, what string) string {
 			more = fmt.Sprintf(" (the curves cross %d times where they are close; this is the last)", len(cs))
 		}
 		return fmt.Sprintf("crossover: %s ≈ %s (%s vs %s): below it %s is faster, above it %s%s",
-			what, charts.Plain(units.Round3(x.At.X)), who(c), who(g), x.A, x.B, more)
+			what, units.Plain(units.Round3(x.At.X)), who(c), who(g), x.A, x.B, more)
 	}
 	lo, hi := overlap(c.Points, g.Points)
 	faster := c.Name
@@ -134,7 +134,7 @@ func CrossoverLine(series []charts.Series, what string) string {
 		faster = g.Name
 	}
 	return fmt.Sprintf("crossover: none between %s %s and %s (%s vs %s): %s is faster throughout",
-		what, charts.Plain(lo), charts.Plain(hi), who(c), who(g), faster)
+		what, units.Plain(lo), units.Plain(hi), who(c), who(g), faster)
 }
 
 // bandCrossover says where a measured curve c meets a model band g: a range of sizes between the
@@ -154,7 +154,7 @@ func bandCrossover(c, g charts.Series, what, whose string) string {
 	var at []string
 	for _, hi := range []bool{false, true} {
 		if cs := charts.Crossovers([]charts.Series{c, end(hi)}); len(cs) > 0 {
-			at = append(at, charts.Plain(units.Round3(cs[len(cs)-1].At.X)))
+			at = append(at, units.Plain(units.Round3(cs[len(cs)-1].At.X)))
 		}
 	}
 	lo, hi := overlap(c.Points, g.Points)
@@ -167,7 +167,7 @@ func bandCrossover(c, g charts.Series, what, whose string) string {
 		top := yAt(c.Points, hi)
 		if top >= yAt(end(false).Points, hi) && top <= yAt(end(true).Points, hi) {
 			return fmt.Sprintf("crossover: %s enters the model's band at %s ≈ %s and stays inside it up to %s %s: too close to call there with a model (%s)",
-				c.Name, what, at[0], what, charts.Plain(hi), whose)
+				c.Name, what, at[0], what, units.Plain(hi), whose)
 		}
 		side := "slower than even the band's pessimistic end, so the GPU would win"
 		if top < yAt(end(false).Points, hi) {
@@ -179,11 +179,11 @@ func bandCrossover(c, g charts.Series, what, whose string) string {
 	y, b := yAt(c.Points, lo), yAt(end(false).Points, lo)
 	switch {
 	case y < b:
-		return fmt.Sprintf("crossover: none between %s %s and %s (%s): %s is faster than even the band's optimistic end throughout", what, charts.Plain(lo), charts.Plain(hi), whose, c.Name)
+		return fmt.Sprintf("crossover: none between %s %s and %s (%s): %s is faster than even the band's optimistic end throughout", what, units.Plain(lo), units.Plain(hi), whose, c.Name)
 	case y > yAt(end(true).Points, lo):
-		return fmt.Sprintf("crossover: none between %s %s and %s (%s): %s is faster throughout, even at the band's pessimistic end", what, charts.Plain(lo), charts.Plain(hi), whose, g.Name)
+		return fmt.Sprintf("crossover: none between %s %s and %s (%s): %s is faster throughout, even at the band's pessimistic end", what, units.Plain(lo), units.Plain(hi), whose, g.Name)
 	}
-	return fmt.Sprintf("crossover: none to pin between %s %s and %s (%s): %s lies inside the model's band throughout, too close to call with a model", what, charts.Plain(lo), charts.Plain(hi), whose, c.Name)
+	return fmt.Sprintf("crossover: none to pin between %s %s and %s (%s): %s lies inside the model's band throughout, too close to call with a model", what, units.Plain(lo), units.Plain(hi), whose, c.Name)
 }
 
 // overlap is the x range both curves cover.

@@ -7,7 +7,7 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // MemoryUsage is one reading of the memory in use.
@@ -51,9 +51,9 @@ func (m MemoryUsage) Sub(before MemoryUsage) MemoryUsage {
 
 // String formats the reading, e.g. "RSS 812.3 MiB, GPU 3.20 GiB of 139.80 GiB".
 func (m MemoryUsage) String() string {
-	s := "RSS " + workloads.FormatBytes(float64(m.RSS))
+	s := "RSS " + units.BytesFixed(float64(m.RSS))
 	if m.GPUTotal > 0 {
-		s += fmt.Sprintf(", GPU %s of %s", workloads.FormatBytes(float64(m.GPUUsed)), workloads.FormatBytes(float64(m.GPUTotal)))
+		s += fmt.Sprintf(", GPU %s of %s", units.BytesFixed(float64(m.GPUUsed)), units.BytesFixed(float64(m.GPUTotal)))
 	}
 	return s
 }

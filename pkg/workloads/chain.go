@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // ElementwiseChain applies Ops elementwise operations to N elements, alternating x·a and x + b
@@ -56,7 +57,7 @@ func (w ElementwiseChain) String() string {
 	if w.Fused {
 		how = "one graph"
 	}
-	return fmt.Sprintf("%d elementwise ops over %s %s, %s", w.Ops, FormatBytes(float64(w.N)*float64(w.Type.Size())), w.Type, how)
+	return fmt.Sprintf("%d elementwise ops over %s %s, %s", w.Ops, units.BytesFixed(float64(w.N)*float64(w.Type.Size())), w.Type, how)
 }
 
 // FLOPs is Ops·N.

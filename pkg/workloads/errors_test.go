@@ -131,14 +131,3 @@ func TestPrecisionAndTolerance(t *testing.T) {
 		})
 	}
 }
-
-func TestFormatBytes(t *testing.T) {
-	for _, tc := range []struct {
-		b    float64
-		want string
-	}{{512, "512 B"}, {2048, "2.0 KiB"}, {3 << 20, "3.0 MiB"}, {1.5 * (1 << 30), "1.50 GiB"}} {
-		if got := FormatBytes(tc.b); got != tc.want {
-			t.Errorf("FormatBytes(%g) = %q, want %q", tc.b, got, tc.want)
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // LayerNormEpsilon is the ε LayerNorm adds to the variance: y = (x−μ)/√(σ²+ε)·γ + β.
@@ -214,7 +215,7 @@ func (w Copy) Params() map[string]int { return map[string]int{"n": w.N} }
 
 // String describes it, e.g. "copy 64 Mi float32 (256.0 MiB)".
 func (w Copy) String() string {
-	return fmt.Sprintf("copy %d %s (%s)", w.N, w.Type, FormatBytes(float64(w.N)*float64(w.Type.Size())))
+	return fmt.Sprintf("copy %d %s (%s)", w.N, w.Type, units.BytesFixed(float64(w.N)*float64(w.Type.Size())))
 }
 
 // FLOPs is 0.

@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Optimizer is the update rule of an MLP training step.
@@ -772,16 +773,16 @@ func roundAll(x []float64, dt dtypes.DType) []float64 {
 // describeMemory formats a Memory as one line, for errors and examples.
 func describeMemory(m Memory) string {
 	parts := []string{
-		"parameters " + FormatBytes(float64(m.Parameters)),
-		"gradients " + FormatBytes(float64(m.Gradients)),
-		"optimizer " + FormatBytes(float64(m.OptimizerState)),
-		"activations " + FormatBytes(float64(m.Activations)),
-		"batch " + FormatBytes(float64(m.Batch)),
+		"parameters " + units.BytesFixed(float64(m.Parameters)),
+		"gradients " + units.BytesFixed(float64(m.Gradients)),
+		"optimizer " + units.BytesFixed(float64(m.OptimizerState)),
+		"activations " + units.BytesFixed(float64(m.Activations)),
+		"batch " + units.BytesFixed(float64(m.Batch)),
 	}
 	return strings.Join(parts, ", ")
 }
 
 // String formats the parts and the total, e.g. "parameters 1.6 MiB, gradients 1.6 MiB, … = 5.0 MiB".
 func (m Memory) String() string {
-	return describeMemory(m) + " = " + FormatBytes(float64(m.Total()))
+	return describeMemory(m) + " = " + units.BytesFixed(float64(m.Total()))
 }

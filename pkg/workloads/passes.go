@@ -8,6 +8,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Passes sweeps one array of N elements Passes times inside a single executable (an XLA while loop):
@@ -54,7 +55,7 @@ func (w Passes) String() string {
 	if w.Op == "axpb" && w.fmas() > 1 {
 		op = fmt.Sprintf("%d FMAs", w.fmas())
 	}
-	return fmt.Sprintf("%s × %d passes over %s %s", op, w.Passes, FormatBytes(w.WorkingSet()), w.Type)
+	return fmt.Sprintf("%s × %d passes over %s %s", op, w.Passes, units.BytesFixed(w.WorkingSet()), w.Type)
 }
 
 // WorkingSet is the array's size in bytes.

@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/compute/shapes"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Direction is which way a Transfer copies.
@@ -50,7 +51,7 @@ func (w Transfer) String() string {
 	if w.Direction == DeviceToHost {
 		arrow = "device→host"
 	}
-	return fmt.Sprintf("%s %s", arrow, FormatBytes(float64(w.Size)))
+	return fmt.Sprintf("%s %s", arrow, units.BytesFixed(float64(w.Size)))
 }
 
 // FLOPs is 0.
@@ -87,7 +88,7 @@ func (w Transfer) Prepare(dev *devices.Device) (Instance, error) {
 	if w.Direction == DeviceToHost {
 		buf, err := dev.Backend().BufferFromFlatData(0, host, in.shape)
 		if err != nil {
-			return nil, deviceErr(err, "allocating %s on %s", FormatBytes(float64(w.Size)), dev.Name)
+			return nil, deviceErr(err, "allocating %s on %s", units.BytesFixed(float64(w.Size)), dev.Name)
 		}
 		in.buf = buf
 	}
@@ -107,11 +108,11 @@ func (t *transferInstance) Compile() (time.Duration, error) { return 0, nil }
 
 func (t *transferInstance) Run() error {
 	if t.w.Direction == DeviceToHost {
-		return deviceErr(t.buf.ToFlatData(t.host), "reading %s from %s", FormatBytes(float64(t.w.Size)), t.dev.Name)
+		return deviceErr(t.buf.ToFlatData(t.host), "reading %s from %s", units.BytesFixed(float64(t.w.Size)), t.dev.Name)
 	}
 	buf, err := t.dev.Backend().BufferFromFlatData(0, t.host, t.shape)
 	if err != nil {
-		return deviceErr(err, "writing %s to %s", FormatBytes(float64(t.w.Size)), t.dev.Name)
+		return deviceErr(err, "writing %s to %s", units.BytesFixed(float64(t.w.Size)), t.dev.Name)
 	}
 	return buf.Finalize()
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Workload is one experiment with fixed shapes.
@@ -143,17 +144,17 @@ func checkFits(dev *devices.Device, what string, deviceBytes, hostBytes float64)
 	if dev.IsGPU() {
 		if avail := float64(dev.AvailableMemory()); avail > 0 && deviceBytes > slack*avail {
 			return fmt.Errorf("workloads: %s needs %s of GPU memory on %s, only %s is free: %w",
-				what, FormatBytes(deviceBytes), dev.Name, FormatBytes(avail), ErrOutOfMemory)
+				what, units.BytesFixed(deviceBytes), dev.Name, units.BytesFixed(avail), ErrOutOfMemory)
 		}
 		if host > 0 && hostBytes > slack*host {
 			return fmt.Errorf("workloads: %s needs %s of host memory to stage its inputs, only %s is available (%s): %w",
-				what, FormatBytes(hostBytes), FormatBytes(host), devices.HostMemoryLimit(), ErrOutOfMemory)
+				what, units.BytesFixed(hostBytes), units.BytesFixed(host), devices.HostMemoryLimit(), ErrOutOfMemory)
 		}
 		return nil
 	}
 	if need := deviceBytes + hostBytes; host > 0 && need > slack*host {
 		return fmt.Errorf("workloads: %s needs %s of memory on %s (device buffers and host staging), only %s is available (%s): %w",
-			what, FormatBytes(need), dev.Name, FormatBytes(host), devices.HostMemoryLimit(), ErrOutOfMemory)
+			what, units.BytesFixed(need), dev.Name, units.BytesFixed(host), devices.HostMemoryLimit(), ErrOutOfMemory)
 	}
 	return nil
 }
@@ -170,19 +171,6 @@ func deviceErr(err error, format string, args ...any) error {
 		return fmt.Errorf("workloads: "+format+": %w (%w)", append(args, ErrOutOfMemory, err)...)
 	}
 	return fmt.Errorf("workloads: "+format+": %w", append(args, err)...)
-}
-
-// FormatBytes formats a byte count with binary units: "512 B", "3.0 MiB", "1.50 GiB".
-func FormatBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
 }
 
 // randomFloats returns n values uniform in [-1, 1) from a seeded source (never zeros, never the same
