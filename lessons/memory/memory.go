@@ -369,12 +369,12 @@ func Budget(dev *devices.Device, w workloads.MLP) error {
 		return nil // unknown: let the device decide
 	}
 	need := w.Memory().Total()
-	if float64(need) <= 0.8*float64(avail) {
+	if float64(need) <= workloads.Headroom*float64(avail) {
 		return nil
 	}
 	return fmt.Errorf("%s: one training step needs %s (computed from shapes: %s) but %s has %s available%s — refused before allocating; the largest batch that fits is about %d: %w",
 		w, units.BytesFixed(float64(need)), w.Memory(), dev.Name, units.BytesFixed(float64(avail)),
-		limitNote(dev), LargestBatch(w, uint64(0.8*float64(avail))), workloads.ErrOutOfMemory)
+		limitNote(dev), LargestBatch(w, uint64(workloads.Headroom*float64(avail))), workloads.ErrOutOfMemory)
 }
 
 // limitNote says which memory limit a CPU device's budget came from (the container's or the host's).
@@ -383,6 +383,12 @@ func limitNote(dev *devices.Device) string {
 		return " (free GPU memory, NVML)"
 	}
 	return " (" + devices.HostMemoryLimit().String() + ")"
+}
+
+// Usable is the memory one step may plan to use on dev: workloads.Headroom of what it has
+// available now (0 when unknown).
+func Usable(dev *devices.Device) uint64 {
+	return uint64(workloads.Headroom * float64(dev.AvailableMemory()))
 }
 
 // LargestBatch is the largest batch of w whose step fits in budget bytes, from shapes: (budget −
@@ -455,8 +461,7 @@ func GPUOutOfMemory(dev *devices.Device) (err error) {
 	if err == nil {
 		return fmt.Errorf("%s allocated %s without complaint: nothing to catch", dev.Name, units.BytesFixed(float64(rows)*cols*4))
 	}
-	msg := strings.ToLower(err.Error())
-	if strings.Contains(msg, "resource_exhausted") || strings.Contains(msg, "out of memory") || strings.Contains(msg, "allocat") {
+	if workloads.IsOutOfMemoryMessage(err) {
 		return fmt.Errorf("asking %s for %s: %w (%w)", dev.Name, units.BytesFixed(float64(rows)*cols*4), workloads.ErrOutOfMemory, err)
 	}
 	return fmt.Errorf("asking %s for %s: %w", dev.Name, units.BytesFixed(float64(rows)*cols*4), err)

@@ -13,6 +13,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -24,7 +25,7 @@ import (
 var (
 	F16SmallestSubnormal = math.Ldexp(1, -24) // 2⁻²⁴ ≈ 5.96e-8: below about half of it a value rounds to 0
 	F16SmallestNormal    = math.Ldexp(1, -14) // 2⁻¹⁴ ≈ 6.10e-5: below it precision is lost bit by bit
-	F16Max               = 65504.0            // above it a value becomes +Inf
+	F16Max               = workloads.F16Max   // above it a value becomes +Inf
 )
 
 // GradModel is the small MLP whose real gradients the lesson inspects: In → Hidden (Depth times,
@@ -267,7 +268,7 @@ func Count(what string, scale float64, scaled, ref []float32) Census {
 			c.Nonzero32++
 			c.MinAbs = math.Min(c.MinAbs, math.Abs(float64(v))/scale)
 		}
-		h := RoundF16(v)
+		h := workloads.RoundF16(v)
 		switch {
 		case math.IsInf(h, 0):
 			c.Inf16++
@@ -276,7 +277,7 @@ func Count(what string, scale float64, scaled, ref []float32) Census {
 		case h != 0 && math.Abs(h) < F16SmallestNormal:
 			c.Subnormal++
 		}
-		b := RoundBF16(v)
+		b := workloads.RoundBF16(v)
 		if b == 0 && v != 0 {
 			c.ZeroBF16++
 		}
@@ -490,36 +491,4 @@ func Histogram(g []float32) map[int]int {
 		}
 	}
 	return h
-}
-
-// RoundF16 rounds v to the nearest IEEE 754 binary16 value (ties to even), subnormals included, and
-// returns it as a float64: ±Inf above the largest finite value, 0 below half the smallest subnormal.
-// (It is written out here because the float16 package of gomlx/compute flushes float16 subnormals to
-// zero, as some hardware modes do; GPUs keep them, and so does the IEEE format this lesson is about.)
-func RoundF16(v float32) float64 { return roundBinary(float64(v), 10, -14, F16Max) }
-
-// RoundBF16 rounds v to the nearest bfloat16 value (ties to even): float32's 8-bit exponent with 7
-// stored mantissa bits.
-func RoundBF16(v float32) float64 {
-	return roundBinary(float64(v), 7, -126, math.Ldexp(2-math.Ldexp(1, -7), 127))
-}
-
-// roundBinary rounds x to a binary format with mant stored mantissa bits, smallest normal exponent
-// emin and largest finite value max.
-func roundBinary(x float64, mant, emin int, max float64) float64 {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	a := math.Abs(x)
-	_, exp := math.Frexp(a) // a = f·2^exp, f in [0.5, 1)
-	e := exp - 1
-	if e < emin {
-		e = emin // subnormal: fixed quantum 2^(emin−mant)
-	}
-	q := math.Ldexp(1, e-mant)
-	r := math.RoundToEven(a/q) * q
-	if r > max {
-		r = math.Inf(1)
-	}
-	return math.Copysign(r, x)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 func TestRegistered(t *testing.T) {
@@ -31,14 +32,14 @@ func TestRoundF16(t *testing.T) {
 		{1 + math.Ldexp(1, -11), 1},          // tie to even at 1
 		{1 + 3*math.Ldexp(1, -11), 1 + math.Ldexp(1, -9)},
 	} {
-		if got := RoundF16(float32(c.in)); got != c.want && !(math.IsInf(c.want, 0) && got == c.want) {
+		if got := workloads.RoundF16(float32(c.in)); got != c.want && !(math.IsInf(c.want, 0) && got == c.want) {
 			t.Errorf("RoundF16(%g) = %g, want %g", c.in, got, c.want)
 		}
 	}
 	for _, c := range []struct{ in, want float64 }{
 		{1, 1}, {1e-30, 1e-30}, {1 + math.Ldexp(1, -9), 1}, {3e-8, 3e-8},
 	} {
-		if got := RoundBF16(float32(c.in)); math.Abs(got-c.want) > math.Abs(c.want)*math.Ldexp(1, -8) {
+		if got := workloads.RoundBF16(float32(c.in)); math.Abs(got-c.want) > math.Abs(c.want)*math.Ldexp(1, -8) {
 			t.Errorf("RoundBF16(%g) = %g, want ≈ %g", c.in, got, c.want)
 		}
 	}

@@ -655,7 +655,7 @@ func refTrain(w MLP, init [][]float32, x, y []float64, lr float64, steps int) re
 		// Mixed precision: like the device, use 16-bit copies of the weights and round every
 		// intermediate the device keeps in Type (a no-op for float32 and float64), so what is left to
 		// compare is the arithmetic, not the rounding model.
-		rt := func(v float64) float64 { return roundOne(v, w.Type) }
+		rt := func(v float64) float64 { return Round(v, w.Type) }
 		hs := [][]float64{x}
 		wc := make([][]float64, L)
 		for l := 0; l < L; l++ {
@@ -740,34 +740,6 @@ func refTrain(w MLP, init [][]float32, x, y []float64, lr float64, steps int) re
 		r.m, r.v = append(r.m, ms[k]...), append(r.v, vs[k]...)
 	}
 	return r
-}
-
-// roundOne rounds v to what a 16-bit dt can hold, or returns it unchanged for wider types.
-func roundOne(v float64, dt dtypes.DType) float64 {
-	switch dt {
-	case dtypes.BFloat16:
-		return float64(bf16Round(float32(v)))
-	case dtypes.Float16:
-		return float64(f16Round(float32(v)))
-	}
-	return v
-}
-
-// roundAll returns x rounded to what a 16-bit dt can hold (a copy), or x itself for wider types.
-func roundAll(x []float64, dt dtypes.DType) []float64 {
-	if dt.Size() >= 4 {
-		return x
-	}
-	out := make([]float64, len(x))
-	for i, v := range x {
-		switch dt {
-		case dtypes.BFloat16:
-			out[i] = float64(bf16Round(float32(v)))
-		default:
-			out[i] = float64(f16Round(float32(v)))
-		}
-	}
-	return out
 }
 
 // describeMemory formats a Memory as one line, for errors and examples.
