@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 )
 
 // Kernel is the course kernel's name: every notebook's metadata.kernelspec.name.
@@ -52,30 +54,16 @@ func LoadConfig(root string) (Config, error) {
 // text. (A small parser, enough for go.mod files written by the go command.)
 func ParseGoMod(text string) (Config, error) {
 	var c Config
-	inRequire := false
-	for _, line := range strings.Split(text, "\n") {
-		if i := strings.Index(line, "//"); i >= 0 {
-			line = line[:i]
-		}
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		switch {
-		case inRequire && f[0] == ")":
-			inRequire = false
-		case inRequire:
-			c.Allowed = append(c.Allowed, f[0])
-		case f[0] == "module" && len(f) > 1:
-			c.Module = strings.Trim(f[1], `"`)
-		case f[0] == "require" && len(f) > 1 && f[1] == "(":
-			inRequire = true
-		case f[0] == "require" && len(f) > 2:
-			c.Allowed = append(c.Allowed, f[1])
-		}
+	f, err := modfile.ParseLax("go.mod", []byte(text), nil)
+	if err != nil {
+		return c, fmt.Errorf("go.mod: %w", err)
 	}
-	if c.Module == "" {
+	if f.Module == nil || f.Module.Mod.Path == "" {
 		return c, fmt.Errorf("go.mod: no module line")
+	}
+	c.Module = f.Module.Mod.Path
+	for _, r := range f.Require {
+		c.Allowed = append(c.Allowed, r.Mod.Path)
 	}
 	sort.Strings(c.Allowed)
 	return c, nil

@@ -11,11 +11,8 @@
 package feeding
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -213,30 +210,14 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 	return rs, tls, nil
 }
 
-// timelinesPath is where KeepTimelines writes.
-func timelinesPath() string { return filepath.Join(measure.CacheDir(), Lesson+"-timelines.json") }
+// KeepTimelinesName is the name pipeline timelines are kept under between cells.
+const KeepTimelinesName = Lesson + "-timelines"
 
-// KeepTimelines saves pipeline timelines for a later cell.
-func KeepTimelines(tls []Timeline) error {
-	b, err := json.Marshal(tls)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(measure.CacheDir(), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(timelinesPath(), b, 0o644)
-}
+// KeepTimelines saves pipeline timelines for a later cell (measure.KeepValue).
+func KeepTimelines(tls []Timeline) error { return measure.KeepValue(KeepTimelinesName, tls) }
 
 // RecallTimelines loads what KeepTimelines saved.
-func RecallTimelines() ([]Timeline, error) {
-	b, err := os.ReadFile(timelinesPath())
-	if err != nil {
-		return nil, fmt.Errorf("no pipeline timelines kept yet: run the cell with feeding.SweepHere first (%w)", err)
-	}
-	var tls []Timeline
-	return tls, json.Unmarshal(b, &tls)
-}
+func RecallTimelines() ([]Timeline, error) { return measure.RecallValue[[]Timeline](KeepTimelinesName) }
 
 // SweepHere runs WorkersSweep on the default device at the current scale, adds results recorded on
 // devices this machine lacks, and keeps results and timelines for the chart cells.

@@ -1,12 +1,9 @@
 package precision
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 
@@ -371,28 +368,11 @@ func ScalingTable(us []Underflow) units.Table {
 	return UnderflowTable([]Underflow{us[0], us[len(us)-1]})
 }
 
-// KeepStudy saves a study for later cells (under measure.CacheDir()).
-func KeepStudy(us []Underflow) error {
-	b, err := json.Marshal(us)
-	if err != nil {
-		return err
-	}
-	dir := measure.CacheDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, KeepStudyName+".json"), b, 0o644)
-}
+// KeepStudy saves a study for later cells (measure.KeepValue).
+func KeepStudy(us []Underflow) error { return measure.KeepValue(KeepStudyName, us) }
 
 // RecallStudy loads the study kept by KeepStudy.
-func RecallStudy() ([]Underflow, error) {
-	b, err := os.ReadFile(filepath.Join(measure.CacheDir(), KeepStudyName+".json"))
-	if err != nil {
-		return nil, fmt.Errorf("no gradient study kept yet: run the cell that calls precision.Study() first (%w)", err)
-	}
-	var us []Underflow
-	return us, json.Unmarshal(b, &us)
-}
+func RecallStudy() ([]Underflow, error) { return measure.RecallValue[[]Underflow](KeepStudyName) }
 
 // KeepStudyName is the name the gradient study is kept under.
 const KeepStudyName = Lesson + "-gradients"

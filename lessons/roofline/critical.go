@@ -211,7 +211,7 @@ func BatchRoofline(results []measure.Result) (*plot.Plot, error) {
 			roofs[i].Points = append(roofs[i].Points, pt)
 		}
 	}
-	c := Spec(H200)
+	c := sheet(H200)
 	roofs = append(roofs, charts.Roof{Name: "H200 SXM bf16", PeakFLOPS: c.Peak("bfloat16"), Bandwidth: c.BandwidthBytes, Source: charts.Model, Note: "datasheet"})
 	return charts.Roofline("the batch sweep on the roofline: batch size moves a matmul right", roofs)
 }
@@ -266,7 +266,7 @@ func CriticalRows(results []measure.Result) []CriticalRow {
 		}
 	}
 	for _, m := range []string{H100, H200} {
-		c := Spec(m)
+		c := sheet(m)
 		ridge := c.Ridge("bfloat16")
 		rows = append(rows, CriticalRow{Device: m + " (model)", Precision: "bfloat16", Ridge: ridge, RidgeFrom: "datasheet",
 			Critical: CriticalBatch(ridge, d, 2)})

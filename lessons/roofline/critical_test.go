@@ -34,7 +34,7 @@ func TestBatchIntensityAndCriticalBatch(t *testing.T) {
 	}
 	// The H200's datasheet bf16 ridge (989 TFLOP/s ÷ 4.8 TB/s ≈ 206) puts the critical batch at
 	// D = 1024 near 300 (≈ 345; ≈ 2 × ridge / elem for B ≪ D, less the weight-reuse limit).
-	h200 := CriticalBatch(Spec(H200).Ridge("bfloat16"), 1024, 2)
+	h200 := CriticalBatch(sheet(H200).Ridge("bfloat16"), 1024, 2)
 	if h200 < 250 || h200 > 400 {
 		t.Errorf("H200 critical batch at D=1024: %v, want about 300", h200)
 	}

@@ -148,14 +148,18 @@ func IntensityTable() units.Table {
 	return units.Table{Header: []string{"operation", "FLOPs", "minimum bytes", "FLOP/byte", "source"}, Rows: rows}
 }
 
-// Spec returns a datasheet row by model name; it panics on a name not in devices.Datasheet (a
-// programming error the tests catch).
-func Spec(model string) devices.Ceilings {
-	s, ok := devices.SpecByModel(model)
-	if !ok {
-		panic("roofline: no datasheet row " + model)
-	}
-	return s.Ceilings
+// Spec returns the ceilings of a datasheet row by model name; a name not in devices.Datasheet is an
+// error that lists the rows there are.
+func Spec(model string) (devices.Ceilings, error) {
+	s, err := devices.SpecOf(model)
+	return s.Ceilings, err
+}
+
+// sheet is Spec for this package's own rows (H100, H200, CPU), which TestSpec checks are in the datasheet:
+// a missing one shows as zero ceilings in the tables, never a panic.
+func sheet(model string) devices.Ceilings {
+	c, _ := Spec(model)
+	return c
 }
 
 // Gap is one of the source's comparisons, computed from the datasheet table.
@@ -170,7 +174,7 @@ type Gap struct {
 // from devices.Datasheet: a large GEMM is compute-bound on both (ratio of compute roofs), a
 // layernorm memory-bound on both (ratio of bandwidths).
 func Gaps() []Gap {
-	gpu, cpu := Spec(H100), Spec(CPU)
+	gpu, cpu := sheet(H100), sheet(CPU)
 	return []Gap{
 		{"large GEMM, GPU bf16 tensor cores vs CPU f32", gpu.Peak("bfloat16") / cpu.Peak("float32"), "compute roofs", "≈97×"},
 		{"large GEMM, GPU plain f32 vs CPU f32", gpu.Peak("float32") / cpu.Peak("float32"), "compute roofs", "≈6.6×"},
@@ -207,7 +211,7 @@ func RidgeTable(devs []*devices.Device) (units.Table, error) {
 		rows = append(rows, []string{name, prec, units.SI(flops, "FLOP/s"), bws, ridge, src})
 	}
 	for _, m := range []string{H100, CPU} {
-		c := Spec(m)
+		c := sheet(m)
 		for _, p := range []string{"float32", "bfloat16"} {
 			if c.Peak(p) > 0 {
 				add(m, p, c.Peak(p), c.BandwidthBytes, c.Source)
@@ -269,11 +273,11 @@ func Roofs(results []measure.Result) []charts.Roof {
 		models = nil // a measured or recorded GPU is on the chart: its datasheet roof would crowd it
 	}
 	for _, m := range models {
-		c := Spec(m)
+		c := sheet(m)
 		roofs = append(roofs, charts.Roof{Name: m + " bf16 (tensor cores)", PeakFLOPS: c.Peak("bfloat16"), Bandwidth: c.BandwidthBytes, Source: charts.Model, Note: "datasheet"})
 		roofs = append(roofs, charts.Roof{Name: m + " f32", PeakFLOPS: c.Peak("float32"), Bandwidth: c.BandwidthBytes, Source: charts.Model, Note: "datasheet"})
 	}
-	c := Spec(CPU)
+	c := sheet(CPU)
 	roofs = append(roofs, charts.Roof{Name: "64-core CPU f32", PeakFLOPS: c.Peak("float32"), Bandwidth: c.BandwidthBytes, Source: charts.Model, Note: "the source's illustrative socket"})
 	return roofs
 }

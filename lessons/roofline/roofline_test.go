@@ -2,6 +2,7 @@ package roofline
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
@@ -33,13 +34,13 @@ func TestSourceNumbers(t *testing.T) {
 			t.Errorf("gap %q = %.2f, want ≈ %.1f", gaps[i].What, gaps[i].Ratio, want)
 		}
 	}
-	if r := Spec(H100).Ridge("bfloat16"); !near(r, 295, 0.01) {
+	if r := sheet(H100).Ridge("bfloat16"); !near(r, 295, 0.01) {
 		t.Errorf("H100 bf16 ridge %.1f, want ≈ 295", r)
 	}
-	if r := Spec(CPU).Ridge("float32"); !near(r, 22.2, 0.01) {
+	if r := sheet(CPU).Ridge("float32"); !near(r, 22.2, 0.01) {
 		t.Errorf("CPU ridge %.1f, want ≈ 22", r)
 	}
-	if p := Spec(CPU).Peak("float32"); !near(p, 10.24e12, 1e-6) {
+	if p := sheet(CPU).Peak("float32"); !near(p, 10.24e12, 1e-6) {
 		t.Errorf("CPU peak %.3g", p)
 	}
 	if h, rows := GapTable().Parts(); len(rows) != 3 || len(h) != 4 {
@@ -105,5 +106,16 @@ func TestPointsOnGoBackend(t *testing.T) {
 		if r.Name == H100+" f32" {
 			t.Errorf("datasheet roof %q shown next to a recorded GPU", r.Name)
 		}
+	}
+}
+
+func TestSpec(t *testing.T) {
+	for _, m := range []string{H100, H200, CPU} {
+		if _, err := Spec(m); err != nil {
+			t.Errorf("Spec(%q): %v", m, err)
+		}
+	}
+	if _, err := Spec("no such GPU"); err == nil || !strings.Contains(err.Error(), H100) {
+		t.Errorf("Spec of an unknown name should be an error listing the rows, got %v", err)
 	}
 }

@@ -11,6 +11,7 @@
 package devices
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -299,47 +300,41 @@ func orDefault(s, def string) string {
 }
 
 // OpenAll opens every device available here, in Names order. Devices that fail to open are reported
-// in the error (joined) but do not stop the others.
-func OpenAll() ([]*Device, error) {
-	var devs []*Device
-	var errs []string
-	for _, s := range Probe() {
-		if !s.Available {
-			continue
+// in the error (errors.Join of each device's error, so errors.Is and errors.As see them) but do not
+// stop the others.
+func OpenAll() ([]*Device, error) { return openWhere(func(string) bool { return true }) }
+
+// Accelerated opens the XLA devices available here (xla:cpu, and xla:cuda when present), the ones
+// lessons race against each other. The Go backend is left out: open it by name for contrasts. It is
+// an error only when none opens.
+func Accelerated() ([]*Device, error) {
+	devs, err := openWhere(func(name string) bool { return name != Go })
+	if len(devs) == 0 {
+		if err == nil {
+			err = errors.New("none is available")
 		}
-		d, err := Open(s.Name)
-		if err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		devs = append(devs, d)
-	}
-	if len(errs) > 0 {
-		return devs, fmt.Errorf("%s", strings.Join(errs, "; "))
+		return nil, fmt.Errorf("devices: no XLA device could be opened: %w", err)
 	}
 	return devs, nil
 }
 
-// Accelerated opens the XLA devices available here (xla:cpu, and xla:cuda when present), the ones
-// lessons race against each other. The Go backend is left out: open it by name for contrasts.
-func Accelerated() ([]*Device, error) {
+// openWhere opens the available devices whose name want accepts, in Names order, and joins the
+// errors of those that fail.
+func openWhere(want func(name string) bool) ([]*Device, error) {
 	var devs []*Device
-	var errs []string
+	var errs []error
 	for _, s := range Probe() {
-		if !s.Available || s.Name == Go {
+		if !s.Available || !want(s.Name) {
 			continue
 		}
 		d, err := Open(s.Name)
 		if err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, err)
 			continue
 		}
 		devs = append(devs, d)
 	}
-	if len(devs) == 0 {
-		return nil, fmt.Errorf("devices: no XLA device could be opened: %s", strings.Join(errs, "; "))
-	}
-	return devs, nil
+	return devs, errors.Join(errs...)
 }
 
 // Default opens the device lessons use by default: xla:cuda when a GPU and its plugin are present,

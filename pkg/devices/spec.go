@@ -5,6 +5,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -99,6 +100,18 @@ func SpecByModel(model string) (Spec, bool) {
 		return Spec{}, false
 	}
 	return Datasheet[i], true
+}
+
+// SpecOf returns the datasheet row of a model, or an error that names the rows there are.
+func SpecOf(model string) (Spec, error) {
+	if s, ok := SpecByModel(model); ok {
+		return s, nil
+	}
+	have := make([]string, len(Datasheet))
+	for i, s := range Datasheet {
+		have[i] = strconv.Quote(s.Model)
+	}
+	return Spec{}, fmt.Errorf("devices: no datasheet row %q (the rows are %s)", model, strings.Join(have, ", "))
 }
 
 // CPUFacts are what the CPU ceiling model is built from, read with gopsutil.
