@@ -7,16 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/internal/devicetest"
 )
 
 // TestCompareDryRunOnCPU runs the GPU comparison at tiny sizes on xla:cpu against a made-up PyTorch
 // report: every row is measured, ratios are computed where PyTorch has a number, and the targets are
 // evaluated (whether they pass on a CPU is beside the point).
 func TestCompareDryRunOnCPU(t *testing.T) {
-	if _, ok := devices.FindPlugin("cpu"); !ok {
-		t.Skip("no CPU PJRT plugin: run make setup")
-	}
+	devicetest.NeedCPUPlugin(t)
 	dir := t.TempDir()
 	torch := filepath.Join(dir, "torch.json")
 	os.WriteFile(torch, []byte(`{"torch":"test","results":[{"name":"matmul-bf16","tflops":0.001},{"name":"copy-d2d","gbps":1}]}`), 0o644)

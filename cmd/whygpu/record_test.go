@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -40,9 +41,7 @@ func init() {
 
 func needCPUPlugin(t *testing.T) {
 	t.Helper()
-	if _, ok := devices.FindPlugin("cpu"); !ok {
-		t.Skip("the XLA CPU plugin is not installed (make setup); PJRT_PLUGIN_LIBRARY_PATH=" + os.Getenv("PJRT_PLUGIN_LIBRARY_PATH"))
-	}
+	devicetest.NeedCPUPlugin(t)
 }
 
 func TestRecordOnCPU(t *testing.T) {

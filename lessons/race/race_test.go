@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
@@ -299,9 +300,7 @@ func TestSweepOnGoBackend(t *testing.T) {
 
 // TestRace runs the race on this machine when the XLA CPU plugin is installed.
 func TestRace(t *testing.T) {
-	if _, ok := devices.FindPlugin("cpu"); !ok {
-		t.Skip("no XLA CPU plugin (run make setup; make test-go sets PJRT_PLUGIN_LIBRARY_PATH)")
-	}
+	devicetest.NeedCPUPlugin(t)
 	lanes, err := Run(1, 16)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
@@ -37,11 +38,8 @@ func TestFLOPsTable(t *testing.T) {
 }
 
 func openCPU(t *testing.T) *devices.Device {
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		t.Skipf("xla:cpu: %v", err)
-	}
-	return dev
+	t.Helper()
+	return devicetest.Open(t, devices.CPU)
 }
 
 // TestTrainOnCPU trains a small model a few steps and checks the run's numbers and sample.

@@ -10,16 +10,13 @@ import (
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 )
 
 func cpu(t *testing.T) *devices.Device {
 	t.Helper()
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		t.Skipf("no XLA CPU plugin: %v", err)
-	}
-	return dev
+	return devicetest.Open(t, devices.CPU)
 }
 
 // chain applies n elementwise operations, alternating ·1.01 and +0.5.

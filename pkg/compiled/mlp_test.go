@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -13,10 +14,7 @@ import (
 // learning rate, parameters and optimizer state), outputs the new state plus the scalar loss, and
 // the kernels include at least one per matmul of the forward and backward passes.
 func TestMLPStepAsCompiled(t *testing.T) {
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		t.Skip(err)
-	}
+	dev := devicetest.Open(t, devices.CPU)
 	for _, opt := range []workloads.Optimizer{workloads.SGD, workloads.Adam} {
 		w := workloads.MLP{Batch: 32, In: 64, Hidden: 128, Out: 16, Depth: 1, Type: dtypes.Float32, Optimizer: opt, Seed: 1}
 		tr, err := w.NewTrainer(dev)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -142,20 +143,8 @@ func TestRunReturnsErrors(t *testing.T) {
 	}
 }
 
-// openDevice opens a device for a test, skipping when it is not available here.
-func openDevice(t testing.TB, name string) *devices.Device {
-	t.Helper()
-	for _, s := range devices.Probe() {
-		if s.Name == name && !s.Available {
-			t.Skipf("%s not available: %s", name, s.Detail)
-		}
-	}
-	d, err := devices.Open(name)
-	if err != nil {
-		t.Fatalf("opening %s: %v", name, err)
-	}
-	return d
-}
+// openDevice opens a device for a test (devicetest.Open: a missing XLA CPU plugin fails under make test).
+func openDevice(t testing.TB, name string) *devices.Device { return devicetest.Open(t, name) }
 
 func TestMain(m *testing.M) {
 	runHelper() // a helper process of disturbance_test.go exits here

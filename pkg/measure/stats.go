@@ -84,7 +84,10 @@ var RealClock Clock = realClock{}
 
 // Options control a timing run.
 type Options struct {
-	Warmup  int           // untimed runs first (default 2)
+	// Warmup is the number of untimed runs first. 0 means the default, 2 (so a zero Options warms
+	// up); -1 (any negative value) means none, for a workload that warms itself up (e.g. in its
+	// Compile, as lesson 1's split matmuls do).
+	Warmup  int
 	Reps    int           // minimum timed samples (default 5)
 	MinTime time.Duration // keep repeating until this much timed time has passed (default 0)
 	MaxReps int           // upper bound on timed samples when MinTime is set (default 1000)

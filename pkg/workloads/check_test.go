@@ -6,23 +6,12 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 )
 
-// openDevice opens a device for a test, skipping when it is not available here.
-func openDevice(t testing.TB, name string) *devices.Device {
-	t.Helper()
-	for _, s := range devices.Probe() {
-		if s.Name == name && !s.Available {
-			t.Skipf("%s not available: %s", name, s.Detail)
-		}
-	}
-	d, err := devices.Open(name)
-	if err != nil {
-		t.Fatalf("opening %s: %v", name, err)
-	}
-	return d
-}
+// openDevice opens a device for a test (devicetest.Open: a missing XLA CPU plugin fails under make test).
+func openDevice(t testing.TB, name string) *devices.Device { return devicetest.Open(t, name) }
 
 // TestCheckAgainstFloat64 runs every workload on fresh random inputs and compares it with its float64
 // host reference, on xla:cpu and the Go backend.
