@@ -13,6 +13,7 @@ package feeding
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -105,19 +106,7 @@ func Workers(s experiments.Scale) []int {
 	if devices.NumCPU() <= 2 {
 		ws = append(ws, 4)
 	}
-	return uniq(ws)
-}
-
-func uniq(xs []int) []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
+	return slices.Compact(ws) // ascending, so equal counts are neighbours
 }
 
 // Fed is the model of a loader feeding a device, with cores to spare: a step every max(step,
@@ -481,7 +470,7 @@ func LaunchTable(rs []measure.Result, ceiling float64) units.Table {
 // OverWorkers are the concurrent job counts the oversubscription experiment tries: up to 8× the cores.
 func OverWorkers() []int {
 	c := devices.NumCPU()
-	return uniq([]int{1, c, 2 * c, 4 * c, 8 * c})
+	return slices.Compact([]int{1, c, 2 * c, 4 * c, 8 * c})
 }
 
 // Oversubscription runs jobs matmuls (overMatmulDim², float32, on dev: XLA's multi-threaded CPU

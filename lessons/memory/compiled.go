@@ -43,25 +43,25 @@ func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.
 	if err := Budget(dev, w); err != nil {
 		return measure.Result{}, err
 	}
-	p := startPeak(dev, base)
+	p := measure.StartPeak(dev.IsGPU(), base)
 	t, err := w.NewTrainer(dev)
 	if err != nil {
-		p.stop()
+		p.Stop()
 		return measure.Result{}, err
 	}
 	defer t.Close()
 	g, err := t.StepGraph("")
 	if err != nil {
-		p.stop()
+		p.Stop()
 		return measure.Result{}, err
 	}
 	m, err := compiled.MemoryOf(g)
 	if err != nil {
-		p.stop()
+		p.Stop()
 		return measure.Result{}, err
 	}
 	stats, _, err := measure.Time(t.Step, measure.Options{Warmup: 1, Reps: 3})
-	grew := p.stop()
+	grew := p.Stop()
 	if err != nil {
 		return measure.Result{}, err
 	}
@@ -82,7 +82,7 @@ func CompiledSweep(dev *devices.Device, s experiments.Scale, step func(done, tot
 	if _, err := measure.Run(dev, Model(s, 8), measure.Options{Warmup: 1, Reps: 1}, false); err != nil {
 		return nil, err
 	}
-	base := current(dev.IsGPU())
+	base := measure.InUse(dev.IsGPU())
 	bs := Batches(s)
 	var out []measure.Result
 	for i, b := range bs {

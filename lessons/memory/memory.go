@@ -12,10 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
@@ -25,7 +23,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/monitor"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -153,76 +150,6 @@ func AdamRatio(w workloads.MLP) float64 {
 	return float64(m.OptimizerState) / float64(m.Parameters)
 }
 
-// peak tracks the peak memory of the process (CPU devices: VmHWM, the kernel's high-water mark of
-// the resident set, reset through /proc/self/clear_refs) or of GPU 0 (NVML, sampled).
-type peak struct {
-	gpu     bool
-	base    uint64 // resident or GPU memory in use before the run
-	sampler *monitor.Sampler
-	hwm     bool // VmHWM could be reset: it measures this run's peak
-}
-
-// startPeak starts tracking; base is the memory in use the growth is counted from (0: now).
-func startPeak(dev *devices.Device, base uint64) *peak {
-	p := &peak{gpu: dev.IsGPU(), base: base}
-	if p.base == 0 {
-		p.base = current(p.gpu)
-	}
-	if p.gpu {
-		p.sampler = monitor.Start(5 * time.Millisecond)
-		return p
-	}
-	// Writing 5 to clear_refs resets the peak RSS to the current RSS (Linux ≥ 4.0).
-	p.hwm = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
-	return p
-}
-
-// stop returns how much the memory in use rose above the start, at its peak.
-func (p *peak) stop() uint64 {
-	var top uint64
-	if p.gpu {
-		for _, s := range p.sampler.Stop().GPU {
-			if s.Index == 0 && s.MemoryUsed > top {
-				top = s.MemoryUsed
-			}
-		}
-	} else if p.hwm {
-		top = readHWM()
-	}
-	if now := current(p.gpu); now > top {
-		top = now
-	}
-	if top < p.base {
-		return 0
-	}
-	return top - p.base
-}
-
-func current(gpu bool) uint64 {
-	m := measure.ReadMemory()
-	if gpu {
-		return m.GPUUsed
-	}
-	return m.RSS
-}
-
-// readHWM reads VmHWM (peak resident set) from /proc/self/status, in bytes; 0 when unavailable.
-func readHWM() uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, err := strconv.ParseUint(f[1], 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
-
 // MeasureBatch times a few training steps of w on dev and measures the peak memory they needed:
 // on a GPU the rise of GPU 0's memory in use (NVML, sampled every 5 ms), on the CPU devices the rise
 // of this process's peak resident set (device buffers are host memory there). The measured bytes
@@ -237,9 +164,9 @@ func measureFrom(dev *devices.Device, w workloads.MLP, base uint64) (measure.Res
 	if err := Budget(dev, w); err != nil {
 		return measure.Result{}, err
 	}
-	p := startPeak(dev, base)
+	p := measure.StartPeak(dev.IsGPU(), base)
 	r, err := measure.Run(dev, w, measure.Options{Warmup: 1, Reps: 3}, false)
-	grew := p.stop()
+	grew := p.Stop()
 	if err != nil {
 		return r, err
 	}
@@ -264,7 +191,7 @@ func BatchSweep(dev *devices.Device, s experiments.Scale, step func(done, total 
 	if _, err := measure.Run(dev, Model(s, 8), measure.Options{Warmup: 1, Reps: 1}, false); err != nil {
 		return nil, err
 	}
-	base := current(dev.IsGPU())
+	base := measure.InUse(dev.IsGPU())
 	bs := Batches(s)
 	var out []measure.Result
 	for i, b := range bs {

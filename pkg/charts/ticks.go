@@ -128,7 +128,10 @@ func (t NiceTicks) Ticks(min, max float64) []plot.Tick {
 			break
 		}
 	}
-	prec := max0(-int(math.Floor(math.Log10(step) + 1e-9)))
+	prec := -int(math.Floor(math.Log10(step) + 1e-9)) // decimals of the step; none for whole steps
+	if prec < 0 {
+		prec = 0
+	}
 	format := t.Format
 	if format == nil {
 		format = func(v float64) string { return strconv.FormatFloat(v, 'f', prec, 64) }
@@ -149,11 +152,4 @@ func (t NiceTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
-}
-
-func max0(i int) int {
-	if i < 0 {
-		return 0
-	}
-	return i
 }

@@ -93,6 +93,14 @@ func nearest(stops []int, v int) int {
 	return best
 }
 
+// Why the sliders are hand-written instead of gonbui/widgets (v0.11.4): widgets.Slider builds its
+// input from JavaScript once the page's comms answer, so a headless run (nbclient, nbconvert) or an
+// exported notebook gets no slider and no fallback, while the race must notice that no browser is
+// attached (the handshake below) and leave plain HTML behind; its sliders step through a list of
+// stops (powers of two, as indices) rather than a linear integer range; and the browser test needs
+// stable attributes (data-race-input, data-race-live) on the controls. The page side is a small
+// script over GoNB's comms, which widgets uses too.
+//
 // Race shows lesson 1's race: a batch-size slider and a hidden-width slider driving run, with a
 // bar per device that grows while the device works (CSS animation; every bar grows at the same
 // speed, so the shortest one finished first) and the winner named once its bar stops.

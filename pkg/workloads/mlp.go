@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -584,18 +585,10 @@ func (t *Trainer) checkParts() (map[string]float64, error) {
 		errs["delta"] = relErr(delta, ref.delta)
 	}
 	if t.w.optimizer() == Adam && t.w.Type.Size() >= 4 {
-		errs["m"] = relErr(slicesConcat(state[nParams:2*nParams]), ref.m)
-		errs["v"] = relErr(slicesConcat(state[2*nParams:3*nParams]), ref.v)
+		errs["m"] = relErr(slices.Concat(state[nParams:2*nParams]...), ref.m)
+		errs["v"] = relErr(slices.Concat(state[2*nParams:3*nParams]...), ref.v)
 	}
 	return errs, nil
-}
-
-func slicesConcat(xs [][]float64) []float64 {
-	var out []float64
-	for _, x := range xs {
-		out = append(out, x...)
-	}
-	return out
 }
 
 // hostBatch reads the current batch back (as the device holds it, already rounded to Type).
