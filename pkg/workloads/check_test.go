@@ -46,6 +46,8 @@ func TestCheckAgainstFloat64(t *testing.T) {
 		{devices.CPU, MLP{Batch: 4, In: 8, Out: 3, Type: dtypes.Float64}},
 		{devices.Go, MLP{Batch: 8, In: 16, Hidden: 32, Out: 4, Depth: 2, Type: dtypes.Float32, Optimizer: Adam}},
 		{devices.Go, MLP{Batch: 8, In: 16, Hidden: 32, Out: 4, Depth: 2, Type: dtypes.Float16, Optimizer: SGD}},
+		{devices.CPU, MLPForward{Batch: 1, In: 64, Hidden: 256, Out: 10, Depth: 2}},
+		{devices.Go, MLPForward{Batch: 3, In: 16, Hidden: 32, Out: 4, Depth: 2, Seed: 5}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.dev+"/"+tc.w.String(), func(t *testing.T) {

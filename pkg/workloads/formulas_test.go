@@ -26,6 +26,8 @@ func TestFLOPsAndBytes(t *testing.T) {
 		// MLP 10→20→20→5, batch 4: forward 2·4·(10·20 + 20·20 + 20·5) = 5600, total 3× = 16800.
 		// Memory (f32): params 10·20+20 + 20·20+20 + 20·5+5 = 745 → 2980 B; activations 4·(20+20+5)·4 = 720 B;
 		// batch 4·(10+5)·4 = 240 B. Bytes = 2·2980 + 0 + 240 + 2·720 = 7640.
+		// Its forward pass alone: 5600 FLOPs; bytes = 4·(745 parameters + 4·(10+5) batch values) = 3220.
+		{"mlp forward", MLPForward{Batch: 4, In: 10, Hidden: 20, Out: 5, Depth: 2}, 5600, 3220},
 		{"mlp sgd f32", MLP{Batch: 4, In: 10, Hidden: 20, Out: 5, Depth: 2, Type: dtypes.Float32}, 16800, 7640},
 		// Adam adds 2·2980 of state, read and written: + 2·5960.
 		{"mlp adam f32", MLP{Batch: 4, In: 10, Hidden: 20, Out: 5, Depth: 2, Type: dtypes.Float32, Optimizer: Adam}, 16800, 7640 + 2*5960},

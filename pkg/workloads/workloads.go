@@ -274,12 +274,17 @@ func (e *execInstance) Check() (float64, error) {
 }
 
 func (e *execInstance) Close() {
+	e.freeInputs()
+	e.exec.Finalize()
+}
+
+// freeInputs releases the inputs' device buffers.
+func (e *execInstance) freeInputs() {
 	for _, in := range e.inputs {
 		if t, ok := in.(*tensors.Tensor); ok {
 			_ = t.FinalizeAll()
 		}
 	}
-	e.exec.Finalize()
 }
 
 // Precompile builds and compiles exec's graph for the shapes of args (tensors, as they will be passed to
