@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -79,40 +78,13 @@ func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.
 // CompiledSweep runs CompiledMemory at each batch size of the lesson's sweep (Batches(s)), after a
 // small unreported warm-up step, all counted from one baseline (as BatchSweep).
 func CompiledSweep(dev *devices.Device, s experiments.Scale, step func(done, total int, what string)) ([]measure.Result, error) {
-	if _, err := measure.Run(dev, Model(s, 8), measure.Options{Warmup: 1, Reps: 1}, false); err != nil {
-		return nil, err
-	}
-	base := measure.InUse(dev.IsGPU())
-	bs := Batches(s)
-	var out []measure.Result
-	for i, b := range bs {
-		if step != nil {
-			step(i, len(bs), fmt.Sprintf("batch %d on %s", b, dev.Name))
-		}
-		r, err := CompiledMemory(dev, Model(s, b), base)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return sweepFrom(dev, s, step, CompiledMemory)
 }
 
 // CompiledHere runs CompiledSweep on the default device at the current scale, adds recordings of
 // devices not here, and keeps the results for the next cells.
 func CompiledHere(step func(done, total int, what string)) ([]measure.Result, error) {
-	dev, err := devices.Default()
-	if err != nil {
-		return nil, err
-	}
-	rs, err := CompiledSweep(dev, experiments.CurrentScale(), step)
-	if err != nil {
-		return rs, err
-	}
-	if rs, err = experiments.WithRecorded(rs, Lesson, "compiled-memory"); err != nil {
-		return rs, err
-	}
-	return rs, measure.Keep(KeepCompiled, rs)
+	return sweepHere(CompiledSweep, "compiled-memory", KeepCompiled, step)
 }
 
 // XLAFigures are XLA's compiled memory figures of a result, in bytes.

@@ -188,6 +188,13 @@ func measureFrom(dev *devices.Device, w workloads.MLP, base uint64) (measure.Res
 // the allocator keeps for the next compilation) is not charged to the first batch. step, when not
 // nil, is told about progress.
 func BatchSweep(dev *devices.Device, s experiments.Scale, step func(done, total int, what string)) ([]measure.Result, error) {
+	return sweepFrom(dev, s, step, measureFrom)
+}
+
+// sweepFrom runs one at each batch size of Batches(s), in increasing order, after a small
+// unreported warm-up step, every batch counted from the same baseline read after that step.
+func sweepFrom(dev *devices.Device, s experiments.Scale, step func(done, total int, what string),
+	one func(*devices.Device, workloads.MLP, uint64) (measure.Result, error)) ([]measure.Result, error) {
 	if _, err := measure.Run(dev, Model(s, 8), measure.Options{Warmup: 1, Reps: 1}, false); err != nil {
 		return nil, err
 	}
@@ -198,7 +205,7 @@ func BatchSweep(dev *devices.Device, s experiments.Scale, step func(done, total 
 		if step != nil {
 			step(i, len(bs), fmt.Sprintf("batch %d on %s", b, dev.Name))
 		}
-		r, err := measureFrom(dev, Model(s, b), base)
+		r, err := one(dev, Model(s, b), base)
 		if err != nil {
 			return out, err
 		}
@@ -210,18 +217,25 @@ func BatchSweep(dev *devices.Device, s experiments.Scale, step func(done, total 
 // SweepHere runs BatchSweep on the default device (the GPU when there is one) at the current scale,
 // adds results recorded on devices this machine lacks, and keeps them for the chart cell.
 func SweepHere(step func(done, total int, what string)) ([]measure.Result, error) {
+	return sweepHere(BatchSweep, "batch-memory", KeepBatch, step)
+}
+
+// sweepHere runs sweep on the default device at the current scale, adds the recordings of
+// experiment name for devices not here, and keeps the results under keep.
+func sweepHere(sweep func(*devices.Device, experiments.Scale, func(done, total int, what string)) ([]measure.Result, error),
+	name, keep string, step func(done, total int, what string)) ([]measure.Result, error) {
 	dev, err := devices.Default()
 	if err != nil {
 		return nil, err
 	}
-	rs, err := BatchSweep(dev, experiments.CurrentScale(), step)
+	rs, err := sweep(dev, experiments.CurrentScale(), step)
 	if err != nil {
 		return rs, err
 	}
-	if rs, err = experiments.WithRecorded(rs, Lesson, "batch-memory"); err != nil {
+	if rs, err = experiments.WithRecorded(rs, Lesson, name); err != nil {
 		return rs, err
 	}
-	return rs, measure.Keep(KeepBatch, rs)
+	return rs, measure.Keep(keep, rs)
 }
 
 // modelOf rebuilds the MLP a result measured, from its Params.
