@@ -1,0 +1,150 @@
+package feeding
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Thread oversubscription: more workers than cores, each calling a multi-threaded library.
+
+// OverWorkers are the concurrent job counts the oversubscription experiment tries: up to 8× the cores.
+func OverWorkers() []int {
+	c := devices.NumCPU()
+	return slices.Compact([]int{1, c, 2 * c, 4 * c, 8 * c})
+}
+
+// Oversubscription runs jobs matmuls (overMatmulDim², float32, on dev: XLA's multi-threaded CPU
+// kernels) spread over k concurrent workers for each k, and reports throughput (jobs/s, as
+// FLOP/s in the result) and each job's mean latency. Past the core count throughput cannot rise;
+// what grows is the time each job takes, and the memory each in-flight job holds. jobs 0 picks 240.
+func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.Result, error) {
+	if jobs <= 0 {
+		jobs = 240
+	}
+	mm := workloads.Square(overMatmulDim, dtypes.Float32)
+	maxK := 0
+	for _, k := range workers {
+		maxK = max(maxK, k)
+	}
+	insts := make([]workloads.Instance, maxK)
+	defer func() {
+		for _, in := range insts {
+			if in != nil {
+				in.Close()
+			}
+		}
+	}()
+	for i := range insts {
+		in, err := mm.Prepare(dev)
+		if err != nil {
+			return nil, err
+		}
+		insts[i] = in
+		if _, err := in.Compile(); err != nil {
+			return nil, err
+		}
+		if err := in.Run(); err != nil { // warm-up
+			return nil, err
+		}
+	}
+	var rs []measure.Result
+	for _, k := range workers {
+		var next, lat int64
+		var mu sync.Mutex
+		var firstErr error
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for i := 0; i < k; i++ {
+			wg.Add(1)
+			go func(in workloads.Instance) {
+				defer wg.Done()
+				for {
+					mu.Lock()
+					if next >= int64(jobs) || firstErr != nil {
+						mu.Unlock()
+						return
+					}
+					next++
+					mu.Unlock()
+					a := time.Now()
+					err := in.Run()
+					d := time.Since(a)
+					mu.Lock()
+					lat += int64(d)
+					if err != nil && firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}(insts[i])
+		}
+		wg.Wait()
+		wall := time.Since(t0)
+		if firstErr != nil {
+			return rs, firstErr
+		}
+		per := wall / time.Duration(jobs)
+		rs = append(rs, measure.Result{Workload: "matmul-jobs", Label: fmt.Sprintf("%d jobs of %s on %d concurrent workers", jobs, mm, k),
+			DType: "float32", FLOPs: mm.FLOPs(), Bytes: mm.Bytes(), RelErr: -1,
+			Stats:      measure.Stats{N: jobs, Median: per, Min: per, P90: per, Mean: per},
+			Params:     map[string]int{ParamWorkers: k, ParamLatUS: int(time.Duration(lat / int64(jobs)).Microseconds()), ParamCores: devices.NumCPU()},
+			Provenance: measure.ProvenanceOf(dev)})
+	}
+	return rs, nil
+}
+
+// OversubscriptionHere runs Oversubscription on xla:cpu (the machine's cores are the point) and
+// keeps the results.
+func OversubscriptionHere() ([]measure.Result, error) {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := Oversubscription(dev, OverWorkers(), 0)
+	if err != nil {
+		return rs, err
+	}
+	return rs, measure.Keep(KeepOver, rs)
+}
+
+// OverTable formats Oversubscription results.
+func OverTable(rs []measure.Result) units.Table {
+	var rows [][]string
+	for _, r := range rs {
+		rows = append(rows, []string{r.Provenance.Label(), strconv.Itoa(r.Params[ParamCores]), strconv.Itoa(r.Params[ParamWorkers]),
+			fmt.Sprintf("%.0f", 1/r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"),
+			units.Duration(float64(r.Params[ParamLatUS]) * 1e-6)})
+	}
+	return units.Table{Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows}
+}
+
+// OverChart draws throughput and per-job latency (normalized to one worker) against workers.
+func OverChart(rs []measure.Result) (*plot.Plot, error) {
+	if len(rs) == 0 {
+		return nil, charts.ErrNoData
+	}
+	base, lat0 := rs[0].Seconds(), float64(rs[0].Params[ParamLatUS])
+	thr := charts.Series{Name: "throughput (jobs/s, relative to 1 worker)", Source: charts.Live}
+	lat := charts.Series{Name: "time one job takes (relative to 1 worker)", Source: charts.Live}
+	for _, r := range rs {
+		k := float64(r.Params[ParamWorkers])
+		thr.Points = append(thr.Points, charts.XY{X: k, Y: base / r.Seconds()})
+		if lat0 > 0 {
+			lat.Points = append(lat.Points, charts.XY{X: k, Y: float64(r.Params[ParamLatUS]) / lat0})
+		}
+	}
+	return charts.Lines(charts.Axes{Title: fmt.Sprintf("Oversubscription on %d cores: %d×%d float32 matmul jobs (XLA's multi-threaded kernels)", rs[0].Params[ParamCores], overMatmulDim, overMatmulDim),
+		X: "concurrent workers", Y: "relative to one worker [×]", LogX: true, LogY: true, XTicks: charts.Pow2Ticks{}}, thr, lat)
+}

@@ -1,0 +1,250 @@
+package feeding
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/monitor"
+	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// The input pipeline: loader workers feeding training steps, modeled and measured.
+
+// Model is the network the pipeline feeds: a float32 SGD MLP whose step takes a few milliseconds
+// on a laptop CPU (the GPU scale makes it wide enough to be worth a GPU).
+func Model(s experiments.Scale) workloads.MLP {
+	return experiments.Pick(s,
+		workloads.MLP{Batch: 64, In: 256, Hidden: 256, Depth: 2, Out: 16, Type: dtypes.Float32},
+		workloads.MLP{Batch: 512, In: 1024, Hidden: 4096, Depth: 4, Out: 16, Type: dtypes.Float32})
+}
+
+// Workers are the loader worker counts the sweep tries: up to twice the cores.
+func Workers(s experiments.Scale) []int {
+	ws := []int{1, 2}
+	for w := 4; w <= 2*devices.NumCPU() && w <= 16; w *= 2 {
+		ws = append(ws, w)
+	}
+	if devices.NumCPU() <= 2 {
+		ws = append(ws, 4)
+	}
+	return slices.Compact(ws) // ascending, so equal counts are neighbours
+}
+
+// Fed is the model of a loader feeding a device, with cores to spare: a step every max(step,
+// load/workers), the device busy step/period of the time. It is the source's arithmetic: a 300 ms
+// step behind a 400 ms loader runs at 75 %.
+func Fed(step, load time.Duration, workers int) (period time.Duration, util float64) {
+	if workers < 1 {
+		workers = 1
+	}
+	period = max(step, load/time.Duration(workers))
+	return period, float64(step) / float64(period)
+}
+
+// WorkersNeeded is the fewest workers that keep the device fed: ⌈load ÷ step⌉.
+func WorkersNeeded(step, load time.Duration) int {
+	return int(math.Ceil(float64(load) / float64(step)))
+}
+
+// SourceExample is the source's 300 ms step behind a 400 ms loader, through Fed.
+func SourceExample() units.Table {
+	step, load := 300*time.Millisecond, 400*time.Millisecond
+	var rows [][]string
+	for _, w := range []int{1, 2, 4} {
+		p, u := Fed(step, load, w)
+		rows = append(rows, []string{strconv.Itoa(w), p.String(), fmt.Sprintf("%.0f%%", 100*u), (p - step).String()})
+	}
+	return units.Table{Header: []string{"loader workers (source: 300 ms step, 400 ms per batch)", "time per step (model)", "device busy (model)", "device idle per step (model)"}, Rows: rows}
+}
+
+// Timeline is one pipeline run kept for the charts: its report and the CPU utilization sampled
+// while it ran.
+type Timeline struct {
+	Report workloads.PipelineReport `json:"report"`
+	CPU    monitor.Timeline         `json:"cpu"`
+}
+
+// StepTime measures the median training step of w on dev (batch resident, no loader): the device's
+// own speed, which sets the loader's pace.
+func StepTime(dev *devices.Device, w workloads.MLP) (time.Duration, error) {
+	r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 10}, false)
+	if err != nil {
+		return 0, err
+	}
+	return r.Stats.Median, nil
+}
+
+// WorkersSweep measures the step time of Model(s) on dev, sets the loader's CPU work per batch to
+// LoaderToStep × that, and trains from the pipeline with each worker count: the results (one per
+// count; the median is the wall time per step, Params the utilization) and the timelines (spans
+// and CPU utilization) of every run.
+func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step func(done, total int, what string)) ([]measure.Result, []Timeline, error) {
+	w := Model(s)
+	st, err := StepTime(dev, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	cost := time.Duration(LoaderToStep * float64(st))
+	t, err := w.NewTrainer(dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer t.Close()
+	var rs []measure.Result
+	var tls []Timeline
+	for i, k := range workers {
+		if step != nil {
+			step(i, len(workers), fmt.Sprintf("%d loader workers", k))
+		}
+		var rep workloads.PipelineReport
+		tl, err := monitor.Run(10*time.Millisecond, func() error {
+			var err error
+			rep, err = t.TrainFrom(workloads.Pipeline{Workers: k, Prefetch: 2, CostPerBatch: cost}, sweepSteps)
+			return err
+		})
+		if err != nil {
+			return rs, tls, err
+		}
+		tls = append(tls, Timeline{Report: rep, CPU: tl})
+		per := rep.Wall / time.Duration(rep.Steps)
+		r := measure.Result{
+			Workload: "pipeline", Label: fmt.Sprintf("%s fed by %d loader workers × %v/batch", w, k, cost.Round(time.Microsecond)),
+			DType: "float32", FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
+			Params: map[string]int{ParamWorkers: k, ParamCostUS: int(cost.Microseconds()), ParamStepUS: int(st.Microseconds()),
+				ParamUtilPM: int(1000 * rep.Utilization()), ParamCPUPM: int(10 * tl.MeanCPU()), ParamCores: devices.NumCPU(), "batch": w.Batch},
+			Stats:      measure.Stats{N: rep.Steps, Median: per, Min: per, P90: per, Mean: per},
+			Provenance: measure.ProvenanceOf(dev),
+		}
+		rs = append(rs, r)
+	}
+	return rs, tls, nil
+}
+
+// KeepTimelinesName is the name pipeline timelines are kept under between cells.
+const KeepTimelinesName = Lesson + "-timelines"
+
+// KeepTimelines saves pipeline timelines for a later cell (measure.KeepValue).
+func KeepTimelines(tls []Timeline) error { return measure.KeepValue(KeepTimelinesName, tls) }
+
+// RecallTimelines loads what KeepTimelines saved.
+func RecallTimelines() ([]Timeline, error) { return measure.RecallValue[[]Timeline](KeepTimelinesName) }
+
+// SweepHere runs WorkersSweep on the default device at the current scale, adds results recorded on
+// devices this machine lacks, and keeps results and timelines for the chart cells.
+func SweepHere(step func(done, total int, what string)) ([]measure.Result, error) {
+	dev, err := devices.Default()
+	if err != nil {
+		return nil, err
+	}
+	s := experiments.CurrentScale()
+	rs, tls, err := WorkersSweep(dev, s, Workers(s), step)
+	if err != nil {
+		return rs, err
+	}
+	if rs, err = experiments.WithRecorded(rs, Lesson, "workers-sweep"); err != nil {
+		return rs, err
+	}
+	if err := KeepTimelines(tls); err != nil {
+		return rs, err
+	}
+	return rs, measure.Keep(KeepWorkers, rs)
+}
+
+// SweepTable formats sweep results: per worker count, time per step, device utilization (measured)
+// and what Fed predicts with cores to spare.
+func SweepTable(rs []measure.Result) units.Table {
+	var rows [][]string
+	for _, r := range rs {
+		p := r.Params
+		step := time.Duration(p[ParamStepUS]) * time.Microsecond
+		cost := time.Duration(p[ParamCostUS]) * time.Microsecond
+		_, model := Fed(step, cost, p[ParamWorkers])
+		rows = append(rows, []string{r.Provenance.Label(), strconv.Itoa(p[ParamCores]), strconv.Itoa(p[ParamWorkers]),
+			step.String(), cost.String(), units.Duration(r.Seconds()),
+			fmt.Sprintf("%.0f%%", float64(p[ParamUtilPM])/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", float64(p[ParamCPUPM])/10)})
+	}
+	return units.Table{Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
+		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, Rows: rows}
+}
+
+// UtilizationChart draws measured device utilization against loader workers, with Fed's model (cores
+// to spare) dotted, one line per device.
+func UtilizationChart(rs []measure.Result) (*plot.Plot, error) {
+	byDev := map[string]*charts.Series{}
+	var order []string
+	var model charts.Series
+	for _, r := range rs {
+		key := r.Provenance.Label()
+		s, ok := byDev[key]
+		if !ok {
+			src, note := charts.Live, ""
+			if r.Provenance.Recorded {
+				src, note = charts.Recorded, r.Provenance.Model+", "+r.Provenance.Date.Format("2006-01-02")
+			}
+			s = &charts.Series{Name: fmt.Sprintf("%s (%d cores)", r.Provenance.Device, r.Params[ParamCores]), Source: src, Note: note}
+			byDev[key] = s
+			order = append(order, key)
+		}
+		k := r.Params[ParamWorkers]
+		s.Points = append(s.Points, charts.XY{X: float64(k), Y: float64(r.Params[ParamUtilPM]) / 10})
+		if !r.Provenance.Recorded {
+			_, u := Fed(time.Duration(r.Params[ParamStepUS]), time.Duration(r.Params[ParamCostUS]), k)
+			model.Points = append(model.Points, charts.XY{X: float64(k), Y: 100 * u})
+		}
+	}
+	var series []charts.Series
+	for _, k := range order {
+		series = append(series, *byDev[k])
+	}
+	if len(model.Points) > 0 {
+		model.Name, model.Source, model.Note = "loader model with cores to spare", charts.Model, "max(step, load ÷ workers)"
+		series = append(series, model)
+	}
+	return charts.Lines(charts.Axes{Title: fmt.Sprintf("Device busy vs loader workers (loader work per batch = %.0f× the step)", LoaderToStep),
+		X: "loader workers", Y: "device busy [% of wall time]", LogX: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.PercentTicks{}}, series...)
+}
+
+// activity is the device's activity as a square wave over the first steps of a run: 100 while a
+// training step computes, 0 while the loop waits for a batch or uploads it.
+func activity(rep workloads.PipelineReport, steps int) []charts.XY {
+	var pts []charts.XY
+	n := 0
+	for _, sp := range rep.Spans {
+		if sp.Kind != workloads.SpanCompute {
+			continue
+		}
+		if n++; n > steps {
+			break
+		}
+		a, b := sp.Start.Seconds(), sp.End.Seconds()
+		pts = append(pts, charts.XY{X: a, Y: 0}, charts.XY{X: a, Y: 100}, charts.XY{X: b, Y: 100}, charts.XY{X: b, Y: 0})
+	}
+	return pts
+}
+
+// TimelineChart draws one pipeline run's device activity over its first `steps` steps, from the
+// loop's spans: a square wave that is up while a training step computes and down while the loop
+// waits for the loader (a starved device) or uploads the batch.
+func TimelineChart(tl Timeline, steps int) (*plot.Plot, error) {
+	r := tl.Report
+	pts := activity(r, steps)
+	if len(pts) == 0 {
+		return nil, charts.ErrNoData
+	}
+	s := charts.Series{Name: fmt.Sprintf("%s computing a step (training-loop spans)", r.Device), Points: pts, Source: charts.Live}
+	return charts.Lines(charts.Axes{
+		Title: fmt.Sprintf("%d loader worker(s): device busy %.0f%%, CPU %.0f%% (first %d steps)",
+			r.Pipeline.Workers, 100*r.Utilization(), tl.CPU.MeanCPU(), steps),
+		X: "time since the loop started [s]", Y: "device computing [%]", YTicks: charts.PercentTicks{}}, s)
+}
