@@ -1,9 +1,9 @@
 package display
 
 import (
-	"encoding/json"
+	"embed"
 	"fmt"
-	"html"
+	"html/template"
 	"math"
 	"os"
 	"os/signal"
@@ -193,7 +193,8 @@ func (r *race) lanesID() string    { return "whygpu-race-lanes-" + r.uid }
 // serve runs the race and, when live, listens to the sliders (see Race).
 func (r *race) serve(widgets bool) error {
 	first := sizes{r.opt.Batch, r.opt.Hidden}
-	var msgs <-chan string
+	l := &raceLoop{r: r, done: make(chan outcome, 1), racing: true, inFlight: first, deaf: !widgets, lastSeq: -1, round: 1,
+		batchOK: set(r.opt.Batches), hiddenOK: set(r.opt.Hiddens)}
 	if widgets {
 		// Subscribing makes GoNB connect the page (if there is one) before it shows the controls.
 		// The subscription is never cancelled: gonbui/comms (v0.11.4) keeps a lock held when a
@@ -208,151 +209,178 @@ func (r *race) serve(widgets bool) error {
 			case <-stopped:
 			}
 		})
-		msgs = ch
+		l.msgs = ch
 		send(r.controlsID(), controlsHTML(r.controlsID(), r.address(), r.opt, first), r.controlsText(first, "connecting"))
 	}
-	round := 1
-	r.show(raceView{title: r.opt.Title, batch: first.batch, hidden: first.hidden, state: "racing", round: round})
-	done := make(chan outcome, 1)
-	start := func(at sizes) {
-		go func() {
-			lanes, err := safeRace(r.run, at.batch, at.hidden)
-			done <- outcome{at, lanes, err}
-		}()
-	}
-	start(first)
+	r.show(raceView{title: r.opt.Title, batch: first.batch, hidden: first.hidden, state: "racing", round: l.round})
+	l.start(first)
 
-	var (
-		firstErr          error
-		firstDone, racing = false, true
-		inFlight, shown   = first, sizes{}
-		pending           *sizes
-		last              outcome
-		connected, deaf   = false, !widgets
-		lastSeq           = -1
-		reason            string
-		interrupted       bool
-		handshake         = time.NewTimer(r.opt.Handshake)
-		idle              = time.NewTimer(time.Hour)
-		lifetime          = time.NewTimer(r.opt.Lifetime)
-		interrupt         = make(chan os.Signal, 1)
-		batchOK, hiddenOK = set(r.opt.Batches), set(r.opt.Hiddens)
-		shownLanes        []Lane
-		finished          int
-	)
-	idle.Stop()
-	defer handshake.Stop()
-	defer idle.Stop()
+	l.handshake = time.NewTimer(r.opt.Handshake)
+	l.idle = time.NewTimer(time.Hour)
+	l.idle.Stop()
+	lifetime := time.NewTimer(r.opt.Lifetime)
+	interrupt := make(chan os.Signal, 1)
+	defer l.handshake.Stop()
+	defer l.idle.Stop()
 	defer lifetime.Stop()
 	if widgets {
 		signal.Notify(interrupt, os.Interrupt)
 		defer signal.Stop(interrupt)
 	}
 
-loop:
-	for {
+	for stop := false; !stop; {
 		select {
-		case o := <-done:
-			racing = false
-			if !firstDone {
-				firstDone, firstErr = true, o.err
-			}
-			last, shown = o, o.at
-			finished++
-			if o.err == nil {
-				shownLanes = o.lanes
-			}
-			r.show(r.view(o, round))
-			if pending != nil && *pending != o.at {
-				at := *pending
-				pending, racing, inFlight = nil, true, at
-				round++
-				r.show(raceView{title: r.opt.Title, batch: at.batch, hidden: at.hidden, lanes: shownLanes, state: "racing", round: round})
-				start(at)
-			}
-			pending = nil
-			if deaf && !racing {
-				break loop
-			}
-		case msg := <-msgs:
-			if msg == "stop" {
-				connected, reason = true, "the Stop button was clicked"
-				break loop
-			}
-			seq, at, ok := parseRaceMsg(msg, batchOK, hiddenOK)
-			if !ok {
-				continue
-			}
-			if !connected {
-				connected = true
-				handshake.Stop()
-				comms.Send(r.address()+"/ack", 1)
-			}
-			idle.Reset(r.opt.Idle)
-			if seq <= lastSeq {
-				continue
-			}
-			lastSeq = seq
-			switch {
-			case racing && at != inFlight:
-				pending = &at
-			case racing:
-				pending = nil
-			case at != shown:
-				racing, inFlight = true, at
-				round++
-				r.show(raceView{title: r.opt.Title, batch: at.batch, hidden: at.hidden, lanes: shownLanes, state: "racing", round: round})
-				start(at)
-			}
-		case <-handshake.C:
-			if !connected {
-				deaf = true
-				msgs = nil
-				if !racing {
-					break loop
-				}
-			}
-		case <-idle.C:
-			reason = fmt.Sprintf("no slider moved for %s", human(r.opt.Idle))
-			break loop
+		case o := <-l.done:
+			stop = l.ended(o)
+		case msg := <-l.msgs:
+			stop = l.message(msg)
+		case <-l.handshake.C:
+			stop = l.noGreeting()
+		case <-l.idle.C:
+			l.reason, stop = fmt.Sprintf("no slider moved for %s", human(r.opt.Idle)), true
 		case <-lifetime.C:
-			reason = fmt.Sprintf("it reached its %s limit", human(r.opt.Lifetime))
-			break loop
+			l.reason, stop = fmt.Sprintf("it reached its %s limit", human(r.opt.Lifetime)), true
 		case <-interrupt:
-			reason, interrupted = "the cell was interrupted", true
-			break loop
+			l.reason, l.interrupted, stop = "the cell was interrupted", true, true
 		}
 	}
-
-	if racing && !interrupted {
-		o := <-done
-		if !firstDone {
-			firstErr = o.err
-		}
-		last, shown = o, o.at
-		finished++
-		r.show(r.view(o, round))
-	}
-	if finished == 0 {
-		r.show(raceView{title: r.opt.Title, batch: inFlight.batch, hidden: inFlight.hidden, state: "error", round: round,
-			err: fmt.Errorf("the race at batch %d, hidden %d did not finish (%s)", inFlight.batch, inFlight.hidden, reason)})
-	}
-	if widgets {
-		var note string
-		switch {
-		case finished == 0:
-			note = fmt.Sprintf("The sliders stopped because %s before a race finished: re-run the cell to race again.", reason)
-		case connected:
-			note = fmt.Sprintf("The race below is the last of %d (batch %d × hidden %d). The sliders stopped because %s: re-run the cell to race again.",
-				finished, last.at.batch, last.at.hidden, reason)
-		default:
-			note = fmt.Sprintf("Raced at batch %d × hidden %d. The sliders work when this notebook runs in JupyterLab: run the cell there to race other sizes.",
-				shown.batch, shown.hidden)
-		}
-		send(r.controlsID(), staticControlsHTML(note), note)
-	}
+	l.leave(widgets)
 	gonbui.Sync()
-	return firstErr
+	return l.firstErr
+}
+
+// raceLoop is the state of a race while it listens: which race runs, which one is shown, the
+// latest slider position waiting for its turn, and whether a page is connected.
+type raceLoop struct {
+	r    *race
+	done chan outcome // the running race's result
+
+	racing            bool   // a race is running (inFlight)
+	inFlight, shown   sizes  // the running race's sizes; the last finished one's
+	pending           *sizes // the latest slider position, raced when the running race ends
+	last              outcome
+	shownLanes        []Lane // the last lanes that ran, shown dimmed while the next race runs
+	round, finished   int    // races started and finished
+	firstDone         bool
+	firstErr          error // the first race's error: what Race returns
+	connected, deaf   bool  // a page greeted us; no page will (no widgets, or no greeting in time)
+	lastSeq           int   // the newest slider message seen (older ones arrive late and are dropped)
+	reason            string
+	interrupted       bool
+	batchOK, hiddenOK map[int]bool
+	msgs              <-chan string
+	handshake, idle   *time.Timer
+}
+
+// start races at in the background; its outcome arrives on done.
+func (l *raceLoop) start(at sizes) {
+	go func() {
+		lanes, err := safeRace(l.r.run, at.batch, at.hidden)
+		l.done <- outcome{at, lanes, err}
+	}()
+}
+
+// rerace shows the current bars dimmed and starts a race at new sizes.
+func (l *raceLoop) rerace(at sizes) {
+	l.racing, l.inFlight = true, at
+	l.round++
+	l.r.show(raceView{title: l.r.opt.Title, batch: at.batch, hidden: at.hidden, lanes: l.shownLanes, state: "racing", round: l.round})
+	l.start(at)
+}
+
+// record notes a finished race and shows it.
+func (l *raceLoop) record(o outcome) {
+	l.racing = false
+	if !l.firstDone {
+		l.firstDone, l.firstErr = true, o.err
+	}
+	l.last, l.shown = o, o.at
+	l.finished++
+	if o.err == nil {
+		l.shownLanes = o.lanes
+	}
+	l.r.show(l.r.view(o, l.round))
+}
+
+// ended handles a race's end: it shows it, starts the pending position if it differs, and
+// reports whether the loop is over (nobody listens and nothing runs).
+func (l *raceLoop) ended(o outcome) bool {
+	l.record(o)
+	if l.pending != nil && *l.pending != o.at {
+		l.rerace(*l.pending)
+	}
+	l.pending = nil
+	return l.deaf && !l.racing
+}
+
+// message handles one message from the page: "stop", or a slider position (the first one is the
+// greeting, acknowledged so the page shows it is live). It reports whether the loop is over.
+func (l *raceLoop) message(msg string) bool {
+	if msg == "stop" {
+		l.connected, l.reason = true, "the Stop button was clicked"
+		return true
+	}
+	seq, at, ok := parseRaceMsg(msg, l.batchOK, l.hiddenOK)
+	if !ok {
+		return false
+	}
+	if !l.connected {
+		l.connected = true
+		l.handshake.Stop()
+		comms.Send(l.r.address()+"/ack", 1)
+	}
+	l.idle.Reset(l.r.opt.Idle)
+	if seq <= l.lastSeq {
+		return false
+	}
+	l.lastSeq = seq
+	switch {
+	case l.racing && at != l.inFlight:
+		l.pending = &at
+	case l.racing:
+		l.pending = nil
+	case at != l.shown:
+		l.rerace(at)
+	}
+	return false
+}
+
+// noGreeting handles the end of the handshake wait: with no greeting, stop listening, and end the
+// loop unless a race is still running.
+func (l *raceLoop) noGreeting() bool {
+	if l.connected {
+		return false
+	}
+	l.deaf, l.msgs = true, nil
+	return !l.racing
+}
+
+// leave waits for the running race (unless interrupted), shows why nothing finished if so, and
+// replaces the sliders with a note saying what the bars below are.
+func (l *raceLoop) leave(widgets bool) {
+	if l.racing && !l.interrupted {
+		l.record(<-l.done)
+	}
+	if l.finished == 0 {
+		at := l.inFlight
+		l.r.show(raceView{title: l.r.opt.Title, batch: at.batch, hidden: at.hidden, state: "error", round: l.round,
+			err: fmt.Errorf("the race at batch %d, hidden %d did not finish (%s)", at.batch, at.hidden, l.reason)})
+	}
+	if !widgets {
+		return
+	}
+	var note string
+	switch {
+	case l.finished == 0:
+		note = fmt.Sprintf("The sliders stopped because %s before a race finished: re-run the cell to race again.", l.reason)
+	case l.connected:
+		note = fmt.Sprintf("The race below is the last of %d (batch %d × hidden %d). The sliders stopped because %s: re-run the cell to race again.",
+			l.finished, l.last.at.batch, l.last.at.hidden, l.reason)
+	default:
+		note = fmt.Sprintf("Raced at batch %d × hidden %d. The sliders work when this notebook runs in JupyterLab: run the cell there to race other sizes.",
+			l.shown.batch, l.shown.hidden)
+	}
+	send(l.r.controlsID(), staticControlsHTML(note), note)
 }
 
 // human writes a duration as "90 s" or "10 min".
@@ -454,34 +482,54 @@ type raceView struct {
 // raceDuration is how long the slowest bar takes to grow.
 const raceDuration = 1.6
 
+// raceFiles are the race's HTML templates, style sheets and page script.
+//
+//go:embed racehtml
+var raceFiles embed.FS
+
+// raceTemplates renders them (html/template: every value is escaped for where it lands).
+var raceTemplates = template.Must(template.ParseFS(raceFiles, "racehtml/*"))
+
+// barsData is what the bars template shows of a raceView.
+type barsData struct {
+	State                   string
+	Batch, Hidden, Round    int
+	Winner, Title, Sizes    string
+	Racing                  bool
+	Err                     string
+	Lanes                   []laneData
+	WinnerText, WinnerDelay string
+	Summary                 string // the verdict when no lane won
+}
+
+// laneData is one bar: Band for a model's band, Bar for a time, neither for a failed lane.
+type laneData struct {
+	Device, Seconds, Source, Class, Color string
+	Band, Bar                             bool
+	Left, Width, Duration                 string // percentages and seconds, formatted
+	Failed                                bool
+	Err, Time, Rate                       string
+}
+
+func pct(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
 // raceHTML draws the race: a bar per lane, width proportional to its time and growing at the same
 // speed for all (CSS keyframes), so the fastest device's bar stops first; the winner appears when
 // its bar stops. No script: it reads the same in a saved or exported notebook.
 func raceHTML(v raceView) string {
-	var b strings.Builder
-	winner := ""
+	d := barsData{State: v.state, Batch: v.batch, Hidden: v.hidden, Round: v.round, Title: v.title, Racing: v.state == "racing"}
 	w, won := charts.Winner(v.lanes)
 	if won && v.state == "done" {
-		winner = v.lanes[w].Device
+		d.Winner = v.lanes[w].Device
 	}
-	b.WriteString(raceStyle)
-	fmt.Fprintf(&b, `<div class="whygpu-race" data-race-state="%s" data-race-batch="%d" data-race-hidden="%d" data-race-round="%d" data-race-winner="%s">`,
-		v.state, v.batch, v.hidden, v.round, attr(winner))
-	sizes := ""
 	if v.hidden > 0 {
-		sizes = fmt.Sprintf(" · batch %d × hidden %d", v.batch, v.hidden)
+		d.Sizes = fmt.Sprintf(" · batch %d × hidden %d", v.batch, v.hidden)
 	} else if v.batch > 0 {
-		sizes = fmt.Sprintf(" · batch %d", v.batch)
+		d.Sizes = fmt.Sprintf(" · batch %d", v.batch)
 	}
-	status := ""
-	if v.state == "racing" {
-		status = ` <span class="whygpu-race-status">racing…</span>`
-	}
-	fmt.Fprintf(&b, `<div class="whygpu-race-head"><b>%s</b>%s%s</div>`, html.EscapeString(v.title), html.EscapeString(sizes), status)
 	if v.state == "error" {
-		fmt.Fprintf(&b, `<div class="whygpu-error" style="border-left:4px solid #d55e00;padding:4px 8px"><b>Could not run this race:</b> %s</div></div>`,
-			html.EscapeString(v.err.Error()))
-		return b.String()
+		d.Err = v.err.Error()
+		return render("bars", d)
 	}
 	longest := 0.0
 	for _, l := range v.lanes {
@@ -490,42 +538,34 @@ func raceHTML(v raceView) string {
 		}
 	}
 	for i, l := range v.lanes {
-		color := charts.Hex(charts.ColorOf(i))
-		cls := "whygpu-race-bar"
+		ld := laneData{Device: l.Device, Source: l.Describe(), Color: charts.Hex(charts.ColorOf(i)), Class: "whygpu-race-bar"}
 		if v.state == "racing" {
-			cls += " whygpu-race-stale"
+			ld.Class += " whygpu-race-stale"
 		}
 		switch l.Source {
 		case charts.Recorded:
-			cls += " whygpu-race-recorded"
+			ld.Class += " whygpu-race-recorded"
 		case charts.Model:
-			cls += " whygpu-race-model"
+			ld.Class += " whygpu-race-model"
 		}
 		secs := 0.0
 		if l.Err == nil {
 			secs = l.Time.Seconds()
 		}
-		fmt.Fprintf(&b, `<div class="whygpu-race-lane" data-race-lane="%s" data-race-seconds="%g" data-race-source="%s">`,
-			attr(l.Device), secs, attr(l.Describe()))
-		fmt.Fprintf(&b, `<div class="whygpu-race-name">%s<small>%s</small></div>`, html.EscapeString(l.Device), html.EscapeString(l.Describe()))
-		b.WriteString(`<div class="whygpu-race-track">`)
+		ld.Seconds = strconv.FormatFloat(secs, 'g', -1, 64)
 		if l.Err == nil && l.Banded() && longest > 0 {
 			lo, hi := l.Low.Seconds()/longest, l.High.Seconds()/longest
-			fmt.Fprintf(&b, `<div class="%s whygpu-race-band" title="model band, not a measurement" style="margin-left:%.2f%%;width:%.2f%%;--c:%s;opacity:0.45;animation-duration:%.2fs"></div>`,
-				cls, 100*lo, math.Max(0.6, 100*(hi-lo)), color, math.Max(0.05, raceDuration*hi))
+			ld.Band, ld.Left, ld.Width, ld.Duration = true, pct(100*lo), pct(math.Max(0.6, 100*(hi-lo))), pct(math.Max(0.05, raceDuration*hi))
 		} else if l.Err == nil && l.Time > 0 && longest > 0 {
 			frac := secs / longest
-			fmt.Fprintf(&b, `<div class="%s" style="width:%.2f%%;--c:%s;animation-duration:%.2fs"></div>`,
-				cls, math.Max(0.6, 100*frac), color, math.Max(0.05, raceDuration*frac))
+			ld.Bar, ld.Width, ld.Duration = true, pct(math.Max(0.6, 100*frac)), pct(math.Max(0.05, raceDuration*frac))
 		}
-		b.WriteString(`</div>`)
 		if l.Err != nil {
-			fmt.Fprintf(&b, `<div class="whygpu-race-time">failed<small>%s</small></div>`, html.EscapeString(l.Err.Error()))
+			ld.Failed, ld.Err = true, l.Err.Error()
 		} else {
-			fmt.Fprintf(&b, `<div class="whygpu-race-time">%s<small>%s</small></div>`,
-				html.EscapeString(l.TimeText()), html.EscapeString(strings.TrimPrefix(samplesPerSec(v.batch, l), ", ")))
+			ld.Time, ld.Rate = l.TimeText(), strings.TrimPrefix(samplesPerSec(v.batch, l), ", ")
 		}
-		b.WriteString(`</div>`)
+		d.Lanes = append(d.Lanes, ld)
 	}
 	if won && v.state == "done" {
 		text := "Winner: " + v.lanes[w].Device
@@ -535,112 +575,48 @@ func raceHTML(v raceView) string {
 		if v.lanes[w].Source != charts.Live {
 			text += " (" + v.lanes[w].Describe() + ")"
 		}
-		delay := raceDuration * v.lanes[w].Time.Seconds() / longest
-		fmt.Fprintf(&b, `<div class="whygpu-race-winner" style="animation-delay:%.2fs">%s</div>`, math.Max(0.05, delay), html.EscapeString(text))
+		d.WinnerText = text
+		d.WinnerDelay = pct(math.Max(0.05, raceDuration*v.lanes[w].Time.Seconds()/longest))
 	} else if v.state == "done" {
-		fmt.Fprintf(&b, `<div class="whygpu-race-winner">%s</div>`, html.EscapeString(charts.RaceSummary(v.lanes)))
+		d.Summary = charts.RaceSummary(v.lanes)
 	}
-	b.WriteString(`<div class="whygpu-race-note">Each bar grows at the same speed while its device works and stops when the step is done: the shortest bar finished first.</div>`)
-	b.WriteString(`</div>`)
+	return render("bars", d)
+}
+
+// render executes one of the race's templates; they are fixed and their data is plain, so an
+// error is a bug in this package, shown as the output rather than lost.
+func render(name string, data any) string {
+	var b strings.Builder
+	if err := raceTemplates.ExecuteTemplate(&b, name, data); err != nil {
+		return `<div class="whygpu-error">race widget: ` + template.HTMLEscapeString(err.Error()) + `</div>`
+	}
 	return b.String()
 }
 
-func attr(s string) string { return html.EscapeString(s) }
+// controlsData is what the controls template shows.
+type controlsData struct {
+	ID, Address      string
+	Batches, Hiddens []int
+	IdleSecs         int
+	Sliders          []sliderData
+}
 
-const raceStyle = `<style>
-.whygpu-race{font-family:var(--jp-content-font-family,sans-serif);color:var(--jp-content-font-color1,#222);max-width:56em;margin:4px 0}
-.whygpu-race-head{margin:2px 0 6px}
-.whygpu-race-status{color:#d55e00;font-style:italic}
-.whygpu-race-lane{display:grid;grid-template-columns:12em 1fr 8em;align-items:center;gap:8px;margin:4px 0}
-.whygpu-race-name small,.whygpu-race-time small{display:block;font-size:80%;color:var(--jp-content-font-color2,#666)}
-.whygpu-race-time{font-variant-numeric:tabular-nums;font-weight:600}
-.whygpu-race-track{background:var(--jp-layout-color2,#eee);border-radius:3px;height:18px;overflow:hidden}
-.whygpu-race-bar{height:100%;background:var(--c);border-radius:3px;animation-name:whygpu-race-grow;animation-timing-function:linear;animation-fill-mode:both}
-.whygpu-race-recorded{background:repeating-linear-gradient(135deg,var(--c) 0 6px,transparent 6px 9px);border:1px dashed var(--c);box-sizing:border-box}
-.whygpu-race-model{background:transparent;border:2px dotted var(--c);box-sizing:border-box}
-.whygpu-race-stale{opacity:.35;animation:none}
-.whygpu-race-winner{margin-top:6px;font-weight:700;animation:whygpu-race-show .3s ease both}
-.whygpu-race-note{margin-top:4px;font-size:80%;color:var(--jp-content-font-color2,#666)}
-@keyframes whygpu-race-grow{from{width:0}}
-@keyframes whygpu-race-show{from{opacity:0}to{opacity:1}}
-</style>`
+// sliderData is one slider over a list of stops (its value is an index into them).
+type sliderData struct {
+	Name, Label       string
+	Max, Index, Value int
+}
 
 // controlsHTML draws the sliders and the stop button, with the script that connects them to the
 // cell program through gonb_comm: it greets the program with the sliders' positions (repeating
 // until acknowledged), then sends "seq:batch,hidden" on every move and "stop" on the button.
 func controlsHTML(domID, address string, opt RaceOptions, at sizes) string {
-	bs, _ := json.Marshal(opt.Batches)
-	hs, _ := json.Marshal(opt.Hiddens)
-	var b strings.Builder
-	b.WriteString(controlsStyle)
-	fmt.Fprintf(&b, `<div class="whygpu-race-controls" id="%s" data-race-live="connecting" data-race-address="%s">`, attr(domID), attr(address))
-	slider := func(name, label string, stops []int, v int) {
-		fmt.Fprintf(&b, `<label>%s <input type="range" min="0" max="%d" step="1" value="%d" data-race-input="%s"> <output data-race-value="%s">%d</output></label>`,
-			label, len(stops)-1, slices.Index(stops, v), name, name, v)
-	}
-	slider("batch", "batch size", opt.Batches, at.batch)
-	slider("hidden", "hidden width", opt.Hiddens, at.hidden)
-	b.WriteString(`<button type="button" data-race-stop>Stop the race</button>`)
-	b.WriteString(`<span class="whygpu-race-link" data-race-link>connecting to the notebook kernel…</span></div>`)
-	fmt.Fprintf(&b, `<script>
-(function () {
-  var root = document.getElementById(%q);
-  if (!root || root.getAttribute("data-race-ready")) { return; }
-  root.setAttribute("data-race-ready", "1");
-  var addr = %q, B = %s, H = %s, idleSecs = %d;
-  var bi = root.querySelector('[data-race-input="batch"]'), hi = root.querySelector('[data-race-input="hidden"]');
-  var link = root.querySelector("[data-race-link]"), seq = 0, acked = false, comm = null, timer = null, tries = 0;
-  function now() {
-    var t = Date.now();
-    seq = t > seq ? t : seq + 1; // increasing even across re-renders of this output
-    return seq + ":" + B[+bi.value] + "," + H[+hi.value];
-  }
-  function labels() {
-    root.querySelector('[data-race-value="batch"]').textContent = B[+bi.value];
-    root.querySelector('[data-race-value="hidden"]').textContent = H[+hi.value];
-  }
-  function send(v) {
-    var c = globalThis.gonb_comm;
-    if (!c) { return false; }
-    if (c !== comm) {
-      comm = c;
-      c.subscribe(addr + "/ack", function () {
-        if (acked) { return; }
-        acked = true;
-        root.setAttribute("data-race-live", "yes");
-        link.textContent = "live: move a slider to race again (stops after " + idleSecs + " s without a move)";
-      });
-    }
-    c.send(addr, v);
-    return true;
-  }
-  function moved() { labels(); clearTimeout(timer); timer = setTimeout(function () { send(now()); }, 120); }
-  bi.addEventListener("input", moved); hi.addEventListener("input", moved);
-  bi.addEventListener("change", moved); hi.addEventListener("change", moved);
-  root.querySelector("[data-race-stop]").addEventListener("click", function () {
-    send("stop"); this.disabled = true; bi.disabled = true; hi.disabled = true;
-    link.textContent = "stopping…";
-  });
-  (function hello() {
-    if (acked || !document.body.contains(root)) { return; }
-    send(now());
-    if (++tries < 30) { setTimeout(hello, tries < 6 ? 400 : 1500); }
-    else { root.setAttribute("data-race-live", "no"); link.textContent = "not connected to the kernel: re-run the cell"; }
-  })();
-})();
-</script>`, domID, address, bs, hs, int(opt.Idle.Seconds()))
-	return b.String()
+	return render("controls", controlsData{ID: domID, Address: address, Batches: opt.Batches, Hiddens: opt.Hiddens,
+		IdleSecs: int(opt.Idle.Seconds()), Sliders: []sliderData{
+			{"batch", "batch size", len(opt.Batches) - 1, slices.Index(opt.Batches, at.batch), at.batch},
+			{"hidden", "hidden width", len(opt.Hiddens) - 1, slices.Index(opt.Hiddens, at.hidden), at.hidden},
+		}})
 }
 
 // staticControlsHTML replaces the sliders when the race stops listening.
-func staticControlsHTML(note string) string {
-	return controlsStyle + `<div class="whygpu-race-controls whygpu-race-static" data-race-live="no">` +
-		`<span class="whygpu-race-link">` + html.EscapeString(note) + `</span></div>`
-}
-
-const controlsStyle = `<style>
-.whygpu-race-controls{display:flex;flex-wrap:wrap;align-items:center;gap:6px 18px;font-family:var(--jp-content-font-family,sans-serif);color:var(--jp-content-font-color1,#222);margin:4px 0}
-.whygpu-race-controls input[type=range]{vertical-align:middle;width:12em}
-.whygpu-race-controls output{display:inline-block;min-width:3em;font-weight:600;font-variant-numeric:tabular-nums}
-.whygpu-race-link{font-size:85%;color:var(--jp-content-font-color2,#666)}
-</style>`
+func staticControlsHTML(note string) string { return render("static", note) }
