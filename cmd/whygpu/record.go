@@ -50,6 +50,7 @@ type ManifestEntry struct {
 	Results  int       `json:"results"`
 	Seconds  float64   `json:"seconds"`
 	Error    string    `json:"error,omitempty"`
+	Skipped  string    `json:"skipped,omitempty"` // why the device cannot run it (experiments.ErrNotApplicable)
 	Recorded time.Time `json:"recorded"`
 }
 
@@ -127,7 +128,9 @@ and, outside a checkout, -out.`)
 	failed := 0
 	for _, e := range exps {
 		entry := runOne(e, dev, scale, outDir, devDir, !*noCharts)
-		if entry.Error != "" {
+		if entry.Skipped != "" {
+			fmt.Printf("  skip %-32s %6.1fs  %s\n", e.ID(), entry.Seconds, entry.Skipped)
+		} else if entry.Error != "" {
 			failed++
 			fmt.Printf("  FAIL %-32s %6.1fs  %s\n", e.ID(), entry.Seconds, entry.Error)
 		} else {
@@ -191,6 +194,10 @@ func runOne(e experiments.Experiment, dev *devices.Device, scale experiments.Sca
 		}()
 		return e.Run(dev, scale)
 	}()
+	if errors.Is(err, experiments.ErrNotApplicable) {
+		entry.Skipped = err.Error()
+		return entry
+	}
 	if err != nil {
 		entry.Error = err.Error()
 		return entry

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,25 @@ func init() {
 		Lesson: "99-fake", Name: "panics", Doc: "panics (test only)",
 		Run: func(*devices.Device, experiments.Scale) ([]measure.Result, error) { panic("boom") },
 	})
+	experiments.Register(experiments.Experiment{
+		Lesson: "96-fake", Name: "not-here", Doc: "cannot run on any device (test only)",
+		Run: func(dev *devices.Device, _ experiments.Scale) ([]measure.Result, error) {
+			return nil, fmt.Errorf("%w: %s has one device", experiments.ErrNotApplicable, dev.Name)
+		},
+	})
+}
+
+func TestRecordSkipsWhatTheDeviceCannotRun(t *testing.T) {
+	needCPUPlugin(t)
+	out := t.TempDir()
+	if err := record([]string{"-device", "xla:cpu", "-out", out, "-only", "96-fake"}); err != nil {
+		t.Fatalf("a not-applicable experiment must be skipped, not failed: %v", err)
+	}
+	dev, _ := devices.Open("xla:cpu")
+	b, _ := os.ReadFile(filepath.Join(out, experiments.Slug(dev.Model), "record.json"))
+	if !strings.Contains(string(b), `"skipped"`) || !strings.Contains(string(b), "has one device") {
+		t.Errorf("manifest does not record the skip and its reason:\n%s", b)
+	}
 }
 
 func needCPUPlugin(t *testing.T) {

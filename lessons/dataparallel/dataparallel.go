@@ -52,7 +52,11 @@ func init() {
 		Lesson: Lesson, Name: "allreduce",
 		Doc: "AllReduce (sum) of a float32 gradient across the device's devices vs its size (laptop 4 KiB–16 MiB, GPU up to 256 MiB); needs ≥ 2 devices",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return AllReduceSweepOn(dev, min(4, dev.Backend().NumDevices()), SweepSizes(s), nil)
+			n := dev.Backend().NumDevices()
+			if n < 2 {
+				return nil, fmt.Errorf("%w: %s exposes %d device; an all-reduce needs at least 2 (with one GPU the lesson shows the NVLink and network models only)", experiments.ErrNotApplicable, dev.Name, n)
+			}
+			return AllReduceSweepOn(dev, min(4, n), SweepSizes(s), nil)
 		},
 	})
 }

@@ -68,9 +68,15 @@ type Experiment struct {
 	Lesson string // lesson id, the notebook's name without extension, e.g. "01-race"
 	Name   string // experiment id within the lesson, e.g. "batch-sweep"
 	Doc    string // one line: what it measures
-	// Run measures on dev at scale s. It must return an error, not panic, on bad input or OOM.
+	// Run measures on dev at scale s. It must return an error, not panic, on bad input or OOM, and
+	// an error wrapping ErrNotApplicable when the device cannot run it at all.
 	Run func(dev *devices.Device, s Scale) ([]measure.Result, error)
 }
+
+// ErrNotApplicable marks an experiment that cannot run on a device at all — an all-reduce on a
+// machine with one GPU, say. Wrap it with the reason (fmt.Errorf("%w: …", ErrNotApplicable));
+// `whygpu record` reports such an experiment as skipped, with that reason, not as failed.
+var ErrNotApplicable = errors.New("not applicable on this device")
 
 // ID is "lesson/name".
 func (e Experiment) ID() string { return e.Lesson + "/" + e.Name }

@@ -43,7 +43,7 @@ func TestRunRecordsCPU(t *testing.T) {
 	tl, err := Run(10*time.Millisecond, func() error {
 		done := make(chan bool)
 		for range runtime.NumCPU() {
-			go func() { spin(150 * time.Millisecond); done <- true }()
+			go func() { spin(600 * time.Millisecond); done <- true }() // long enough for ≥ 5 samples on a loaded machine
 		}
 		for range runtime.NumCPU() {
 			<-done
