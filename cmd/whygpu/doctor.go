@@ -128,6 +128,9 @@ func doctor(args []string) error {
 	} else {
 		info("gpu", noGPULine(experiments.RecordedDevices(), gpumodel.Default().GPU.Name))
 	}
+	if gpumodel.DatasheetErr != nil {
+		bad("gpu model", gpumodel.DatasheetErr.Error(), "restore the row in pkg/devices' datasheet table")
+	}
 	if v := os.Getenv("GOMLX_NO_AUTO_INSTALL"); v == "" {
 		bad("auto-install", "GOMLX_NO_AUTO_INSTALL is not set: go-xla would try to download plugins", "run through make or the course kernel (both set it)")
 	} else {

@@ -34,6 +34,7 @@
 package gpumodel
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -61,13 +62,29 @@ var H200 = gpu("NVIDIA H200 SXM", "H200")
 // slower memory).
 var H100 = gpu("NVIDIA H100 SXM", "H100")
 
-func gpu(name, short string) GPU {
+// DatasheetErr is why H200 or H100 lacks its datasheet row (nil when both were found): the
+// package still loads, and a program that uses the model should check it (Lookup for other rows).
+var DatasheetErr error
+
+// Lookup is the model of the datasheet GPU called name (a devices.SpecByModel row), short for
+// legends; an error when the datasheet has no such row. The SM count, clock and host link are
+// Hopper's (H100/H200 SXM).
+func Lookup(name, short string) (GPU, error) {
 	s, ok := devices.SpecByModel(name)
 	if !ok {
-		panic("gpumodel: no datasheet row " + name)
+		return GPU{Name: name, Short: short}, fmt.Errorf("gpumodel: the datasheet has no row %q", name)
 	}
 	return GPU{Name: name, Short: short, SMs: 132, BoostGHz: 1.98, FP32LanesPerSM: 128,
-		PCIe: "PCIe Gen5 x16", PCIeBytes: 64e9, Spec: s}
+		PCIe: "PCIe Gen5 x16", PCIeBytes: 64e9, Spec: s}, nil
+}
+
+// gpu is Lookup for the package's GPUs: a missing row is recorded in DatasheetErr, not a panic.
+func gpu(name, short string) GPU {
+	g, err := Lookup(name, short)
+	if err != nil {
+		DatasheetErr = errors.Join(DatasheetErr, err)
+	}
+	return g
 }
 
 // SMPeakFP32 is one SM's FP32 CUDA-core peak: lanes × 2 FLOPs (a fused multiply-add) × clock;

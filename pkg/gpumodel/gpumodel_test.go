@@ -173,3 +173,18 @@ func TestGPTStepWork(t *testing.T) {
 		t.Errorf("band %v–%v", e.Low, e.High)
 	}
 }
+
+func TestLookup(t *testing.T) {
+	if DatasheetErr != nil {
+		t.Fatalf("the package's GPUs lack their datasheet rows: %v", DatasheetErr)
+	}
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{{"NVIDIA H200 SXM", true}, {"NVIDIA H100 SXM", true}, {"NVIDIA no such GPU", false}} {
+		g, err := Lookup(tc.name, "x")
+		if (err == nil) != tc.ok || (tc.ok && g.Bandwidth() <= 0) {
+			t.Errorf("Lookup(%q) = %+v, %v", tc.name, g, err)
+		}
+	}
+}
