@@ -15,7 +15,7 @@ import (
 // KeepCompiled is the name the compiled-memory sweep is kept under between cells.
 const KeepCompiled = Lesson + "-compiled"
 
-// Result parameters of the compiled-memory sweep: XLA's own figures for the step's executable.
+// Measured values (Metrics) of the compiled-memory sweep: XLA's own figures for the step's executable.
 const (
 	ParamXLAArgs  = "xla_argument_bytes"
 	ParamXLAOut   = "xla_output_bytes"
@@ -66,12 +66,11 @@ func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.
 	}
 	r := measure.Result{Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.Type.String()), Params: w.Params(),
 		FLOPs: w.FLOPs(), Bytes: w.Bytes(), Stats: stats, RelErr: -1, Provenance: measure.ProvenanceOf(dev)}
-	r.Params[ParamMeasured], r.Params[ParamOnGPU] = int(grew), 0
-	if dev.IsGPU() {
-		r.Params[ParamOnGPU] = 1
+	setMeasured(&r, dev, grew)
+	for name, v := range map[string]int64{ParamXLAArgs: m.Arguments, ParamXLAOut: m.Outputs, ParamXLAAlias: m.Aliases,
+		ParamXLATemp: m.Temporary, ParamXLACode: m.GeneratedCode} {
+		r.SetMetric(name, float64(v))
 	}
-	r.Params[ParamXLAArgs], r.Params[ParamXLAOut], r.Params[ParamXLAAlias] = int(m.Arguments), int(m.Outputs), int(m.Aliases)
-	r.Params[ParamXLATemp], r.Params[ParamXLACode] = int(m.Temporary), int(m.GeneratedCode)
 	return r, nil
 }
 
@@ -89,9 +88,9 @@ func CompiledHere(step func(done, total int, what string)) ([]measure.Result, er
 
 // XLAFigures are XLA's compiled memory figures of a result, in bytes.
 func XLAFigures(r measure.Result) compiled.Memory {
-	p := r.Params
-	return compiled.Memory{Arguments: int64(p[ParamXLAArgs]), Outputs: int64(p[ParamXLAOut]), Aliases: int64(p[ParamXLAAlias]),
-		Temporary: int64(p[ParamXLATemp]), GeneratedCode: int64(p[ParamXLACode])}
+	p := func(name string) int64 { return int64(metric(r, name)) }
+	return compiled.Memory{Arguments: p(ParamXLAArgs), Outputs: p(ParamXLAOut), Aliases: p(ParamXLAAlias),
+		Temporary: p(ParamXLATemp), GeneratedCode: p(ParamXLACode)}
 }
 
 // Gaps are, for one result, the differences the lesson explains, in bytes: what XLA's arguments hold
@@ -113,7 +112,7 @@ func GapsOf(r measure.Result) Gaps {
 		ArgsMinusState:    x.Arguments - (state + m.Batch),
 		OutputsMinusState: x.Outputs - state,
 		TempMinusFormula:  x.Temporary - (m.Gradients + m.Activations),
-		MeasuredMinusXLA:  int64(r.Params[ParamMeasured]) - x.Total(),
+		MeasuredMinusXLA:  int64(metric(r, ParamMeasured)) - x.Total(),
 	}
 }
 
@@ -131,7 +130,7 @@ func CompiledTable(rs []measure.Result) units.Table {
 	for _, r := range rs {
 		m, x := modelOf(r).Memory(), XLAFigures(r)
 		src := "process peak RSS"
-		if r.Params[ParamOnGPU] == 1 {
+		if metric(r, ParamOnGPU) == 1 {
 			src = "GPU memory (NVML)"
 		}
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
@@ -139,7 +138,7 @@ func CompiledTable(rs []measure.Result) units.Table {
 			units.BytesFixed(float64(x.Arguments)), units.BytesFixed(float64(x.Outputs)),
 			units.BytesFixed(float64(x.Aliases)), units.BytesFixed(float64(x.Temporary)),
 			units.BytesFixed(float64(x.Total())) + " (XLA)",
-			units.BytesFixed(float64(r.Params[ParamMeasured])) + " (" + src + ")"})
+			units.BytesFixed(metric(r, ParamMeasured)) + " (" + src + ")"})
 	}
 	return units.Table{Header: []string{"batch", "device", "formula total", "XLA arguments", "XLA outputs", "aliased", "XLA temporaries",
 		"XLA total", "measured growth at peak"}, Rows: rows}

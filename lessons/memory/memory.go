@@ -23,8 +23,8 @@ const Lesson = "06-memory"
 // KeepBatch is the name BatchSweep keeps its results under for the chart cell.
 const KeepBatch = Lesson + "-batch"
 
-// Result parameters BatchSweep adds to each measure.Result (Params is the only free-form field a
-// result has, and it survives Keep, Save and recording).
+// Measured values BatchSweep adds to each measure.Result's Metrics (they survive Keep, Save and
+// recording; measure.Result.Metric also reads them from the Params of older results).
 const (
 	ParamMeasured = "measured_bytes"  // memory the process (CPU) or GPU 0 (GPU) grew by during the step
 	ParamOnGPU    = "measured_on_gpu" // 1 when ParamMeasured comes from NVML, 0 when from the process's peak RSS

@@ -107,11 +107,12 @@ func TestSweepOnGoBackend(t *testing.T) {
 	if r.Seconds() <= 0 {
 		t.Errorf("result %+v", r)
 	}
-	if _, ok := r.Params[ParamMeasured]; !ok {
+	if _, ok := r.Metrics[ParamMeasured]; !ok {
 		t.Error("no measured memory")
 	}
 	r2 := r
-	r2.Params = map[string]int{"batch": 16, "in": 8, "hidden": 8, "depth": 1, "out": 2, ParamMeasured: r.Params[ParamMeasured] + 1000}
+	r2.Params = map[string]int{"batch": 16, "in": 8, "hidden": 8, "depth": 1, "out": 2}
+	r2.Metrics = map[string]float64{ParamMeasured: r.Metrics[ParamMeasured] + 1000}
 	if _, err := Chart([]measure.Result{r, r2}); err != nil {
 		t.Errorf("Chart: %v", err)
 	}

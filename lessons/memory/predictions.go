@@ -19,7 +19,7 @@ var (
 			if err != nil {
 				return 0, err
 			}
-			return float64(hi.Params[ParamMeasured]) / float64(max(1, lo.Params[ParamMeasured])), nil
+			return metric(hi, ParamMeasured) / float64(max(1, metric(lo, ParamMeasured))), nil
 		},
 		Why: "Weights, gradients and Adam's moments do not depend on the batch; activations do. The ratio stays far below the batch ratio while the fixed part dominates.",
 	}
@@ -33,7 +33,7 @@ var (
 			if err != nil {
 				return 0, err
 			}
-			return float64(hi.Params[ParamMeasured]) / 1e6, nil
+			return metric(hi, ParamMeasured) / 1e6, nil
 		},
 		Why: "The ledger above predicts it from shapes alone: parameters × 16 bytes with Adam in float32, plus the activations kept for the backward pass.",
 	}
@@ -55,6 +55,6 @@ var MineLargest = predict.Mine("06/mine-largest", PredictLargest,
 	},
 	func(mb float64) string {
 		lo, hi, _ := sweepEnds()
-		perSample := float64(hi.Params[ParamMeasured]-lo.Params[ParamMeasured]) / float64(max(1, hi.Params["batch"]-lo.Params["batch"]))
+		perSample := (metric(hi, ParamMeasured) - metric(lo, ParamMeasured)) / float64(max(1, hi.Params["batch"]-lo.Params["batch"]))
 		return fmt.Sprintf("From your two ends: about %s MB per extra sample, so about %s MB at batch %d (measured growth is noisy on a CPU: the process's peak RSS also holds the runtime).", predict.Num(perSample/1e6), predict.Num(mb+perSample*float64(hi.Params["batch"])/1e6), 2*hi.Params["batch"])
 	})

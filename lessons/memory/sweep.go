@@ -20,7 +20,7 @@ import (
 // MeasureBatch times a few training steps of w on dev and measures the peak memory they needed:
 // on a GPU the rise of GPU 0's memory in use (NVML, sampled every 5 ms), on the CPU devices the rise
 // of this process's peak resident set (device buffers are host memory there). The measured bytes
-// are in the result's Params[ParamMeasured]. The budget check runs first: a step that cannot fit is
+// are in the result's Metrics[ParamMeasured]. The budget check runs first: a step that cannot fit is
 // an error wrapping workloads.ErrOutOfMemory, before anything is allocated.
 func MeasureBatch(dev *devices.Device, w workloads.MLP) (measure.Result, error) {
 	return measureFrom(dev, w, 0)
@@ -37,15 +37,24 @@ func measureFrom(dev *devices.Device, w workloads.MLP, base uint64) (measure.Res
 	if err != nil {
 		return r, err
 	}
-	if r.Params == nil {
-		r.Params = map[string]int{}
-	}
-	r.Params[ParamMeasured] = int(grew)
-	r.Params[ParamOnGPU] = 0
-	if dev.IsGPU() {
-		r.Params[ParamOnGPU] = 1
-	}
+	setMeasured(&r, dev, grew)
 	return r, nil
+}
+
+// setMeasured records the measured growth in r's Metrics: ParamMeasured, and ParamOnGPU (1 when
+// it comes from NVML on a GPU).
+func setMeasured(r *measure.Result, dev *devices.Device, grew uint64) {
+	r.SetMetric(ParamMeasured, float64(grew))
+	r.SetMetric(ParamOnGPU, 0)
+	if dev.IsGPU() {
+		r.SetMetric(ParamOnGPU, 1)
+	}
+}
+
+// metric is r's measured value name (measure.Result.Metric), 0 when absent.
+func metric(r measure.Result, name string) float64 {
+	v, _ := r.Metric(name)
+	return v
 }
 
 // BatchSweep runs MeasureBatch at each of Batches(s), in increasing order, counting every batch's
@@ -119,7 +128,7 @@ func SweepTable(rs []measure.Result) units.Table {
 	for _, r := range rs {
 		m := modelOf(r).Memory()
 		src := "process peak RSS"
-		if r.Params[ParamOnGPU] == 1 {
+		if metric(r, ParamOnGPU) == 1 {
 			src = "GPU memory (NVML)"
 		}
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
@@ -127,7 +136,7 @@ func SweepTable(rs []measure.Result) units.Table {
 			units.BytesFixed(float64(m.Activations + m.Batch)),
 			fmt.Sprintf("%.0f%%", 100*float64(m.Activations+m.Batch)/float64(m.Total())),
 			units.BytesFixed(float64(m.Total())),
-			units.BytesFixed(float64(r.Params[ParamMeasured])) + " (" + src + ")",
+			units.BytesFixed(metric(r, ParamMeasured)) + " (" + src + ")",
 			units.Duration(r.Seconds())})
 	}
 	return units.Table{Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
@@ -152,10 +161,10 @@ func Chart(rs []measure.Result) (*plot.Plot, error) {
 			continue
 		}
 		m := modelOf(r).Memory()
-		onGPU = r.Params[ParamOnGPU] == 1
+		onGPU = metric(r, ParamOnGPU) == 1
 		mc.Bars = append(mc.Bars, charts.Memory{Label: fmt.Sprintf("batch %d", r.Params["batch"]),
 			Weights: float64(m.Parameters), Gradients: float64(m.Gradients), Optimizer: float64(m.OptimizerState),
-			Activations: float64(m.Activations + m.Batch), Measured: float64(r.Params[ParamMeasured])})
+			Activations: float64(m.Activations + m.Batch), Measured: metric(r, ParamMeasured)})
 	}
 	what := "process peak RSS growth"
 	if onGPU {
@@ -187,6 +196,6 @@ func Slope(rs []measure.Result) (shapes, measured float64, ok bool) {
 	}
 	ma, mb := modelOf(a).Memory(), modelOf(b).Memory()
 	shapes = float64(mb.Total()-ma.Total()) / db
-	measured = float64(b.Params[ParamMeasured]-a.Params[ParamMeasured]) / db
+	measured = (metric(b, ParamMeasured) - metric(a, ParamMeasured)) / db
 	return shapes, measured, true
 }

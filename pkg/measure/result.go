@@ -92,6 +92,9 @@ type Result struct {
 	Compile  time.Duration  `json:"compile_ns"` // graph compilation, timed apart from the runs
 	Stats    Stats          `json:"stats"`      // the timed runs
 	RelErr   float64        `json:"rel_err"`    // vs float64 reference; -1 when not checked
+	// Metrics are values measured alongside the time, by name (e.g. the peak bytes a training step
+	// needed): Params holds only the sizes that define the experiment.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// Tolerance is the relative error allowed for Precision (see workloads.ToleranceOf).
 	Tolerance float64 `json:"tolerance,omitempty"`
 	// Precision is the arithmetic actually used: the dtype, or "tf32" for float32 matrix products on
@@ -106,6 +109,27 @@ type Result struct {
 	CeilingFLOPS       float64    `json:"ceiling_flops,omitempty"`       // measured matmul FLOP/s for Precision
 	CeilingBytesPerSec float64    `json:"ceiling_bytes_per_s,omitempty"` // measured copy bandwidth
 	Provenance         Provenance `json:"provenance"`                    // where, when and with what
+}
+
+// Metric is the measured value called name: from Metrics or, for a result saved before Metrics
+// existed (when measured values were kept among the Params), from Params; ok is false when neither
+// has it.
+func (r Result) Metric(name string) (v float64, ok bool) {
+	if v, ok = r.Metrics[name]; ok {
+		return v, true
+	}
+	if p, ok := r.Params[name]; ok {
+		return float64(p), true
+	}
+	return 0, false
+}
+
+// SetMetric records the measured value called name.
+func (r *Result) SetMetric(name string, v float64) {
+	if r.Metrics == nil {
+		r.Metrics = map[string]float64{}
+	}
+	r.Metrics[name] = v
 }
 
 // Seconds is the median run time in seconds.

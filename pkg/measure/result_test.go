@@ -158,3 +158,29 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+func TestMetric(t *testing.T) {
+	var r Result
+	if _, ok := r.Metric("x"); ok {
+		t.Error("a zero result has no metrics")
+	}
+	r.SetMetric("peak_bytes", 1.5e9)
+	r.Params = map[string]int{"batch": 8, "old_bytes": 7}
+	for _, tc := range []struct {
+		name string
+		want float64
+		ok   bool
+	}{{"peak_bytes", 1.5e9, true}, {"old_bytes", 7, true}, {"missing", 0, false}} {
+		if v, ok := r.Metric(tc.name); v != tc.want || ok != tc.ok {
+			t.Errorf("Metric(%q) = %v, %v; want %v, %v", tc.name, v, ok, tc.want, tc.ok)
+		}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil || back.Metrics["peak_bytes"] != 1.5e9 {
+		t.Errorf("round trip: %s → %+v, %v", b, back.Metrics, err)
+	}
+}
