@@ -235,20 +235,7 @@ func bench(args []string) error {
 		return err
 	}
 	var cases []benchCase
-	ints := func(flagName, s string) ([]int, error) {
-		var out []int
-		for _, f := range strings.Split(s, ",") {
-			if f = strings.TrimSpace(f); f == "" {
-				continue
-			}
-			n, err := strconv.Atoi(f)
-			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("bench: bad %s value %q", flagName, f)
-			}
-			out = append(out, n)
-		}
-		return out, nil
-	}
+	ints := func(flagName, s string) ([]int, error) { return positiveInts("bench", flagName, s) }
 	sizes, err := ints("-sizes", *sizesFlag)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,55 +21,95 @@ func init() {
 	register("compare", "GoMLX on a device vs PyTorch's numbers for the same shapes (scripts/torch_compare.py)", compare)
 }
 
-// torchReport is what scripts/torch_compare.py writes.
-type torchReport struct {
-	Torch   string `json:"torch"`
-	CUDA    string `json:"cuda"`
-	GPU     string `json:"gpu"`
-	Date    string `json:"date"`
-	Results []struct {
-		Name    string  `json:"name"`
-		Median  float64 `json:"median_s"`
-		TFLOPS  float64 `json:"tflops"`
-		GBPS    float64 `json:"gbps"`
-		RelErr  float64 `json:"rel_err"`
-		CV      float64 `json:"cv"`
-		Shape   []int   `json:"shape"`
-		Bytes   float64 `json:"bytes"`
-		FLOPs   float64 `json:"flops"`
-		DType   string  `json:"dtype"`
-		N       int     `json:"n"`
-		MinTime float64 `json:"min_s"`
-	} `json:"results"`
+// peerReport is what scripts/torch_compare.py (PyTorch) and scripts/bench_jax.py --compare (JAX) write.
+type peerReport struct {
+	Torch    string       `json:"torch,omitempty"`
+	CUDA     string       `json:"cuda,omitempty"`
+	JAX      string       `json:"jax,omitempty"`
+	JAXLib   string       `json:"jaxlib,omitempty"`
+	Platform string       `json:"platform,omitempty"`
+	GPU      string       `json:"gpu"`
+	Date     string       `json:"date"`
+	Results  []peerResult `json:"results"`
 }
 
-func (t torchReport) find(name string) (rate float64, unit string, ok bool) {
+// peerResult is one shape measured by a peer; Error is set instead when the peer could not run it.
+type peerResult struct {
+	Name      string  `json:"name"`
+	Error     string  `json:"error,omitempty"`
+	Median    float64 `json:"median_s"`
+	TFLOPS    float64 `json:"tflops"`
+	GBPS      float64 `json:"gbps"`
+	StepsPerS float64 `json:"steps_per_s"`
+	RelErr    float64 `json:"rel_err"`
+	CV        float64 `json:"cv"`
+	Shape     []int   `json:"shape"`
+	Bytes     float64 `json:"bytes"`
+	FLOPs     float64 `json:"flops"`
+	DType     string  `json:"dtype"`
+	N         int     `json:"n"`
+	MinTime   float64 `json:"min_s"`
+}
+
+// find returns the peer's rate for name in the row's unit (TFLOP/s, GB/s or steps/s).
+func (t peerReport) find(name string) (rate float64, ok bool) {
 	for _, r := range t.Results {
-		if r.Name == name {
-			if r.TFLOPS > 0 {
-				return r.TFLOPS, "TFLOP/s", true
+		if r.Name == name && r.Error == "" {
+			switch {
+			case r.TFLOPS > 0:
+				return r.TFLOPS, true
+			case r.GBPS > 0:
+				return r.GBPS, true
 			}
-			return r.GBPS, "GB/s", true
+			return r.StepsPerS, true
 		}
 	}
-	return 0, "", false
+	return 0, false
 }
 
-// CompareRow is one shape measured by both sides.
+func (t peerReport) label() string {
+	switch {
+	case t.Torch != "":
+		return fmt.Sprintf("PyTorch %s (CUDA %s) on %s, %s", t.Torch, t.CUDA, t.GPU, t.Date)
+	case t.JAX != "":
+		return fmt.Sprintf("JAX %s (jaxlib %s, %s) on %s, %s", t.JAX, t.JAXLib, t.Platform, t.GPU, t.Date)
+	}
+	return ""
+}
+
+func readPeer(path string) (peerReport, error) {
+	var p peerReport
+	if path == "" {
+		return p, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return p, err
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("compare: reading %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// CompareRow is one shape measured by GoMLX and, where they ran, by PyTorch and JAX.
 type CompareRow struct {
-	Name      string         `json:"name"` // the torch_compare.py name
+	Name      string         `json:"name"` // the torch_compare.py / bench_jax.py name
 	Ours      measure.Result `json:"ours"`
-	OursRate  float64        `json:"ours_rate"`  // TFLOP/s or GB/s
+	OursRate  float64        `json:"ours_rate"`  // TFLOP/s, GB/s or (MLP step) steps/s
 	TorchRate float64        `json:"torch_rate"` // same unit; 0 when PyTorch did not measure it
 	Unit      string         `json:"unit"`
-	Ratio     float64        `json:"ratio"` // ours / torch
+	Ratio     float64        `json:"ratio"`     // ours / torch (rates: higher is better)
+	JAXRate   float64        `json:"jax_rate"`  // same unit; 0 when JAX did not measure it
+	JAXRatio  float64        `json:"jax_ratio"` // ours / JAX
 }
 
-// CompareReport is what `whygpu compare` writes: both sides, the ratios and the issue's targets.
+// CompareReport is what `whygpu compare` writes: every side, the ratios and the issue's targets.
 type CompareReport struct {
 	Device  string       `json:"device"`
 	Model   string       `json:"model"`
-	Torch   torchReport  `json:"torch"`
+	Torch   peerReport   `json:"torch"`
+	JAX     peerReport   `json:"jax"`
 	Rows    []CompareRow `json:"rows"`
 	Checks  []Check      `json:"checks"`
 	Created time.Time    `json:"created"`
@@ -86,6 +127,8 @@ func compare(args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	device := fs.String("device", devices.CUDA, "device to measure (xla:cuda; xla:cpu works for a dry run)")
 	torchPath := fs.String("torch", "", "JSON written by scripts/torch_compare.py on the same machine (optional)")
+	jaxPath := fs.String("jax", "", "JSON written by scripts/bench_jax.py --compare on the same machine (optional)")
+	batchFlag := fs.String("batches", "1,256,4096", "MLP training-step batches (64→64→64→10, tanh, MSE, SGD; waited each step)")
 	out := fs.String("out", "", "write the report as JSON here")
 	n := fs.Int("n", 8192, "square matmul size")
 	lnRows := fs.Int("ln-rows", 8192, "layernorm rows")
@@ -95,19 +138,20 @@ func compare(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	batches, err := positiveInts("compare", "-batches", *batchFlag)
+	if err != nil {
+		return err
+	}
 	dev, err := devices.Open(*device)
 	if err != nil {
 		return err
 	}
 	rep := CompareReport{Device: dev.Name, Model: dev.Model, Created: time.Now().UTC()}
-	if *torchPath != "" {
-		b, err := os.ReadFile(*torchPath)
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(b, &rep.Torch); err != nil {
-			return fmt.Errorf("compare: reading %s: %w", *torchPath, err)
-		}
+	if rep.Torch, err = readPeer(*torchPath); err != nil {
+		return err
+	}
+	if rep.JAX, err = readPeer(*jaxPath); err != nil {
+		return err
 	}
 
 	strict := dev
@@ -117,6 +161,8 @@ func compare(args []string) error {
 		}
 	}
 	opt := measure.Options{Warmup: 3, Reps: 20}
+	// A training step is short (tens of µs at batch 1 on a GPU): samples of several waited steps.
+	stepOpt := measure.Options{Warmup: 3, Reps: 20, SampleTime: 5 * time.Millisecond}
 	type job struct {
 		name string
 		dev  *devices.Device
@@ -130,25 +176,37 @@ func compare(args []string) error {
 		{"layernorm-bfloat16", dev, workloads.LayerNorm{Rows: *lnRows, Cols: *lnCols, Type: dtypes.BFloat16}},
 		{"copy-d2d", dev, workloads.Copy{N: *copyBytes / 4, Type: dtypes.Float32}},
 	}
+	for _, b := range batches {
+		jobs = append(jobs, job{fmt.Sprintf("mlp-step-b%d", b), dev, benchMLP(b)})
+	}
 	var errs []error
 	for _, j := range jobs {
-		fmt.Fprintf(os.Stderr, "measuring %s on %s ...\n", j.w, j.dev)
-		r, err := measure.Run(j.dev, j.w, opt, false)
+		t0 := time.Now()
+		fmt.Fprintf(os.Stderr, "measuring %s on %s ...", j.w, j.dev)
+		o := opt
+		if _, ok := j.w.(workloads.MLP); ok {
+			o = stepOpt
+		}
+		r, err := measure.Run(j.dev, j.w, o, false)
+		fmt.Fprintf(os.Stderr, " %s\n", time.Since(t0).Round(100*time.Millisecond))
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		row := CompareRow{Name: j.name, Ours: r}
-		if r.FLOPs > 0 && j.w.Name() == "matmul" {
+		switch {
+		case j.w.Name() == "matmul":
 			row.OursRate, row.Unit = r.FLOPS()/1e12, "TFLOP/s"
-		} else {
+		case r.Seconds() > 0 && strings.HasPrefix(j.name, "mlp-step"):
+			row.OursRate, row.Unit = 1/r.Seconds(), "steps/s"
+		default:
 			row.OursRate, row.Unit = r.BytesPerSec()/1e9, "GB/s"
 		}
-		if rate, _, ok := rep.Torch.find(j.name); ok {
-			row.TorchRate = rate
-			if rate > 0 {
-				row.Ratio = row.OursRate / rate
-			}
+		if rate, ok := rep.Torch.find(j.name); ok && rate > 0 {
+			row.TorchRate, row.Ratio = rate, row.OursRate/rate
+		}
+		if rate, ok := rep.JAX.find(j.name); ok && rate > 0 {
+			row.JAXRate, row.JAXRatio = rate, row.OursRate/rate
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
@@ -190,6 +248,14 @@ func compare(args []string) error {
 		}
 	}
 
+	for _, b := range batches {
+		if r, ok := rowBy(fmt.Sprintf("mlp-step-b%d", b)); ok && r.JAXRate > 0 {
+			v := 1 / r.JAXRatio // GoMLX step time / JAX step time
+			rep.Checks = append(rep.Checks, Check{What: fmt.Sprintf("MLP step, batch %d: GoMLX time / JAX time (waited each step)", b),
+				Value: v, Target: "<= 1.2", Pass: v <= 1.2})
+		}
+	}
+
 	printCompare(rep)
 	if *out != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
@@ -210,22 +276,34 @@ func compare(args []string) error {
 }
 
 func printCompare(rep CompareReport) {
-	fmt.Printf("GoMLX on %s (%s)", rep.Device, rep.Model)
-	if rep.Torch.Torch != "" {
-		fmt.Printf(" vs PyTorch %s (CUDA %s) on %s, %s", rep.Torch.Torch, rep.Torch.CUDA, rep.Torch.GPU, rep.Torch.Date)
-	}
-	fmt.Println()
-	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "shape\tGoMLX median\tCV\tGoMLX\tPyTorch\tratio")
-	for _, r := range rep.Rows {
-		torch, ratio := "-", "-"
-		if r.TorchRate > 0 {
-			torch, ratio = fmt.Sprintf("%.1f %s", r.TorchRate, r.Unit), fmt.Sprintf("%.2f", r.Ratio)
+	fmt.Printf("GoMLX on %s (%s)\n", rep.Device, rep.Model)
+	for _, p := range []peerReport{rep.Torch, rep.JAX} {
+		if l := p.label(); l != "" {
+			fmt.Printf("  vs %s\n", l)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%.1f %s\t%s\t%s\n", r.Ours.Label, r.Ours.Stats.Median.Round(time.Microsecond),
-			100*r.Ours.Stats.CV, r.OursRate, r.Unit, torch, ratio)
+	}
+	if rep.Torch.label() == "" {
+		fmt.Println("  (no PyTorch numbers: PyTorch was not run or not found)")
+	}
+	if rep.JAX.label() == "" {
+		fmt.Println("  (no JAX numbers: JAX was not run or not found)")
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "name\tshape\tGoMLX median\tCV\tGoMLX\tPyTorch\tratio\tJAX\tratio")
+	peer := func(rate, ratio float64, unit string) (string, string) {
+		if rate <= 0 {
+			return "-", "-"
+		}
+		return fmt.Sprintf("%.4g %s", rate, unit), fmt.Sprintf("%.2f", ratio)
+	}
+	for _, r := range rep.Rows {
+		torch, tratio := peer(r.TorchRate, r.Ratio, r.Unit)
+		jax, jratio := peer(r.JAXRate, r.JAXRatio, r.Unit)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%.4g %s\t%s\t%s\t%s\t%s\n", r.Name, r.Ours.Label, r.Ours.Stats.Median.Round(time.Microsecond/10),
+			100*r.Ours.Stats.CV, r.OursRate, r.Unit, torch, tratio, jax, jratio)
 	}
 	tw.Flush()
+	fmt.Println("ratios are GoMLX / peer of the rates (higher is better for GoMLX)")
 	fmt.Println("targets:")
 	for _, c := range rep.Checks {
 		mark := "PASS"

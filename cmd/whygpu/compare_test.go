@@ -10,16 +10,18 @@ import (
 	"github.com/gpu-course/whygpu/internal/devicetest"
 )
 
-// TestCompareDryRunOnCPU runs the GPU comparison at tiny sizes on xla:cpu against a made-up PyTorch
-// report: every row is measured, ratios are computed where PyTorch has a number, and the targets are
-// evaluated (whether they pass on a CPU is beside the point).
+// TestCompareDryRunOnCPU runs the GPU comparison at tiny sizes on xla:cpu against made-up PyTorch and
+// JAX reports: every row is measured, ratios are computed where a peer has a number (not where it
+// reported an error), and the targets are evaluated (whether they pass on a CPU is beside the point).
 func TestCompareDryRunOnCPU(t *testing.T) {
 	devicetest.NeedCPUPlugin(t)
 	dir := t.TempDir()
 	torch := filepath.Join(dir, "torch.json")
 	os.WriteFile(torch, []byte(`{"torch":"test","results":[{"name":"matmul-bf16","tflops":0.001},{"name":"copy-d2d","gbps":1}]}`), 0o644)
+	jax := filepath.Join(dir, "jax.json")
+	os.WriteFile(jax, []byte(`{"jax":"test","results":[{"name":"mlp-step-b1","steps_per_s":1000},{"name":"mlp-step-b8","error":"boom"},{"name":"matmul-f32","tflops":0.001}]}`), 0o644)
 	out := filepath.Join(dir, "compare.json")
-	err := compare([]string{"-device", "xla:cpu", "-torch", torch, "-out", out,
+	err := compare([]string{"-device", "xla:cpu", "-torch", torch, "-jax", jax, "-out", out, "-batches", "1,8",
 		"-n", "64", "-ln-rows", "64", "-ln-cols", "64", "-copy-bytes", "65536", "-check-n", "32"})
 	if err != nil && !strings.Contains(err.Error(), "target(s) missed") {
 		t.Fatal(err)
@@ -32,8 +34,8 @@ func TestCompareDryRunOnCPU(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Rows) != 6 {
-		t.Errorf("rows = %d, want 6", len(rep.Rows))
+	if len(rep.Rows) != 8 {
+		t.Errorf("rows = %d, want 8 (6 shapes, 2 MLP batches)", len(rep.Rows))
 	}
 	for _, r := range rep.Rows {
 		if r.OursRate <= 0 {
@@ -42,6 +44,18 @@ func TestCompareDryRunOnCPU(t *testing.T) {
 		if (r.Name == "matmul-bf16" || r.Name == "copy-d2d") && r.Ratio <= 0 {
 			t.Errorf("%s: no ratio against PyTorch", r.Name)
 		}
+		if wantJAX := r.Name == "mlp-step-b1" || r.Name == "matmul-f32"; wantJAX != (r.JAXRatio > 0) {
+			t.Errorf("%s: JAX ratio %v, want one: %v", r.Name, r.JAXRatio, wantJAX)
+		}
+	}
+	var mlpChecks int
+	for _, c := range rep.Checks {
+		if strings.HasPrefix(c.What, "MLP step") {
+			mlpChecks++
+		}
+	}
+	if mlpChecks != 1 {
+		t.Errorf("MLP step checks = %d, want 1 (batch 1; batch 8's JAX entry is an error)", mlpChecks)
 	}
 	var correctness int
 	for _, c := range rep.Checks {
@@ -54,5 +68,30 @@ func TestCompareDryRunOnCPU(t *testing.T) {
 	}
 	if correctness != 3 {
 		t.Errorf("correctness checks = %d, want 3", correctness)
+	}
+}
+
+func TestPositiveInts(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int
+		err  bool
+	}{
+		{"1,256,4096", []int{1, 256, 4096}, false},
+		{" 1, ,2 ", []int{1, 2}, false},
+		{"", nil, false},
+		{"1,0", nil, true},
+		{"x", nil, true},
+	} {
+		got, err := positiveInts("compare", "-batches", c.in)
+		if (err != nil) != c.err || len(got) != len(c.want) {
+			t.Errorf("positiveInts(%q) = %v, %v; want %v (error %v)", c.in, got, err, c.want, c.err)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("positiveInts(%q) = %v, want %v", c.in, got, c.want)
+			}
+		}
 	}
 }
