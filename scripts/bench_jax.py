@@ -199,7 +199,11 @@ def compare(argv):
     ap.add_argument("--sample-s", type=float, default=0.005, help="seconds of calls per sample")
     ap.add_argument("--reps", type=int, default=20)
     args = ap.parse_args(argv)
-    dev = jax.devices()[0]
+    try:
+        dev = jax.devices()[0]
+    except Exception as e:  # e.g. JAX_PLATFORMS=cuda without a usable GPU: a clear note, no traceback
+        sys.exit(f"bench_jax.py: JAX has no usable device (JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS', '')!r}): "
+                 f"{type(e).__name__}: {e}")
     import jaxlib
 
     out = {"jax": jax.__version__, "jaxlib": jaxlib.__version__,

@@ -12,6 +12,8 @@
 # names go-xla looks for, and writes to $OUT:
 #     env.txt, nvidia-smi.txt        what ran where
 #     doctor.txt                     whygpu doctor on that machine
+#     smoke.txt, smoke.json          GoMLX on xla:cuda at small sizes first (a failure there skips
+#                                    compare and record, so the lease is not spent on them)
 #     torch.json, torch.txt          PyTorch on the same shapes (scripts/torch_compare.py)
 #     jax.json, jax.txt              JAX on the same shapes (scripts/bench_jax.py --compare)
 #     compare.json, compare.txt      GoMLX/xla:cuda vs PyTorch and JAX, with the targets checked
@@ -20,7 +22,7 @@
 # Copy $OUT/reference/<gpu-slug> into lessons/reference/ and commit it: lessons then show it.
 #
 # Time: the whole run is held to BUDGET_S (default 480 s, so one rerun fits in a 15-minute lease).
-# Each part runs under `timeout` with its own budget (BUDGET_DOCTOR, BUDGET_TORCH, BUDGET_JAX,
+# Each part runs under `timeout` with its own budget (BUDGET_DOCTOR, BUDGET_SMOKE, BUDGET_TORCH, BUDGET_JAX,
 # BUDGET_COMPARE); `whygpu record` gets what is left. A part cut at its budget is reported, not fatal
 # to the others; rerun the missing experiments with ONLY=<lesson/name>.
 # A missing PyTorch or JAX (not importable with $TORCH_PY / $JAX_PY) is a note; the comparison then
@@ -138,6 +140,18 @@ nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1; head -15 "$OUT/nvidia-smi.txt"
 
 part "whygpu doctor" "${BUDGET_DOCTOR:-60}" "$OUT/doctor.txt" "$BIN" doctor || true
 
+# Smoke first: GoMLX on xla:cuda at small sizes, matmuls checked against float64. If the plugin does
+# not open or run, the full comparison and the recording are skipped (the peers still run) so the
+# lease is not spent on them; smoke.txt has the whole error.
+GOMLX_OK=1
+part "smoke: GoMLX on xla:cuda, small" "${BUDGET_SMOKE:-90}" "$OUT/smoke.txt" \
+  "$BIN" compare -device xla:cuda -n 1024 -ln-rows 1024 -ln-cols 1024 -copy-bytes 16777216 -check-n 512 \
+  -batches 1 -out "$OUT/smoke.json"
+if [ $? != 0 ] && ! grep -q "target(s) missed" "$OUT/smoke.txt"; then
+  GOMLX_OK=0; rc=1
+  echo "gpu-record: GoMLX on xla:cuda failed its smoke test (see $OUT/smoke.txt): compare and record skipped" >&2
+fi
+
 # The Python peers run one after the other, each in its own process (so neither holds GPU memory
 # while another measures), with the library path Python's wheels expect.
 PEERS=()
@@ -159,6 +173,7 @@ else
   PARTS+=("JAX on the same shapes: skipped (not importable with JAX_PY='$JAX_PY')")
 fi
 
+[ "$GOMLX_OK" = 1 ] || finish $rc
 part "GoMLX on xla:cuda vs PyTorch and JAX" "${BUDGET_COMPARE:-150}" "$OUT/compare.txt" \
   "$BIN" compare -device xla:cuda "${PEERS[@]}" -out "$OUT/compare.json" || rc=1
 

@@ -11,6 +11,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import warnings
 
 from conftest import ROOT
 
@@ -64,7 +65,8 @@ def test_gpu_record_dry_run_on_cpu(tmp_path):
         print("JAX peer exercised on the CPU with", jax_py)
     else:
         assert "JAX skipped" in (out / "jax.txt").read_text()
-        print("JAX skipped: no .venv/bench with jax (make bench builds it); the GoMLX side was still dry-run")
+        warnings.warn("gpu-record dry run: JAX part skipped: no .venv/bench with jax (`make bench` builds it); "
+                      "the GoMLX side was still dry-run")
     results = list((out / "reference").glob("*/00-setup-check/matmul.json"))
     assert results, list((out / "reference").rglob("*"))
     r = json.loads(results[0].read_text())[0]
