@@ -26,8 +26,9 @@ const (
 	KeepOver    = Lesson + "-oversubscription"
 )
 
-// Result parameters of the pipeline and oversubscription results (Params is the one free-form field
-// a measure.Result has; it survives Keep, Save and recording).
+// Names of the pipeline and oversubscription results' sizes (Params: workers, cores, calls) and
+// measured values (Metrics: the µs, utilization and latency ones); both survive Keep, Save and
+// recording.
 const (
 	ParamWorkers  = "workers"           // loader workers (or concurrent math jobs)
 	ParamCostUS   = "cost_per_batch_us" // CPU work per batch, µs
@@ -71,4 +72,10 @@ func init() {
 			return Oversubscription(dev, ws, 0)
 		},
 	})
+}
+
+// metric is r's measured value name (measure.Result.Metric), 0 when absent.
+func metric(r measure.Result, name string) float64 {
+	v, _ := r.Metric(name)
+	return v
 }

@@ -99,7 +99,8 @@ func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.R
 		rs = append(rs, measure.Result{Workload: "matmul-jobs", Label: fmt.Sprintf("%d jobs of %s on %d concurrent workers", jobs, mm, k),
 			DType: "float32", FLOPs: mm.FLOPs(), Bytes: mm.Bytes(), RelErr: -1,
 			Stats:      measure.Stats{N: jobs, Median: per, Min: per, P90: per, Mean: per},
-			Params:     map[string]int{ParamWorkers: k, ParamLatUS: int(time.Duration(lat / int64(jobs)).Microseconds()), ParamCores: devices.NumCPU()},
+			Params:     map[string]int{ParamWorkers: k, ParamCores: devices.NumCPU()},
+			Metrics:    map[string]float64{ParamLatUS: float64(lat) / float64(jobs) / 1e3},
 			Provenance: measure.ProvenanceOf(dev)})
 	}
 	return rs, nil
@@ -125,7 +126,7 @@ func OverTable(rs []measure.Result) units.Table {
 	for _, r := range rs {
 		rows = append(rows, []string{r.Provenance.Label(), strconv.Itoa(r.Params[ParamCores]), strconv.Itoa(r.Params[ParamWorkers]),
 			fmt.Sprintf("%.0f", 1/r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"),
-			units.Duration(float64(r.Params[ParamLatUS]) * 1e-6)})
+			units.Duration(metric(r, ParamLatUS) * 1e-6)})
 	}
 	return units.Table{Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows}
 }
@@ -135,14 +136,14 @@ func OverChart(rs []measure.Result) (*plot.Plot, error) {
 	if len(rs) == 0 {
 		return nil, charts.ErrNoData
 	}
-	base, lat0 := rs[0].Seconds(), float64(rs[0].Params[ParamLatUS])
+	base, lat0 := rs[0].Seconds(), metric(rs[0], ParamLatUS)
 	thr := charts.Series{Name: "throughput (jobs/s, relative to 1 worker)", Source: charts.Live}
 	lat := charts.Series{Name: "time one job takes (relative to 1 worker)", Source: charts.Live}
 	for _, r := range rs {
 		k := float64(r.Params[ParamWorkers])
 		thr.Points = append(thr.Points, charts.XY{X: k, Y: base / r.Seconds()})
 		if lat0 > 0 {
-			lat.Points = append(lat.Points, charts.XY{X: k, Y: float64(r.Params[ParamLatUS]) / lat0})
+			lat.Points = append(lat.Points, charts.XY{X: k, Y: metric(r, ParamLatUS) / lat0})
 		}
 	}
 	return charts.Lines(charts.Axes{Title: fmt.Sprintf("Oversubscription on %d cores: %d×%d float32 matmul jobs (XLA's multi-threaded kernels)", rs[0].Params[ParamCores], overMatmulDim, overMatmulDim),

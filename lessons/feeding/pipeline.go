@@ -121,8 +121,9 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 		r := measure.Result{
 			Workload: "pipeline", Label: fmt.Sprintf("%s fed by %d loader workers × %v/batch", w, k, cost.Round(time.Microsecond)),
 			DType: "float32", FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
-			Params: map[string]int{ParamWorkers: k, ParamCostUS: int(cost.Microseconds()), ParamStepUS: int(st.Microseconds()),
-				ParamUtilPM: int(1000 * rep.Utilization()), ParamCPUPM: int(10 * tl.MeanCPU()), ParamCores: devices.NumCPU(), "batch": w.Batch},
+			Params: map[string]int{ParamWorkers: k, ParamCores: devices.NumCPU(), "batch": w.Batch},
+			Metrics: map[string]float64{ParamCostUS: float64(cost) / 1e3, ParamStepUS: float64(st) / 1e3,
+				ParamUtilPM: 1000 * rep.Utilization(), ParamCPUPM: 10 * tl.MeanCPU()},
 			Stats:      measure.Stats{N: rep.Steps, Median: per, Min: per, P90: per, Mean: per},
 			Provenance: measure.ProvenanceOf(dev),
 		}
@@ -167,12 +168,12 @@ func SweepTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		p := r.Params
-		step := time.Duration(p[ParamStepUS]) * time.Microsecond
-		cost := time.Duration(p[ParamCostUS]) * time.Microsecond
+		step := time.Duration(metric(r, ParamStepUS) * 1e3).Truncate(time.Microsecond)
+		cost := time.Duration(metric(r, ParamCostUS) * 1e3).Truncate(time.Microsecond)
 		_, model := Fed(step, cost, p[ParamWorkers])
 		rows = append(rows, []string{r.Provenance.Label(), strconv.Itoa(p[ParamCores]), strconv.Itoa(p[ParamWorkers]),
 			step.String(), cost.String(), units.Duration(r.Seconds()),
-			fmt.Sprintf("%.0f%%", float64(p[ParamUtilPM])/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", float64(p[ParamCPUPM])/10)})
+			fmt.Sprintf("%.0f%%", metric(r, ParamUtilPM)/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", metric(r, ParamCPUPM)/10)})
 	}
 	return units.Table{Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
 		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, Rows: rows}
@@ -197,9 +198,9 @@ func UtilizationChart(rs []measure.Result) (*plot.Plot, error) {
 			order = append(order, key)
 		}
 		k := r.Params[ParamWorkers]
-		s.Points = append(s.Points, charts.XY{X: float64(k), Y: float64(r.Params[ParamUtilPM]) / 10})
+		s.Points = append(s.Points, charts.XY{X: float64(k), Y: metric(r, ParamUtilPM) / 10})
 		if !r.Provenance.Recorded {
-			_, u := Fed(time.Duration(r.Params[ParamStepUS]), time.Duration(r.Params[ParamCostUS]), k)
+			_, u := Fed(time.Duration(metric(r, ParamStepUS)), time.Duration(metric(r, ParamCostUS)), k)
 			model.Points = append(model.Points, charts.XY{X: float64(k), Y: 100 * u})
 		}
 	}

@@ -24,7 +24,7 @@ var (
 			if err != nil {
 				return 0, err
 			}
-			return float64(r.Params[ParamUtilPM]) / 10, nil
+			return metric(r, ParamUtilPM) / 10, nil
 		},
 		Why: "When preparing a batch takes longer than the step, the device waits for the loader every step: its busy share is step time over batch-preparation time.",
 	}
