@@ -8,11 +8,11 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/stepshares"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -98,67 +98,19 @@ func StepPartsOnEachDevice(progress func(done, total int)) ([]measure.Result, er
 }
 
 // Share is one op class's share of the step's FLOPs and of the parts' summed time.
-type Share struct {
-	Part        string
-	FLOPs, Time float64 // fractions, 0–1
-	Seconds     float64
-}
+type Share = stepshares.Share
 
 // Shares splits one device's parts results (the first device in rs, live before recorded) into
 // FLOP and time shares, and returns the whole step's time too.
 func Shares(rs []measure.Result) (shares []Share, step measure.Result, device string) {
-	if len(rs) == 0 {
-		return nil, measure.Result{}, ""
-	}
-	p := rs[0].Provenance
-	var flops, secs float64
-	for _, r := range rs {
-		if r.Provenance.Label() != p.Label() {
-			continue
-		}
-		if !strings.HasPrefix(r.Workload, "mlp-part-") {
-			step = r
-			continue
-		}
-		flops += r.FLOPs
-		secs += r.Seconds()
-		shares = append(shares, Share{Part: strings.TrimPrefix(r.Workload, "mlp-part-"), FLOPs: r.FLOPs, Seconds: r.Seconds()})
-	}
-	for i := range shares {
-		shares[i].Time = shares[i].Seconds / secs
-		shares[i].FLOPs /= flops
-	}
-	return shares, step, p.Label()
+	return stepshares.Of(rs, "mlp-part-")
 }
 
 // SharesChart draws, per op class, its share of the FLOPs next to its share of the time.
-func SharesChart(rs []measure.Result) (*plot.Plot, error) {
-	shares, _, dev := Shares(rs)
-	if len(shares) == 0 {
-		return nil, fmt.Errorf("%w: no step-part results", charts.ErrNoData)
-	}
-	var bars []charts.Bar
-	for _, s := range shares {
-		bars = append(bars, charts.Bar{Label: s.Part + " FLOPs", Value: 100 * s.FLOPs}, charts.Bar{Label: s.Part + " time", Value: 100 * s.Time})
-	}
-	return charts.Bars("share of FLOPs vs share of time, per op class ("+dev+")", "share of the step [%]", bars)
-}
+func SharesChart(rs []measure.Result) (*plot.Plot, error) { return stepshares.Chart(rs, "mlp-part-") }
 
 // SharesTable lists the shares and compares the parts' sum with the whole step.
-func SharesTable(rs []measure.Result) units.Table {
-	shares, step, _ := Shares(rs)
-	var rows [][]string
-	sum := 0.0
-	for _, s := range shares {
-		sum += s.Seconds
-		rows = append(rows, []string{s.Part, fmt.Sprintf("%.1f %%", 100*s.FLOPs), units.Duration(s.Seconds), fmt.Sprintf("%.1f %%", 100*s.Time)})
-	}
-	rows = append(rows, []string{"sum of the parts", "100 %", units.Duration(sum), "100 %"})
-	if step.Seconds() > 0 {
-		rows = append(rows, []string{"the whole step, one executable", "", units.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum)})
-	}
-	return units.Table{Header: []string{"op class", "share of FLOPs (formula)", "time alone (measured)", "share of time"}, Rows: rows}
-}
+func SharesTable(rs []measure.Result) units.Table { return stepshares.Table(rs, "mlp-part-") }
 
 // FusionChain is the fusion experiment's chain: 8 ops over 32 Mi float32 (128 MiB) on a laptop,
 // 256 Mi (1 GiB) on a GPU.

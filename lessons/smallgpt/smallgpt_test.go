@@ -1,6 +1,7 @@
 package smallgpt
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -8,12 +9,13 @@ import (
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	for _, name := range []string{"train", "context-sweep"} {
+	for _, name := range []string{"train", "context-sweep", "step-parts"} {
 		if _, ok := experiments.Lookup(Lesson + "/" + name); !ok {
 			t.Errorf("experiment %s/%s is not registered", Lesson, name)
 		}
@@ -91,4 +93,36 @@ func TestGPUModelRowIsABand(t *testing.T) {
 		t.Errorf("row %v", r)
 	}
 	t.Log(r)
+}
+
+func TestGPTPartsFLOPsSumToStep(t *testing.T) {
+	for _, c := range []workloads.GPT{Config(experiments.Laptop), Config(experiments.GPU), {Vocab: 7, Context: 5, Batch: 3, Embed: 6, Layers: 3, Heads: 2, FFN: 10}} {
+		sum := 0.0
+		for _, p := range workloads.GPTParts {
+			sum += workloads.GPTPart{GPT: c, Part: p}.FLOPs()
+		}
+		if math.Abs(sum-c.FLOPs()) > 1e-9*c.FLOPs() {
+			t.Errorf("%s: the parts' FLOPs sum to %g, the step counts %g", c, sum, c.FLOPs())
+		}
+	}
+}
+
+// TestStepPartsOnCPU times a small GPT's op classes and whole step, and shows their shares.
+func TestStepPartsOnCPU(t *testing.T) {
+	dev := openCPU(t)
+	c := Config(experiments.Laptop)
+	c.Layers, c.Embed, c.Context, c.Batch = 1, 32, 32, 4
+	rs, err := StepPartsOn(dev, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != len(workloads.GPTParts)+1 {
+		t.Fatalf("%d results", len(rs))
+	}
+	if h, rows := SharesTable(rs).Parts(); len(rows) != len(workloads.GPTParts)+2 || len(rows[0]) != len(h) {
+		t.Errorf("table %v %v", h, rows)
+	}
+	if _, err := SharesChart(rs); err != nil {
+		t.Error(err)
+	}
 }

@@ -1,0 +1,82 @@
+// Package stepshares splits a training step's time among its op classes: given the results of each
+// class timed apart (workloads named prefix+class) and of the whole step, it gives each class's
+// share of the FLOPs next to its share of the time, as a table and a bar chart. Lessons 07 (the MLP)
+// and 09 (the GPT) both use it.
+package stepshares
+
+import (
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
+)
+
+// Share is one op class's share of the step's FLOPs and of the parts' summed time.
+type Share struct {
+	Part        string
+	FLOPs, Time float64 // fractions, 0–1
+	Seconds     float64
+}
+
+// Of splits one device's results (the first device in rs, live before recorded) into FLOP and time
+// shares of the workloads named prefix+class, and returns the whole step's result (the other
+// workload) too.
+func Of(rs []measure.Result, prefix string) (shares []Share, step measure.Result, device string) {
+	if len(rs) == 0 {
+		return nil, measure.Result{}, ""
+	}
+	p := rs[0].Provenance
+	var flops, secs float64
+	for _, r := range rs {
+		if r.Provenance.Label() != p.Label() {
+			continue
+		}
+		if !strings.HasPrefix(r.Workload, prefix) {
+			step = r
+			continue
+		}
+		flops += r.FLOPs
+		secs += r.Seconds()
+		shares = append(shares, Share{Part: strings.TrimPrefix(r.Workload, prefix), FLOPs: r.FLOPs, Seconds: r.Seconds()})
+	}
+	for i := range shares {
+		shares[i].Time = shares[i].Seconds / secs
+		if flops > 0 {
+			shares[i].FLOPs /= flops
+		}
+	}
+	return shares, step, p.Label()
+}
+
+// Chart draws, per op class, its share of the FLOPs next to its share of the time.
+func Chart(rs []measure.Result, prefix string) (*plot.Plot, error) {
+	shares, _, dev := Of(rs, prefix)
+	if len(shares) == 0 {
+		return nil, fmt.Errorf("%w: no step-part results", charts.ErrNoData)
+	}
+	var bars []charts.Bar
+	for _, s := range shares {
+		bars = append(bars, charts.Bar{Label: s.Part + " FLOPs", Value: 100 * s.FLOPs}, charts.Bar{Label: s.Part + " time", Value: 100 * s.Time})
+	}
+	return charts.Bars("share of FLOPs vs share of time, per op class ("+dev+")", "share of the step [%]", bars)
+}
+
+// Table lists the shares and compares the parts' sum with the whole step.
+func Table(rs []measure.Result, prefix string) units.Table {
+	shares, step, _ := Of(rs, prefix)
+	var rows [][]string
+	sum := 0.0
+	for _, s := range shares {
+		sum += s.Seconds
+		rows = append(rows, []string{s.Part, fmt.Sprintf("%.1f %%", 100*s.FLOPs), units.Duration(s.Seconds), fmt.Sprintf("%.1f %%", 100*s.Time)})
+	}
+	rows = append(rows, []string{"sum of the parts", "100 %", units.Duration(sum), "100 %"})
+	if step.Seconds() > 0 {
+		rows = append(rows, []string{"the whole step, one executable", "", units.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum)})
+	}
+	return units.Table{Header: []string{"op class", "share of FLOPs (formula)", "time alone (measured)", "share of time"}, Rows: rows}
+}
