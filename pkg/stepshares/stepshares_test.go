@@ -1,0 +1,55 @@
+package stepshares
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+func result(workload, device string, flops float64, d time.Duration) measure.Result {
+	r := measure.Result{Workload: workload, FLOPs: flops}
+	r.Stats.Median = d
+	r.Provenance.Device = device
+	return r
+}
+
+func TestOf(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name          string
+		rs            []measure.Result
+		parts         int
+		flops0, time0 float64
+		step          string
+	}{
+		{"two parts and the step", []measure.Result{result("p-a", "cpu", 90, 3*ms), result("p-b", "cpu", 10, ms), result("whole", "cpu", 100, 3*ms)}, 2, 0.9, 0.75, "whole"},
+		{"a part with no FLOPs", []measure.Result{result("p-a", "cpu", 0, ms), result("p-b", "cpu", 50, ms)}, 2, 0, 0.5, ""},
+		{"only the first device", []measure.Result{result("p-a", "cpu", 1, ms), result("p-a", "gpu", 1, ms)}, 1, 1, 1, ""},
+		{"nothing", nil, 0, 0, 0, ""},
+	} {
+		shares, step, _ := Of(tc.rs, "p-")
+		if len(shares) != tc.parts || step.Workload != tc.step {
+			t.Errorf("%s: %d shares, step %q", tc.name, len(shares), step.Workload)
+			continue
+		}
+		if tc.parts > 0 && (shares[0].FLOPs != tc.flops0 || shares[0].Time != tc.time0) {
+			t.Errorf("%s: first share %+v", tc.name, shares[0])
+		}
+	}
+}
+
+func TestChartAndTable(t *testing.T) {
+	rs := []measure.Result{result("p-a", "cpu", 90, 3*time.Millisecond), result("p-b", "cpu", 10, time.Millisecond), result("whole", "cpu", 100, 3*time.Millisecond)}
+	if _, err := Chart(rs, "p-"); err != nil {
+		t.Error(err)
+	}
+	if _, err := Chart(nil, "p-"); !errors.Is(err, charts.ErrNoData) {
+		t.Errorf("no results: %v", err)
+	}
+	if h, rows := Table(rs, "p-").Parts(); len(rows) != 4 || len(rows[0]) != len(h) {
+		t.Errorf("table %v %v", h, rows)
+	}
+}
