@@ -56,9 +56,23 @@ func (p *Page) complete(src string, tries int) ([]string, error) {
 		}
 		items, err := Wait[[]string](p.ctx, 30*time.Second, "completions")
 		if err == nil && len(items) > 0 {
-			return items, nil
+			return p.settledCompletions(items), nil
 		}
 		last = err
 	}
 	return nil, fmt.Errorf("%d Tabs, no completer list: %v", tries, last)
+}
+
+// settledCompletions waits (at most 5 s) until the open completer's list stops growing: JupyterLab
+// renders a long list in batches, so the first look may see only its start.
+func (p *Page) settledCompletions(items []string) []string {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		more, err := Eval[[]string](p.ctx, "completions")
+		if err != nil || len(more) <= len(items) {
+			return items
+		}
+		items = more
+	}
+	return items
 }

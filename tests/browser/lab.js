@@ -298,9 +298,13 @@ window.__whygpu = (() => {
       const t = c ? q('.jp-OutputArea-output', c).map((o) => o.textContent).join('\n') : '';
       return t.includes(want) ? t : null;
     },
-    // The items JupyterLab's completer offers now (null while it is closed or empty).
+    // The items JupyterLab's completer offers now (null while it is closed or empty). Every item
+    // of an open completer counts, not only those scrolled into view: its list is a scrolling box
+    // that JupyterLab fills in batches.
     completions() {
-      const items = q('.jp-Completer .jp-Completer-item').filter(visible).map((li) => {
+      const box = q('.jp-Completer').filter(visible)[0];
+      if (!box) return null;
+      const items = q('.jp-Completer-item', box).map((li) => {
         const m = li.querySelector('.jp-Completer-match');
         return (m || li).textContent.trim();
       });
