@@ -383,7 +383,8 @@ var ReadEvery = []int{1, 10, 0}
 // SyncVariants runs w's training loop on dev once per ReadEvery variant, each with hostWork of real
 // CPU work per step (logging, bookkeeping) that an asynchronous launch can overlap with the device's
 // step unless a loss read made the host wait. Each variant is run three times; the results hold the
-// wall time per step (median of the three) and, in Params, the reads and the device's idle time.
+// wall time per step (median of the three) and, in Metrics, the reads and the device's busy and idle
+// time per step.
 func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time.Duration) ([]measure.Result, error) {
 	tr, err := w.NewTrainer(dev)
 	if err != nil {
@@ -407,14 +408,30 @@ func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time
 		slices.Sort(idle)
 		out = append(out, measure.Result{
 			Workload: "train-loop", Label: readLabel(k), DType: w.Type.String(),
-			Params: map[string]int{"read_every": k, "reads": last.Reads, "steps": steps,
-				"host_work_us": int(hostWork / time.Microsecond), "idle_per_step_us": int(idle[1] / time.Microsecond),
-				"busy_per_step_us": int(last.DeviceBusy / time.Duration(last.Steps) / time.Microsecond)},
+			Params: map[string]int{"read_every": k, "steps": steps, "host_work_us": int(hostWork / time.Microsecond)},
+			Metrics: map[string]float64{MetricReads: float64(last.Reads),
+				MetricIdleUS: float64(idle[1]) / float64(time.Microsecond),
+				MetricBusyUS: float64(last.DeviceBusy/time.Duration(last.Steps)) / float64(time.Microsecond)},
 			FLOPs: w.FLOPs(), Stats: measure.Summarize(per), RelErr: -1,
 			Provenance: measure.ProvenanceOf(dev),
 		})
 	}
 	return out, nil
+}
+
+// Names of the sync results' measured values (Metrics): loss reads, and the device's busy and idle
+// time per step in µs.
+const (
+	MetricReads  = "reads"
+	MetricBusyUS = "busy_per_step_us"
+	MetricIdleUS = "idle_per_step_us"
+)
+
+// metric is r's measured value called name (measure.Result.Metric, which also reads results saved
+// when these were kept among the Params), 0 when absent.
+func metric(r measure.Result, name string) float64 {
+	v, _ := r.Metric(name)
+	return v
 }
 
 func readLabel(k int) string {
@@ -439,10 +456,10 @@ func SyncOnEachDevice() ([]measure.Result, error) {
 func SyncTable(results []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range results {
-		rows = append(rows, []string{r.Provenance.Label(), r.Label, fmt.Sprint(r.Params["reads"]),
+		rows = append(rows, []string{r.Provenance.Label(), r.Label, fmt.Sprint(metric(r, MetricReads)),
 			units.SI(r.Seconds(), "s"), fmt.Sprintf("±%.0f%%", 100*r.Stats.CV),
-			units.SI(float64(r.Params["busy_per_step_us"])*1e-6, "s"),
-			units.SI(float64(r.Params["idle_per_step_us"])*1e-6, "s")})
+			units.SI(metric(r, MetricBusyUS)*1e-6, "s"),
+			units.SI(metric(r, MetricIdleUS)*1e-6, "s")})
 	}
 	return units.Table{Header: []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, Rows: rows}
 }

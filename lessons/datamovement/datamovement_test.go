@@ -1,6 +1,7 @@
 package datamovement
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,8 +82,8 @@ func TestOnGoBackend(t *testing.T) {
 	if err != nil || len(rs) != len(ReadEvery) {
 		t.Fatalf("sync: %v %d", err, len(rs))
 	}
-	if rs[0].Params["reads"] != 5 || rs[2].Params["reads"] != 1 {
-		t.Errorf("reads %v %v", rs[0].Params, rs[2].Params)
+	if rs[0].Metrics[MetricReads] != 5 || rs[2].Metrics[MetricReads] != 1 {
+		t.Errorf("reads %v %v", rs[0].Metrics, rs[2].Metrics)
 	}
 	if _, rows := SyncTable(rs).Parts(); len(rows) != 3 {
 		t.Errorf("sync table %v", rows)
@@ -97,5 +98,19 @@ func TestOnGoBackend(t *testing.T) {
 	_, rows := UnsyncedTable([]measure.Result{u.Launch, u.Synced}).Parts()
 	if !strings.Contains(rows[0][1], "wrong") || !strings.Contains(rows[1][1], "right") {
 		t.Errorf("unsynced table %v", rows)
+	}
+}
+
+// TestSyncTableReadsOldRecordings checks that a sync result saved before Metrics existed (reads and
+// µs among the Params) shows the same row as one saved now.
+func TestSyncTableReadsOldRecordings(t *testing.T) {
+	now := measure.Result{Label: "loss read every step", Params: map[string]int{"read_every": 1},
+		Metrics: map[string]float64{MetricReads: 30, MetricBusyUS: 1500, MetricIdleUS: 250}}
+	old := measure.Result{Label: "loss read every step", Params: map[string]int{"read_every": 1,
+		"reads": 30, "busy_per_step_us": 1500, "idle_per_step_us": 250}}
+	_, want := SyncTable([]measure.Result{now}).Parts()
+	_, got := SyncTable([]measure.Result{old}).Parts()
+	if !slices.Equal(got[0], want[0]) || want[0][2] != "30" {
+		t.Errorf("old %q, now %q", got[0], want[0])
 	}
 }

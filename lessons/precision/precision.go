@@ -6,7 +6,7 @@ package precision
 
 import (
 	"fmt"
-	"math"
+
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -249,8 +249,9 @@ func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, e
 		mem := m.Memory()
 		out = append(out, measure.Result{
 			Workload: m.Name(), Label: m.String(), DType: dt.String(), Precision: dt.String(),
-			Params: map[string]int{"steps": steps, "loss_e6": int(math.Round(loss * 1e6)), "first_loss_e6": int(math.Round(first * 1e6)),
-				"param_bytes": int(mem.Parameters), "activation_bytes": int(mem.Activations), "total_bytes": int(mem.Total())},
+			Params: map[string]int{"steps": steps},
+			Metrics: map[string]float64{MetricLoss: loss, MetricFirstLoss: first,
+				MetricParamBytes: float64(mem.Parameters), MetricActivationBytes: float64(mem.Activations), MetricTotalBytes: float64(mem.Total())},
 			FLOPs: m.FLOPs(), Bytes: m.Bytes(), Stats: measure.Summarize(samples[1:]), RelErr: -1,
 			Provenance: measure.ProvenanceOf(dev),
 		})
@@ -272,23 +273,48 @@ func MixedTable(results []measure.Result) units.Table {
 	f32 := map[string]float64{}
 	for _, r := range results {
 		if r.DType == dtypes.Float32.String() {
-			f32[r.Provenance.Label()] = float64(r.Params["loss_e6"]) / 1e6
+			f32[r.Provenance.Label()] = LossOf(r, MetricLoss)
 		}
 	}
 	var rows [][]string
 	for _, r := range results {
-		loss := float64(r.Params["loss_e6"]) / 1e6
+		loss := LossOf(r, MetricLoss)
 		diff := "—"
 		if b, ok := f32[r.Provenance.Label()]; ok && r.DType != dtypes.Float32.String() && b > 0 {
 			diff = fmt.Sprintf("%+.2f%%", 100*(loss/b-1))
 		}
 		rows = append(rows, []string{r.Provenance.Label(), r.DType, units.SI(r.Seconds(), "s"),
-			fmt.Sprintf("%.4f → %.4f", float64(r.Params["first_loss_e6"])/1e6, loss), diff,
-			units.BytesFixed(float64(r.Params["param_bytes"])), units.BytesFixed(float64(r.Params["activation_bytes"])),
-			units.BytesFixed(float64(r.Params["total_bytes"]))})
+			fmt.Sprintf("%.4f → %.4f", LossOf(r, MetricFirstLoss), loss), diff,
+			units.BytesFixed(metric(r, MetricParamBytes)), units.BytesFixed(metric(r, MetricActivationBytes)),
+			units.BytesFixed(metric(r, MetricTotalBytes))})
 	}
 	return units.Table{Header: []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(results)), "vs float32",
 		"parameters (f32 master)", "activations", "total (formula)"}, Rows: rows}
+}
+
+// Names of the mixed-precision results' values (Metrics): the loss after the first step and after
+// the last, and the bytes the shapes imply (formula).
+const (
+	MetricLoss            = "loss"
+	MetricFirstLoss       = "first_loss"
+	MetricParamBytes      = "param_bytes"
+	MetricActivationBytes = "activation_bytes"
+	MetricTotalBytes      = "total_bytes"
+)
+
+// LossOf is a mixed-precision result's loss called name (MetricLoss, MetricFirstLoss). Results saved
+// before Metrics existed kept it among the Params, in millionths, as name+"_e6".
+func LossOf(r measure.Result, name string) float64 {
+	if v, ok := r.Metric(name); ok {
+		return v
+	}
+	return metric(r, name+"_e6") / 1e6
+}
+
+// metric is r's value called name (measure.Result.Metric), 0 when absent.
+func metric(r measure.Result, name string) float64 {
+	v, _ := r.Metric(name)
+	return v
 }
 
 func firstSteps(rs []measure.Result) int {

@@ -2,10 +2,12 @@ package precision
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -117,8 +119,8 @@ func TestMixedAndDTypesOnGoBackend(t *testing.T) {
 	if err != nil || len(rs) != 3 {
 		t.Fatalf("mixed: %v, %d results", err, len(rs))
 	}
-	if rs[1].Params["param_bytes"] != rs[0].Params["param_bytes"] || rs[1].Params["activation_bytes"]*2 != rs[0].Params["activation_bytes"] {
-		t.Errorf("memory: f32 %v, bf16 %v", rs[0].Params, rs[1].Params)
+	if rs[1].Metrics[MetricParamBytes] != rs[0].Metrics[MetricParamBytes] || rs[1].Metrics[MetricActivationBytes]*2 != rs[0].Metrics[MetricActivationBytes] {
+		t.Errorf("memory: f32 %v, bf16 %v", rs[0].Metrics, rs[1].Metrics)
 	}
 	if _, rows := MixedTable(rs).Parts(); len(rows) != 3 {
 		t.Errorf("mixed table %v", rows)
@@ -138,5 +140,24 @@ func TestMixedAndDTypesOnGoBackend(t *testing.T) {
 	}
 	if CPUFlags() == "" {
 		t.Error("no CPU flags")
+	}
+}
+
+// TestMixedTableReadsOldRecordings checks that a result saved before Metrics existed (loss in
+// millionths and bytes among the Params) shows the same row as one saved now.
+func TestMixedTableReadsOldRecordings(t *testing.T) {
+	now := measure.Result{DType: "float32", Params: map[string]int{"steps": 60}, Metrics: map[string]float64{
+		MetricLoss: 1.25, MetricFirstLoss: 2.5, MetricParamBytes: 4096, MetricActivationBytes: 1024, MetricTotalBytes: 8192}}
+	old := measure.Result{DType: "float32", Params: map[string]int{"steps": 60, "loss_e6": 1250000, "first_loss_e6": 2500000,
+		"param_bytes": 4096, "activation_bytes": 1024, "total_bytes": 8192}}
+	for _, tc := range []struct {
+		name string
+		r    measure.Result
+	}{{"now", now}, {"old", old}} {
+		h, rows := MixedTable([]measure.Result{tc.r}).Parts()
+		_, want := MixedTable([]measure.Result{now}).Parts()
+		if !slices.Equal(rows[0], want[0]) || h[3] != "loss: first → after 60 steps" {
+			t.Errorf("%s: %q %q, want %q", tc.name, h, rows[0], want[0])
+		}
 	}
 }
