@@ -313,6 +313,12 @@ type Memory struct {
 	Params, Gradients, Optimizer int64
 }
 
+// Names of the kept state measurement's values (Metrics): bytes of the parameters and of Adam's state.
+const (
+	MetricParamsBytes    = "params_bytes"
+	MetricOptimizerBytes = "optimizer_bytes"
+)
+
 // MeasureMemory runs one step of the lesson's GPT and reads the bytes of its parameters and of
 // Adam's state from GoMLX's store; gradients are one float32 per parameter (as big as the parameters).
 func MeasureMemory() (Memory, error) {
@@ -331,8 +337,19 @@ func MeasureMemory() (Memory, error) {
 	}
 	p, o := tr.StateBytes()
 	kept := measure.Result{Workload: "gpt-state", Label: c.String() + " state after one step", RelErr: -1,
-		Params: map[string]int{"params_bytes": int(p), "optimizer_bytes": int(o)}, Provenance: measure.ProvenanceOf(dev)}
+		Metrics: map[string]float64{MetricParamsBytes: float64(p), MetricOptimizerBytes: float64(o)}, Provenance: measure.ProvenanceOf(dev)}
 	return Memory{Params: p, Gradients: p, Optimizer: o}, measure.Keep(KeepMemory, []measure.Result{kept})
+}
+
+// AdamRatio is a kept state measurement's Adam bytes over its parameter bytes (measure.Result.Metric
+// also reads one saved when these were kept among the Params); an error when it holds no parameters.
+func AdamRatio(r measure.Result) (float64, error) {
+	p, _ := r.Metric(MetricParamsBytes)
+	o, _ := r.Metric(MetricOptimizerBytes)
+	if p == 0 {
+		return 0, fmt.Errorf("dataparallel: no memory measurement kept: run the memory cell first")
+	}
+	return o / p, nil
 }
 
 // AdamLine is the measured "Adam's state is twice the model" sentence.

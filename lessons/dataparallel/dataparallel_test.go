@@ -7,6 +7,7 @@ import (
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -68,3 +69,23 @@ func TestOnCPU(t *testing.T) {
 
 // TestNotebookRecallSections checks the deck against the notebook's display.Recall calls.
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
+
+// TestAdamRatio reads the kept state bytes from Metrics and, for a result saved before Metrics
+// existed, from the Params.
+func TestAdamRatio(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		r       measure.Result
+		want    float64
+		wantErr bool
+	}{
+		{"metrics", measure.Result{Metrics: map[string]float64{MetricParamsBytes: 1000, MetricOptimizerBytes: 2004}}, 2.004, false},
+		{"old params", measure.Result{Params: map[string]int{"params_bytes": 1000, "optimizer_bytes": 2004}}, 2.004, false},
+		{"empty", measure.Result{}, 0, true},
+	} {
+		got, err := AdamRatio(tc.r)
+		if got != tc.want || (err != nil) != tc.wantErr {
+			t.Errorf("%s: %v, %v; want %v, error %v", tc.name, got, err, tc.want, tc.wantErr)
+		}
+	}
+}

@@ -36,10 +36,10 @@ var (
 			if err != nil {
 				return 0, err
 			}
-			if len(rs) == 0 || rs[0].Params["params_bytes"] == 0 {
+			if len(rs) == 0 {
 				return 0, fmt.Errorf("dataparallel: no memory measurement kept: run the memory cell first")
 			}
-			return float64(rs[0].Params["optimizer_bytes"]) / float64(rs[0].Params["params_bytes"]), nil
+			return AdamRatio(rs[0])
 		},
 		Why: "Adam keeps two float32 moments per parameter (plus a step counter): twice the model, before gradients and activations.",
 	}
