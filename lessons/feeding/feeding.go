@@ -26,15 +26,15 @@ const (
 	KeepOver    = Lesson + "-oversubscription"
 )
 
-// Names of the pipeline and oversubscription results' sizes (Params: workers, cores, calls) and
-// measured values (Metrics: the µs, utilization and latency ones); both survive Keep, Save and
-// recording.
+// Names of the pipeline, oversubscription and launch results' sizes (Params: workers, calls) and
+// measured values (Metrics: the machine's cores, the µs, utilization and latency ones); both survive
+// Keep, Save and recording, and metric also reads results saved when cores were among the Params.
 const (
 	ParamWorkers  = "workers"           // loader workers (or concurrent math jobs)
 	ParamCostUS   = "cost_per_batch_us" // CPU work per batch, µs
 	ParamStepUS   = "step_us"           // the device's own step time, µs
 	ParamUtilPM   = "device_util_permille"
-	ParamCores    = "cores"
+	ParamCores    = "cores"             // logical CPUs of the machine it ran on (devices.NumCPU)
 	ParamCPUPM    = "cpu_util_permille" // mean CPU utilization over all cores while the loop ran (monitor)
 	ParamLatUS    = "job_latency_us"    // oversubscription: mean time one job took
 	ParamCalls    = "calls"             // launch experiment: executable calls per forward pass

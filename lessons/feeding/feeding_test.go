@@ -1,6 +1,7 @@
 package feeding
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -96,3 +99,31 @@ func TestOnGoBackend(t *testing.T) {
 
 // TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
+
+// TestTablesReadOldRecordings checks that results saved before Metrics existed (cores, kernels and
+// fused ops among the Params) show the same rows as ones saved now.
+func TestTablesReadOldRecordings(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		table    func([]measure.Result) units.Table
+		now, old measure.Result
+		col      int
+		want     string
+	}{
+		{"sweep", SweepTable,
+			measure.Result{Params: map[string]int{ParamWorkers: 2}, Metrics: map[string]float64{ParamCores: 16, ParamStepUS: 100}},
+			measure.Result{Params: map[string]int{ParamWorkers: 2, ParamCores: 16}, Metrics: map[string]float64{ParamStepUS: 100}}, 1, "16"},
+		{"oversubscription", OverTable,
+			measure.Result{Params: map[string]int{ParamWorkers: 4}, Metrics: map[string]float64{ParamCores: 2, ParamLatUS: 30}},
+			measure.Result{Params: map[string]int{ParamWorkers: 4, ParamCores: 2}, Metrics: map[string]float64{ParamLatUS: 30}}, 1, "2"},
+		{"fusion", FusionTable,
+			measure.Result{Params: map[string]int{"fused": 1}, Metrics: map[string]float64{ParamKernels: 1, ParamFusedOps: 8}},
+			measure.Result{Params: map[string]int{"fused": 1, ParamKernels: 1, ParamFusedOps: 8}}, 5, "1 kernel, 8 ops fused (XLA's optimized HLO)"},
+	} {
+		_, want := tc.table([]measure.Result{tc.now}).Parts()
+		_, got := tc.table([]measure.Result{tc.old}).Parts()
+		if !slices.Equal(got[0], want[0]) || want[0][tc.col] != tc.want {
+			t.Errorf("%s: old %q, now %q; want column %d %q", tc.name, got[0], want[0], tc.col, tc.want)
+		}
+	}
+}

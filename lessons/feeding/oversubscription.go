@@ -99,8 +99,8 @@ func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.R
 		rs = append(rs, measure.Result{Workload: "matmul-jobs", Label: fmt.Sprintf("%d jobs of %s on %d concurrent workers", jobs, mm, k),
 			DType: "float32", FLOPs: mm.FLOPs(), Bytes: mm.Bytes(), RelErr: -1,
 			Stats:      measure.Stats{N: jobs, Median: per, Min: per, P90: per, Mean: per},
-			Params:     map[string]int{ParamWorkers: k, ParamCores: devices.NumCPU()},
-			Metrics:    map[string]float64{ParamLatUS: float64(lat) / float64(jobs) / 1e3},
+			Params:     map[string]int{ParamWorkers: k},
+			Metrics:    map[string]float64{ParamCores: float64(devices.NumCPU()), ParamLatUS: float64(lat) / float64(jobs) / 1e3},
 			Provenance: measure.ProvenanceOf(dev)})
 	}
 	return rs, nil
@@ -124,7 +124,7 @@ func OversubscriptionHere() ([]measure.Result, error) {
 func OverTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
-		rows = append(rows, []string{r.Provenance.Label(), strconv.Itoa(r.Params[ParamCores]), strconv.Itoa(r.Params[ParamWorkers]),
+		rows = append(rows, []string{r.Provenance.Label(), fmt.Sprint(metric(r, ParamCores)), strconv.Itoa(r.Params[ParamWorkers]),
 			fmt.Sprintf("%.0f", 1/r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"),
 			units.Duration(metric(r, ParamLatUS) * 1e-6)})
 	}
@@ -146,6 +146,6 @@ func OverChart(rs []measure.Result) (*plot.Plot, error) {
 			lat.Points = append(lat.Points, charts.XY{X: k, Y: metric(r, ParamLatUS) / lat0})
 		}
 	}
-	return charts.Lines(charts.Axes{Title: fmt.Sprintf("Oversubscription on %d cores: %d×%d float32 matmul jobs (XLA's multi-threaded kernels)", rs[0].Params[ParamCores], overMatmulDim, overMatmulDim),
+	return charts.Lines(charts.Axes{Title: fmt.Sprintf("Oversubscription on %d cores: %d×%d float32 matmul jobs (XLA's multi-threaded kernels)", int(metric(rs[0], ParamCores)), overMatmulDim, overMatmulDim),
 		X: "concurrent workers", Y: "relative to one worker [×]", LogX: true, LogY: true, XTicks: charts.Pow2Ticks{}}, thr, lat)
 }

@@ -87,7 +87,7 @@ func StepTime(dev *devices.Device, w workloads.MLP) (time.Duration, error) {
 
 // WorkersSweep measures the step time of Model(s) on dev, sets the loader's CPU work per batch to
 // LoaderToStep × that, and trains from the pipeline with each worker count: the results (one per
-// count; the median is the wall time per step, Params the utilization) and the timelines (spans
+// count; the median is the wall time per step, Metrics the utilization) and the timelines (spans
 // and CPU utilization) of every run.
 func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step func(done, total int, what string)) ([]measure.Result, []Timeline, error) {
 	w := Model(s)
@@ -121,8 +121,8 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 		r := measure.Result{
 			Workload: "pipeline", Label: fmt.Sprintf("%s fed by %d loader workers × %v/batch", w, k, cost.Round(time.Microsecond)),
 			DType: "float32", FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
-			Params: map[string]int{ParamWorkers: k, ParamCores: devices.NumCPU(), "batch": w.Batch},
-			Metrics: map[string]float64{ParamCostUS: float64(cost) / 1e3, ParamStepUS: float64(st) / 1e3,
+			Params: map[string]int{ParamWorkers: k, "batch": w.Batch},
+			Metrics: map[string]float64{ParamCores: float64(devices.NumCPU()), ParamCostUS: float64(cost) / 1e3, ParamStepUS: float64(st) / 1e3,
 				ParamUtilPM: 1000 * rep.Utilization(), ParamCPUPM: 10 * tl.MeanCPU()},
 			Stats:      measure.Stats{N: rep.Steps, Median: per, Min: per, P90: per, Mean: per},
 			Provenance: measure.ProvenanceOf(dev),
@@ -171,7 +171,7 @@ func SweepTable(rs []measure.Result) units.Table {
 		step := time.Duration(metric(r, ParamStepUS) * 1e3).Truncate(time.Microsecond)
 		cost := time.Duration(metric(r, ParamCostUS) * 1e3).Truncate(time.Microsecond)
 		_, model := Fed(step, cost, p[ParamWorkers])
-		rows = append(rows, []string{r.Provenance.Label(), strconv.Itoa(p[ParamCores]), strconv.Itoa(p[ParamWorkers]),
+		rows = append(rows, []string{r.Provenance.Label(), fmt.Sprint(metric(r, ParamCores)), strconv.Itoa(p[ParamWorkers]),
 			step.String(), cost.String(), units.Duration(r.Seconds()),
 			fmt.Sprintf("%.0f%%", metric(r, ParamUtilPM)/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", metric(r, ParamCPUPM)/10)})
 	}
@@ -193,7 +193,7 @@ func UtilizationChart(rs []measure.Result) (*plot.Plot, error) {
 			if r.Provenance.Recorded {
 				src, note = charts.Recorded, r.Provenance.Model+", "+r.Provenance.Date.Format("2006-01-02")
 			}
-			s = &charts.Series{Name: fmt.Sprintf("%s (%d cores)", r.Provenance.Device, r.Params[ParamCores]), Source: src, Note: note}
+			s = &charts.Series{Name: fmt.Sprintf("%s (%d cores)", r.Provenance.Device, int(metric(r, ParamCores))), Source: src, Note: note}
 			byDev[key] = s
 			order = append(order, key)
 		}

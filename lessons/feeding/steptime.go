@@ -24,7 +24,8 @@ const (
 	KeepDouble = Lesson + "-double"
 )
 
-// Result parameters of the fusion experiment: the kernels and fused operations XLA compiled.
+// Names of the fusion results' counted values (Metrics: the kernels and fused operations XLA
+// compiled) and of the double-the-work results' sizes (Params).
 const (
 	ParamKernels  = "kernels"
 	ParamFusedOps = "fused_ops"
@@ -141,7 +142,7 @@ func KernelsOf(dev *devices.Device, w workloads.ElementwiseChain) (kernels, fuse
 }
 
 // Fusion measures the chain fused and unfused (checked against float64) and records each one's
-// kernel count from XLA's optimized HLO.
+// kernel and fused-op counts from XLA's optimized HLO in its Metrics.
 func Fusion(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
 	var out []measure.Result
 	for _, fused := range []bool{false, true} {
@@ -157,7 +158,8 @@ func Fusion(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) 
 		if err != nil && err != compiled.ErrNotXLA {
 			return out, err
 		}
-		r.Params[ParamKernels], r.Params[ParamFusedOps] = k, f
+		r.SetMetric(ParamKernels, float64(k))
+		r.SetMetric(ParamFusedOps, float64(f))
 		out = append(out, r)
 	}
 	return out, nil
@@ -175,7 +177,7 @@ func FusionTable(rs []measure.Result) units.Table {
 	for _, r := range rs {
 		rows = append(rows, []string{r.Label, r.Provenance.Label(), units.Duration(r.Seconds()),
 			units.SI(r.Bytes, "B"), units.SI(r.BytesPerSec(), "B/s"),
-			fmt.Sprintf("%s, %d ops fused (XLA's optimized HLO)", kernels(r.Params[ParamKernels]), r.Params[ParamFusedOps])})
+			fmt.Sprintf("%s, %d ops fused (XLA's optimized HLO)", kernels(int(metric(r, ParamKernels))), int(metric(r, ParamFusedOps)))})
 	}
 	return units.Table{Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows}
 }
@@ -192,7 +194,7 @@ func FusionSpeedup(rs []measure.Result) string {
 	for _, r := range rs {
 		if u, ok := un[r.Provenance.Label()]; ok && r.Params["fused"] == 1 {
 			fmt.Fprintf(&b, "%s: one graph is %.1f× faster than %d executables (%s vs %s)\n",
-				r.Provenance.Label(), u.Seconds()/r.Seconds(), u.Params["ops"], kernels(r.Params[ParamKernels]), kernels(u.Params[ParamKernels]))
+				r.Provenance.Label(), u.Seconds()/r.Seconds(), u.Params["ops"], kernels(int(metric(r, ParamKernels))), kernels(int(metric(u, ParamKernels))))
 		}
 	}
 	return b.String()
