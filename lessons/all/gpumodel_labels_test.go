@@ -44,7 +44,7 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 	for _, b := range race.Batches {
 		sweep = append(sweep, cpuResult(b, batching.Narrow, time.Duration(20+b)*time.Microsecond))
 	}
-	lane := experiments.BandLane(gpumodel.EstimateStep(experiments.Step(1, 64)))
+	lane := experiments.BandLane(experiments.StepEstimate(experiments.Step(1, 64)))
 	sliver := []measure.Result{
 		{Label: "a", Params: map[string]int{"m": 1, "k": 512, "n": 512}, Stats: measure.Stats{Median: 40 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
 		{Label: "b", Params: map[string]int{"m": 256, "k": 512, "n": 512}, Stats: measure.Stats{Median: 400 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
@@ -93,6 +93,26 @@ func TestCheckLabeledCatchesUnlabeled(t *testing.T) {
 	}
 	if gpumodel.CheckLabeled("xla:cpu | 40 µs") != nil {
 		t.Error("text without a model must pass")
+	}
+}
+
+// A training step is modeled with its counted kernels: only experiments.StepWork builds a step's
+// Work (gpumodel.Step), so no lesson can model a step on a hand count of kernels.
+func TestStepsAreModeledWithCountedKernels(t *testing.T) {
+	root := filepath.Join("..", "..")
+	direct := regexp.MustCompile(`gpumodel\.Step\(`)
+	for _, dir := range []string{"lessons", "pkg", "cmd"} {
+		filepath.Walk(filepath.Join(root, dir), func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") ||
+				strings.Contains(p, filepath.Join("pkg", "gpumodel")) || strings.HasSuffix(p, filepath.Join("pkg", "experiments", "kernels.go")) {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err == nil && direct.Match(b) {
+				t.Errorf("%s builds a step's GPU work itself (gpumodel.Step): use experiments.StepEstimate / StepWork, which count the kernels on xla:cpu", p)
+			}
+			return nil
+		})
 	}
 }
 

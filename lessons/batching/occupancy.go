@@ -31,7 +31,7 @@ func gpuTime(rs []measure.Result, batch, hidden int) (sec float64, source string
 			return r.Seconds(), "xla:cuda, " + src.Describe(note)
 		}
 	}
-	e := gpumodel.EstimateStep(experiments.Step(batch, hidden))
+	e := experiments.StepEstimate(experiments.Step(batch, hidden))
 	return -1, e.Label() + ", " + e.Bound
 }
 
@@ -70,7 +70,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 		sec, from := gpuTime(rs, b, hidden)
 		gpu := units.Duration(sec)
 		if sec < 0 {
-			e := gpumodel.EstimateStep(experiments.Step(b, hidden))
+			e := experiments.StepEstimate(experiments.Step(b, hidden))
 			gpu = e.Band()
 		}
 		tiles, fill := hiddenTiles(b, hidden)
@@ -91,7 +91,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 		fmt.Sprintf("At hidden %d the CPU's %d lanes have work from batch %d on. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
 			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Name, sms, full),
 		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization (a model, not a measurement); with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
-		"GPU model: " + gpumodel.EstimateStep(experiments.Step(1, hidden)).Note() + ".",
+		"GPU model: " + experiments.StepEstimate(experiments.Step(1, hidden)).Note() + ".",
 	}
 	if b := FloorEnds(hidden); b > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("In the GPU model (not a measurement), the step is launch-bound (starting and waiting on its kernels, not arithmetic) until batch ≈ %s at hidden %d: filling the SMs comes long before the arithmetic outweighs the launches.",
@@ -105,7 +105,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 // 0 when it does not within 2²⁴.
 func FloorEnds(hidden int) int {
 	for b := 1; b <= 1<<24; b *= 2 {
-		if gpumodel.EstimateStep(experiments.Step(b, hidden)).Bound != "launch-bound" {
+		if experiments.StepEstimate(experiments.Step(b, hidden)).Bound != "launch-bound" {
 			return b
 		}
 	}
@@ -141,7 +141,7 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 			peak := gpumodel.Default().GPU.Spec.Ceilings.Peak(workloads.TF32)
 			for _, b := range []int{lo, hi} {
 				w := experiments.Step(b, hidden)
-				e := gpumodel.EstimateStep(w)
+				e := experiments.StepEstimate(w)
 				lo, hi := w.FLOPs()/e.High.Seconds(), w.FLOPs()/e.Low.Seconds()
 				t.Rows = append(t.Rows, []string{experiments.StepModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
 					e.Band(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"),

@@ -354,7 +354,7 @@ func ResidentTable(results []measure.Result) units.Table {
 // model's assumptions.
 func GPUModelRows(w workloads.MLP) units.Table {
 	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
-	e := m.Estimate(gpumodel.Step(w, 0, ""))
+	e := experiments.StepEstimateOn(m, w)
 	pbytes := float64(w.NumParams()) * 4
 	gen5 := m.GPU.PCIeBytes
 	rows := [][]string{

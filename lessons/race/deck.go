@@ -29,7 +29,7 @@ var Deck = &recall.Deck{
 			{ID: "batch-one", Question: "At batch 1 with a narrow layer, why can the CPU keep up with or beat the GPU?",
 				Answer: "The step is a chain of tiny kernels: the GPU's time is launch and synchronization cost with almost all of its SMs idle, while the CPU's fast cores finish the little arithmetic quickly. In the model the CPU's time can fall inside the GPU's band there: too close to call without a recording."},
 			{ID: "lanes", Question: "Where does the GPU lane come from when there is no GPU here?",
-				Answer: "From a recording of the same step on a named GPU (model, date, versions) when one exists at that size; otherwise from the course's GPU model of an H200, drawn as a band: the step's matrix products as output tiles on 132 SMs at a fraction of peak, its bytes at a fraction of the bandwidth, and its kernels launched on a stream (1–4 µs each, overlapping the work), plus a fixed cost per execution. Labeled as a model, never as a measurement."},
+				Answer: "From a recording of the same step on a named GPU (model, date, versions) when one exists at that size; otherwise from the course's GPU model of an H200, drawn as a band: the step's matrix products as output tiles on 132 SMs at a fraction of peak, its bytes at a fraction of the bandwidth, and its kernels (as many as XLA compiles the step into, counted on xla:cpu) launched on a stream (1–4 µs each, overlapping the work), plus a fixed cost per execution. Labeled as a model, never as a measurement."},
 		}},
 		{ID: "batch", Title: "Why batch size matters", Cards: []recall.Card{
 			{ID: "flat", Question: "Why does the GPU's time per step barely move from batch 1 to batch 256 while the CPU's grows?",

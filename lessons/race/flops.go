@@ -5,6 +5,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -47,7 +48,7 @@ func FLOPTable() units.Table {
 			fmt.Sprint(l.B), fmt.Sprint(l.D), fmt.Sprint(l.H),
 			fmt.Sprintf("%d × %d", l.DotProducts(), l.D),
 			fmt.Sprintf("%.2e", fwd), fmt.Sprintf("%.2e", train),
-			units.Duration(train / cpuPeak), GPU.Estimate(gpumodel.Step(l.Training(), 0, "")).Band(),
+			units.Duration(train / cpuPeak), experiments.StepEstimateOn(GPU, l.Training()).Band(),
 			"formula",
 		})
 	}
@@ -63,7 +64,7 @@ func FLOPTable() units.Table {
 		"Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the CPU column divides it by the CPU's model peak, the GPU column is the course's GPU model of the layer's training step (a band: kernels launched on a stream, output tiles on 132 SMs, a fraction of the TF32 peak; not a measurement).",
 		fmt.Sprintf("Issuing one GPU kernel costs %s–%s (the GPU model's range, from published measurements; a model, not a measurement): at %s the %s could do %.2g FLOPs in even the short end of it, more than the whole training step of %d of these %d layers.",
 			units.Duration(issue.Low), units.Duration(issue.High), units.SI(gpuPeak, "FLOP/s"), short(ModelGPU), breakEven, smaller, len(Layers)),
-		"GPU column: " + GPU.Estimate(gpumodel.Step(Layers[0].Training(), 0, "")).Note() + ".",
+		"GPU column: " + experiments.StepEstimateOn(GPU, Layers[0].Training()).Note() + ".",
 	}
 	return t
 }

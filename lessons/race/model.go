@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -33,7 +33,7 @@ func ModelSpec() devices.Spec { return GPU.GPU.Spec }
 // ModelTable explains the model at one size: its assumptions and its parts at both ends of the band.
 func ModelTable(batch, hidden int) units.Table {
 	w := Step(batch, hidden)
-	e := gpumodel.EstimateStep(w)
+	e := experiments.StepEstimate(w)
 	t := units.Table{Header: []string{"part of the model", "optimistic end", "pessimistic end", "where it comes from"}}
 	add := func(a, lo, hi, c string) { t.Rows = append(t.Rows, []string{a, lo, hi, c}) }
 	d := units.Duration
@@ -41,6 +41,7 @@ func ModelTable(batch, hidden int) units.Table {
 	add("FLOPs per step", fmt.Sprintf("%.3g", e.Work.FLOPs), fmt.Sprintf("%.3g", e.Work.FLOPs), "formula: 3 × 2·B·Σ dᵢ·dᵢ₊₁ (workloads.MLP.FLOPs)")
 	add("bytes per step (at least)", units.Bytes(e.Work.Bytes), units.Bytes(e.Work.Bytes), "formula (workloads.MLP.Bytes)")
 	add("largest product: output tiles / SMs busy", fmt.Sprintf("%d tiles, %.0f%% of %d SMs", e.Tiles, 100*e.Fill, GPU.GPU.SMs), fmt.Sprintf("%d wave(s)", e.Waves), "tile/wave quantization (gpumodel)")
+	add("kernels per step", fmt.Sprint(e.Work.Kernels), fmt.Sprint(e.Work.Kernels), e.Work.KernelsFrom)
 	add("compute (tiles × waves at a fraction of peak)", d(e.Compute[0]), d(e.Compute[1]), "model")
 	add("memory (bytes / bandwidth)", d(e.Memory[0]), d(e.Memory[1]), "model")
 	add("GPU busy (kernels on a stream)", d(e.Device[0]), d(e.Device[1]), "model: each kernel at least its floor")
@@ -48,30 +49,9 @@ func ModelTable(batch, hidden int) units.Table {
 	add("step", d(e.Low.Seconds()), d(e.High.Seconds()), e.Label())
 	t.Notes = append([]string{fmt.Sprintf("At batch %d × hidden %d the model is %s: a band from %s to %s, not a measurement. Its assumptions:",
 		batch, hidden, e.Bound, d(e.Low.Seconds()), d(e.High.Seconds()))}, e.Assumptions()...)
-	if k, err := CountedKernels(w); err == nil {
-		c := GPU.Estimate(gpumodel.Step(w, k.Total, "counted on xla:cpu"))
-		t.Notes = append(t.Notes, fmt.Sprintf("Check of the kernel count: XLA compiled this step for xla:cpu into %s (counted in its optimized HLO); with that count instead of %d the model's band is %s. A GPU compile fuses differently, so this is a check, not the GPU's count.",
-			k, e.Work.Kernels, c.Band()))
+	if a := gpumodel.StepKernelsAssumed(w); strings.HasPrefix(e.Work.KernelsFrom, experiments.CountedOn) {
+		t.Notes = append(t.Notes, fmt.Sprintf("Kernels: %d per step, %s (XLA's optimized HLO of this step, fusions and library calls counted), where a hand count of 6 per layer would assume %d. A GPU compile fuses differently, so even the count is a model input, not the GPU's own.",
+			e.Work.Kernels, e.Work.KernelsFrom, a))
 	}
 	return t
-}
-
-// CountedKernels compiles one training step of w on xla:cpu and counts the kernels in XLA's
-// optimized HLO (package compiled): "counted on xla:cpu".
-func CountedKernels(w workloads.MLP) (compiled.Kernels, error) {
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		return compiled.Kernels{}, err
-	}
-	tr, err := w.NewTrainer(dev)
-	if err != nil {
-		return compiled.Kernels{}, err
-	}
-	defer tr.Close()
-	g, err := tr.StepGraph(compiled.DumpName("race_step"))
-	if err != nil {
-		return compiled.Kernels{}, err
-	}
-	r, err := compiled.Of(g)
-	return r.Kernels, err
 }

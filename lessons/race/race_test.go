@@ -53,23 +53,31 @@ func contains(vs []int, v int) bool {
 }
 
 func TestModel(t *testing.T) {
+	devicetest.NeedCPUPlugin(t) // the model's kernels are counted on xla:cpu
 	w := Step(1, 64)
-	e := gpumodel.EstimateStep(w)
-	if e.Bound != "launch-bound" || e.Work.Kernels != 18 {
-		t.Errorf("batch 1 × hidden 64 should be launch-bound with 18 kernels, got %s, %d", e.Bound, e.Work.Kernels)
+	e := experiments.StepEstimate(w)
+	if e.Bound != "launch-bound" || e.Work.Kernels <= 0 {
+		t.Errorf("batch 1 × hidden 64 should be launch-bound with its kernels, got %s, %d", e.Bound, e.Work.Kernels)
+	}
+	// The kernels the race's model uses are XLA's count on xla:cpu, not the assumed 6 per layer.
+	if want := experiments.CountedOn; !strings.HasPrefix(e.Work.KernelsFrom, want) {
+		t.Errorf("kernels from %q, want %q", e.Work.KernelsFrom, want)
+	}
+	if !strings.Contains(e.Note(), e.Work.KernelsFrom) {
+		t.Errorf("the lane's note does not say where its kernel count comes from: %q", e.Note())
 	}
 	if !(e.Low > 0 && e.Low < e.High) {
 		t.Errorf("the model must be a band, got %v – %v", e.Low, e.High)
 	}
-	big := gpumodel.EstimateStep(Step(1<<16, 8192))
+	big := GPU.Estimate(gpumodel.Step(Step(1<<16, 8192), 0, "a test of the model's shape"))
 	if big.Bound != "compute-bound" {
 		t.Errorf("a huge step should be compute-bound, got %s", big.Bound)
 	}
 	// Not a constant over the slider grid: the band's far end moves with the work.
-	if top := gpumodel.EstimateStep(Step(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
+	if top := experiments.StepEstimate(Step(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
 		t.Errorf("the GPU lane barely moves over the grid: %s at the start, %s at the largest size", e.Band(), top.Band())
 	}
-	lane := experiments.BandLane(gpumodel.EstimateStep(w))
+	lane := experiments.BandLane(experiments.StepEstimate(w))
 	if lane.Source != charts.Model || !lane.Banded() || !strings.Contains(lane.Describe(), "not a measurement") || !strings.Contains(lane.Describe(), "band") {
 		t.Errorf("the model lane must be a labeled band, not a measurement: %q", lane.Describe())
 	}

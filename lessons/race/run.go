@@ -8,7 +8,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -96,7 +95,7 @@ func GPULane(batch, hidden int) charts.Lane {
 	if r, ok := RecordedStep(batch, hidden); ok {
 		return fromresult.Lane(r)
 	}
-	return experiments.BandLane(gpumodel.EstimateStep(Step(batch, hidden)))
+	return experiments.BandLane(experiments.StepEstimate(Step(batch, hidden)))
 }
 
 // Describe says, in a line, where the race's GPU lane comes from at a size.

@@ -27,7 +27,7 @@ func BandLane(e gpumodel.Estimate) charts.Lane {
 func StepModelSeries(sizes []Size, x func(Size) float64, y func(sec float64, s Size) float64) charts.Series {
 	s := charts.Series{Name: StepModelName, Source: charts.Model}
 	for _, sz := range sizes {
-		e := gpumodel.EstimateStep(sz.Step())
+		e := StepEstimate(sz.Step())
 		s.Note = e.Note()
 		pt := charts.XY{X: x(sz), Y: e.Mid().Seconds(), Lo: e.Low.Seconds(), Hi: e.High.Seconds()}
 		s.Points = append(s.Points, pt.MapY(func(_, sec float64) float64 { return y(sec, sz) }))

@@ -29,10 +29,16 @@ func StepGEMMs(w workloads.MLP) []GEMM {
 }
 
 // Step is the Work of one training step of w. kernels is the kernel count of the compiled step
-// with where it comes from (e.g. 14, "counted on xla:cpu"); kernels ≤ 0 uses StepKernelsAssumed.
+// with where it comes from (e.g. 25, "counted on xla:cpu": experiments.StepWork counts it);
+// kernels ≤ 0 falls back to StepKernelsAssumed, and from then says why there is no count (the
+// label reads "assumed: 6 per layer …; <from>").
 func Step(w workloads.MLP, kernels int, from string) Work {
 	if kernels <= 0 {
+		why := from
 		kernels, from = StepKernelsAssumed(w), "assumed: 6 per layer as XLA fuses a step"
+		if why != "" {
+			from += "; " + why
+		}
 	}
 	return Work{What: w.String(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), Precision: PrecisionFor(strings.ToLower(w.Type.String())),
 		GEMMs: StepGEMMs(w), Kernels: kernels, KernelsFrom: from}
@@ -44,10 +50,6 @@ func MatMul(m, n, k int, dtype string, bytes float64) Work {
 	return Work{What: fmt.Sprintf("%d×%d×%d %s matmul", m, n, k, dtype), FLOPs: g.FLOPs(), Bytes: bytes,
 		Precision: PrecisionFor(dtype), GEMMs: []GEMM{g}, Kernels: 1, KernelsFrom: "one GEMM kernel"}
 }
-
-// EstimateStep is the default model's band for one training step of w (kernels: StepKernelsAssumed,
-// until a count from the compiled graph is given).
-func EstimateStep(w workloads.MLP) Estimate { return Default().Estimate(Step(w, 0, "")) }
 
 // EstimateMatMul is the default model's band for one matrix product w as one kernel.
 func EstimateMatMul(w workloads.MatMul) Estimate {

@@ -1,0 +1,65 @@
+package experiments
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/internal/devicetest"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
+)
+
+// The model's kernel count is XLA's count on xla:cpu, labeled so, cached per shape (a second ask
+// does not compile again), and a batch past CountBatchLimit says it uses the limit's count.
+func TestStepKernelsAreCounted(t *testing.T) {
+	devicetest.NeedCPUPlugin(t)
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	for _, tc := range []struct {
+		name      string
+		size      Size
+		wantFrom  string
+		wantLimit bool
+	}{
+		{"batch 1", Size{1, 64}, CountedOn, false},
+		{"batch 256", Size{256, 64}, CountedOn, false},
+		{"past the limit", Size{4 * CountBatchLimit, 16}, CountedOn + " at batch", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := tc.size.Step()
+			n, from := StepKernels(w)
+			if n <= 0 || !strings.HasPrefix(from, tc.wantFrom) {
+				t.Fatalf("StepKernels(%s) = %d, %q; want a count %q…", w, n, from, tc.wantFrom)
+			}
+			start := time.Now()
+			if n2, from2 := StepKernels(w); n2 != n || from2 != from {
+				t.Errorf("second count %d %q differs from the first %d %q", n2, from2, n, from)
+			}
+			if d := time.Since(start); d > 50*time.Millisecond {
+				t.Logf("the cached count took %v (a loaded machine?)", d) // no timing assertion
+			}
+			e := StepEstimate(w)
+			if e.Work.Kernels != n || !strings.Contains(e.Note(), from) {
+				t.Errorf("the estimate uses %d kernels (%q), want the count %d (%q); note %q", e.Work.Kernels, e.Work.KernelsFrom, n, from, e.Note())
+			}
+		})
+	}
+	// The count is kept on disk: a new process (an emptied map here) reads it back.
+	countMu.Lock()
+	clear(counts)
+	countMu.Unlock()
+	if n, from := StepKernels(Step(1, 64)); n <= 0 || from != CountedOn {
+		t.Errorf("after clearing the in-process cache: %d, %q", n, from)
+	}
+}
+
+// Without a count the model falls back to the assumed 6 per layer and says why.
+func TestStepKernelsFallBack(t *testing.T) {
+	w := Step(1, 64)
+	work := gpumodel.Step(w, 0, "no count from xla:cpu: no plugin")
+	if work.Kernels != gpumodel.StepKernelsAssumed(w) || !strings.Contains(work.KernelsFrom, "assumed") || !strings.Contains(work.KernelsFrom, "no count from xla:cpu") {
+		t.Errorf("fallback work: %d kernels from %q", work.Kernels, work.KernelsFrom)
+	}
+	if note := gpumodel.Default().Estimate(work).Note(); !strings.Contains(note, "assumed") {
+		t.Errorf("the fallback's note hides that the count is assumed: %q", note)
+	}
+}
