@@ -24,9 +24,10 @@ func BatchChart(rs []measure.Result, hidden int) (*plot.Plot, error) {
 }
 
 // Crossover is the printed crossover line of a batch sweep: "crossover: batch ≈ N (…)" or
-// "crossover: none between batch 1 and 512 (…)".
+// "crossover: none between batch 1 and 512 (…)", then, for each GPU step in rs (a recording), the
+// model's error against it (experiments.ModelVersus).
 func Crossover(rs []measure.Result, hidden int) string {
-	return experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch") + fmt.Sprintf(" [hidden %d]", hidden)
+	return experiments.WithModelVersus(experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")+fmt.Sprintf(" [hidden %d]", hidden), rs)
 }
 
 // withHidden names each series after its hidden width too: "xla:cpu · hidden 64".
@@ -54,9 +55,10 @@ func WidthChart(rs []measure.Result) (*plot.Plot, error) {
 	}, experiments.TimeSeries(rs, experiments.Hidden)...)
 }
 
-// WidthCrossover is the printed crossover line of the width sweep.
+// WidthCrossover is the printed crossover line of the width sweep, with the model's error against
+// each GPU step in rs as in Crossover.
 func WidthCrossover(rs []measure.Result) string {
-	return experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Hidden), "hidden width") + fmt.Sprintf(" [batch %d]", WidthBatch)
+	return experiments.WithModelVersus(experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Hidden), "hidden width")+fmt.Sprintf(" [batch %d]", WidthBatch), rs)
 }
 
 // FLOPSChart draws achieved FLOP/s against hidden width at batch WidthBatch: how much of its

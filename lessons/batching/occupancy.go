@@ -23,12 +23,16 @@ func CPULanes() int {
 }
 
 // gpuTime is a GPU's time per step at a size: a GPU result (live or recorded) when there is one,
-// else the datasheet model; with where it comes from.
+// with the GPU model's error against it, else the model; with where it comes from.
 func gpuTime(rs []measure.Result, batch, hidden int) (sec float64, source string) {
 	for _, r := range rs {
 		if r.Provenance.Device == devices.CUDA && r.Params["batch"] == batch && r.Params["hidden"] == hidden {
 			src, note := fromresult.Source(r.Provenance)
-			return r.Seconds(), "xla:cuda, " + src.Describe(note)
+			from := "xla:cuda, " + src.Describe(note)
+			if v := experiments.ModelVersus([]measure.Result{r}); len(v) > 0 {
+				from += "; " + v[0]
+			}
+			return r.Seconds(), from
 		}
 	}
 	e := experiments.StepEstimate(experiments.Step(batch, hidden))
@@ -114,7 +118,8 @@ func FloorEnds(hidden int) int {
 
 // PeakShareTable shows how much of each device's peak a step uses, at the smallest and the largest
 // batch of each sweep given: achieved FLOP/s over the peak (CPU: model; GPU: datasheet, TF32), for
-// live and recorded results, and for the datasheet model when there is no GPU result.
+// live and recorded results, and for the GPU model unless a GPU was measured live (beside a
+// recording, with the model's error against it in the notes).
 func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 	t := units.Table{Header: []string{"device", "source", "step", "time per step", "achieved", "peak", "share of peak"}}
 	for _, rs := range sweeps {
@@ -136,7 +141,14 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 			t.Rows = append(t.Rows, []string{r.Provenance.Device, src.Describe(note), r.Label,
 				units.Duration(r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"), peak, share})
 		}
-		if !experiments.HasGPU(rs) {
+		var gpuEnds []measure.Result
+		for _, r := range rs {
+			if b := r.Params["batch"]; experiments.HasGPU([]measure.Result{r}) && (b == lo || b == hi) {
+				gpuEnds = append(gpuEnds, r)
+			}
+		}
+		t.Notes = append(t.Notes, experiments.ModelVersus(gpuEnds)...)
+		if !experiments.HasLiveGPU(rs) {
 			hidden := rs[0].Params["hidden"]
 			peak := gpumodel.Default().GPU.Spec.Ceilings.Peak(workloads.TF32)
 			for _, b := range []int{lo, hi} {
@@ -150,7 +162,7 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 			}
 		}
 	}
-	t.Notes = []string{"Peaks are ceilings: the CPU's from its model (cores × clock × SIMD × FMA), the GPU's from the datasheet (TF32 on tensor cores, xla:cuda's default for float32 matrix products)."}
+	t.Notes = append([]string{"Peaks are ceilings: the CPU's from its model (cores × clock × SIMD × FMA), the GPU's from the datasheet (TF32 on tensor cores, xla:cuda's default for float32 matrix products)."}, t.Notes...)
 	return t
 }
 

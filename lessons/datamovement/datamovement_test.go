@@ -45,7 +45,7 @@ func TestSourceTransferTable(t *testing.T) {
 		}
 	}
 	_, rows = GPUModelRows(ResidentModel(experiments.Laptop)).Parts()
-	if len(rows) != 6 || !strings.Contains(rows[0][2], "not a measurement") || !strings.Contains(rows[1][0], "Gen5") || !strings.Contains(rows[5][2], "CUDA Graphs") {
+	if len(rows) != 6 || !strings.Contains(rows[0][2], "not a measurement") || !strings.Contains(rows[1][0], "Gen5") || !strings.Contains(rows[5][2], "CUDA graph") {
 		t.Errorf("GPU model rows %v", rows)
 	}
 }

@@ -82,7 +82,7 @@ func TestModel(t *testing.T) {
 		t.Errorf("the model lane must be a labeled band, not a measurement: %q", lane.Describe())
 	}
 	mt := ModelTable(1, 64).String()
-	for _, s := range []string{"CUDA Graphs", "datasheet", "launch-bound", "formula", "tiles", "not a measurement"} {
+	for _, s := range []string{"CUDA graph", "datasheet", "launch-bound", "formula", "tiles", "not a measurement"} {
 		if !strings.Contains(mt, s) {
 			t.Errorf("ModelTable does not mention %q:\n%s", s, mt)
 		}
@@ -216,7 +216,7 @@ func TestCrossoverLine(t *testing.T) {
 	if b, _ := strconv.ParseFloat(m[2], 64); b < 10 || b > 25 {
 		t.Errorf("crossing with the pessimistic end at batch %s, want ≈ 17", m[2])
 	}
-	// Recorded GPU results replace the model.
+	// A recorded GPU is what the crossover is found against; the model's band stays beside it.
 	for _, b := range Batches {
 		rs = append(rs, fake(devices.CUDA, b, 64, 5*time.Microsecond, true))
 	}
@@ -225,8 +225,18 @@ func TestCrossoverLine(t *testing.T) {
 		!strings.HasSuffix(line, "xla:cuda is faster throughout") {
 		t.Errorf("crossover line with a recorded GPU faster everywhere: %q", line)
 	}
-	if s := experiments.TimeSeries(rs, experiments.Batch); len(s) != 2 {
-		t.Errorf("with a recorded GPU there is no model series: %d series", len(s))
+	if s := experiments.TimeSeries(rs, experiments.Batch); len(s) != 3 || s[2].Source != charts.Model || !s[2].Banded() {
+		t.Errorf("with a recorded GPU the model's band stays beside it: %d series", len(s))
+	}
+	// A GPU measured live replaces the model.
+	live := append([]measure.Result(nil), rs...)
+	for _, b := range Batches {
+		live = append(live, fake(devices.CUDA, b, 64, 5*time.Microsecond, false))
+	}
+	for _, s := range experiments.TimeSeries(live, experiments.Batch) {
+		if s.Source == charts.Model {
+			t.Errorf("with a GPU measured live there is no model series, got %q", s.Name)
+		}
 	}
 	if _, err := SweepChart(rs); err != nil {
 		t.Errorf("SweepChart: %v", err)

@@ -90,10 +90,15 @@ func sameParams(a, b map[string]int) bool {
 }
 
 // GPULane is the race's GPU lane where there is no GPU: the step recorded on a GPU at this size,
-// or the datasheet model until a recording has it.
+// its note saying how far the GPU model's band for the same step lies from it (gpumodel's Versus),
+// or the model itself until a recording has it.
 func GPULane(batch, hidden int) charts.Lane {
 	if r, ok := RecordedStep(batch, hidden); ok {
-		return fromresult.Lane(r)
+		lane := fromresult.Lane(r)
+		if v := experiments.ModelVersus([]measure.Result{r}); len(v) > 0 {
+			lane.Note += "; " + v[0]
+		}
+		return lane
 	}
 	return experiments.BandLane(experiments.StepEstimate(Step(batch, hidden)))
 }

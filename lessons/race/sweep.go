@@ -41,7 +41,8 @@ func SweepChart(rs []measure.Result) (*plot.Plot, error) {
 		experiments.TimeSeries(rs, experiments.Batch))
 }
 
-// Crossover is the printed crossover line of the step sweep (experiments.CrossoverLine).
+// Crossover is the printed crossover line of the step sweep (experiments.CrossoverLine), then the
+// GPU model's error against each GPU step recorded at these sizes (experiments.ModelVersus).
 func Crossover(rs []measure.Result) string {
-	return experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")
+	return experiments.WithModelVersus(experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch"), rs)
 }

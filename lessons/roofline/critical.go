@@ -162,12 +162,13 @@ func BatchChart(results []measure.Result) (*plot.Plot, error) {
 }
 
 // h200Band is pkg/gpumodel's band for the same matmuls in bfloat16 on an H200, unless a GPU was
-// measured or recorded (then the real curve is on the chart).
+// measured live (then the real curve is on the chart); beside a GPU recording it stays, so the two
+// can be compared (ModelVersus).
 func h200Band(results []measure.Result, d int) charts.Series {
 	seen := map[int]bool{}
 	var bs []int
 	for _, r := range results {
-		if strings.Contains(strings.ToLower(r.Provenance.Model), "nvidia") {
+		if isGPU(r) && !r.Provenance.Recorded {
 			return charts.Series{}
 		}
 		if b := r.Params["m"]; !seen[b] {
@@ -178,12 +179,40 @@ func h200Band(results []measure.Result, d int) charts.Series {
 	m := gpumodel.Default()
 	s := charts.Series{Name: m.Name() + " bfloat16", Source: charts.Model, Note: "pkg/gpumodel, not a measurement"}
 	for _, b := range bs {
-		w := workloads.MatMul{M: b, K: d, N: d, Type: dtypes.BFloat16}
-		e := m.Estimate(gpumodel.MatMul(b, d, d, "bfloat16", w.Bytes()))
+		w, e := bf16Estimate(b, d)
 		f := w.FLOPs()
 		s.Points = append(s.Points, charts.XY{X: float64(b), Y: f / e.Mid().Seconds(), Lo: f / e.High.Seconds(), Hi: f / e.Low.Seconds()})
 	}
 	return s
+}
+
+// isGPU reports whether r was measured (or recorded) on an NVIDIA GPU.
+func isGPU(r measure.Result) bool {
+	return strings.HasPrefix(r.Provenance.Device, devices.CUDA) || strings.Contains(strings.ToLower(r.Provenance.Model), "nvidia")
+}
+
+// bf16Estimate is the GPU model's band for one B×d @ d×d bfloat16 matmul on the H200.
+func bf16Estimate(b, d int) (workloads.MatMul, gpumodel.Estimate) {
+	w := workloads.MatMul{M: b, K: d, N: d, Type: dtypes.BFloat16}
+	return w, gpumodel.Default().Estimate(gpumodel.MatMul(b, d, d, "bfloat16", w.Bytes()))
+}
+
+// ModelVersus puts the GPU model beside every bfloat16 matmul of the sweep measured on a GPU
+// (a recording, when there is no GPU here): the model's band for the same product and its error
+// against the measurement (gpumodel's Versus), one line per point.
+func ModelVersus(results []measure.Result) []string {
+	var out []string
+	for _, r := range results {
+		b, d := r.Params["m"], r.Params["k"]
+		if !isGPU(r) || r.DType != "bfloat16" || b <= 0 || d <= 0 || r.Params["n"] != d || r.Stats.Median <= 0 {
+			continue
+		}
+		src, note := fromresult.Source(r.Provenance)
+		where := fmt.Sprintf("the %d×%d @ %d×%d bf16 matmul on %s, %s,", b, d, d, d, r.Provenance.Device, src.Describe(note))
+		_, e := bf16Estimate(b, d)
+		out = append(out, e.Versus(r.Stats.Median, r.Provenance.Recorded, where))
+	}
+	return out
 }
 
 // BatchRoofline puts the sweep's points on each device's measured roofline, labeled by batch size,
@@ -285,7 +314,8 @@ func CriticalTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{r.Device, r.Precision, fmt.Sprintf("%.3g (%s)", r.Ridge, r.RidgeFrom),
 			fmt.Sprintf("%.0f (formula)", r.Critical), bend})
 	}
-	return units.Table{Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows}
+	return units.Table{Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows,
+		Notes: ModelVersus(results)}
 }
 
 // BatchGain is how many times more FLOP/s the largest batch reached than batch 1, per device and

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -417,10 +418,29 @@ func MFU() (units.Table, error) {
 				"recorded " + r.Provenance.Date.Format("2006-01-02")})
 		}
 	}
-	if len(rec) == 0 {
+	if !dev.IsGPU() {
 		rows = append(rows, GPUModelRow())
+		rows = append(rows, ModelVersusRows(rec)...)
 	}
 	return units.Table{Header: header, Rows: rows}, nil
+}
+
+// ModelVersusRows puts the GPU model (GPUModelRow's band) beside each GPU recording of the
+// GPU-scale training step in rec: one row per recording with the model's error against its step
+// time (gpumodel's Versus), none for recordings of other work.
+func ModelVersusRows(rec []measure.Result) [][]string {
+	m := gpumodel.Default()
+	c := Config(experiments.GPU)
+	e := m.Estimate(gpumodel.GPTStep(c))
+	var rows [][]string
+	for _, r := range rec {
+		if r.Provenance.Device != devices.CUDA || r.Stats.Median <= 0 || math.Abs(r.FLOPs/c.FLOPs()-1) > 1e-6 {
+			continue
+		}
+		where := fmt.Sprintf("the %s step on %s, recorded on %s %s,", c, r.Provenance.Device, r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
+		rows = append(rows, []string{m.Name() + " vs recording", units.Duration(r.Seconds()), e.Band(), "", e.Versus(r.Stats.Median, r.Provenance.Recorded, where)})
+	}
+	return rows
 }
 
 // freshMatmulCeiling measures the float32 matmul of measure.CeilingWorkloads now, bypassing the

@@ -11,6 +11,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // StepModelName is the name of the GPU model's lanes and series of the course's step: "H200 (model)".
@@ -49,12 +50,55 @@ func sizesOf(rs []measure.Result) []Size {
 	return out
 }
 
+// HasLiveGPU reports whether any result was measured live on a GPU here.
+func HasLiveGPU(results []measure.Result) bool {
+	for _, r := range results {
+		if HasGPU([]measure.Result{r}) && !r.Provenance.Recorded {
+			return true
+		}
+	}
+	return false
+}
+
+// ModelVersus puts the GPU model beside every GPU step result of rs measured with TF32 on (xla:cuda,
+// live or recorded): the model's band for the same step and its error against the result
+// (gpumodel.Estimate.Versus: "model vs recording: +12% (…)"), one line per result in order; none
+// when rs has no GPU step. This is how a recording, once one exists, checks the model.
+func ModelVersus(rs []measure.Result) []string {
+	var out []string
+	for _, r := range rs {
+		b, h := r.Params["batch"], r.Params["hidden"]
+		if r.Provenance.Device != devices.CUDA || r.Stats.Median <= 0 || b <= 0 || h <= 0 || !sameShape(r, Step(b, h)) {
+			continue
+		}
+		src, note := fromresult.Source(r.Provenance)
+		where := fmt.Sprintf("the step at batch %d × hidden %d on %s, %s,", b, h, r.Provenance.Device, src.Describe(note))
+		out = append(out, StepEstimate(Step(b, h)).Versus(r.Stats.Median, r.Provenance.Recorded, where))
+	}
+	return out
+}
+
+// sameShape reports whether r is a result of the course's step w (its widths, depth and dtype).
+func sameShape(r measure.Result, w workloads.MLP) bool {
+	for k, v := range w.Params() {
+		if r.Params[k] != v {
+			return false
+		}
+	}
+	return r.DType == "" || r.DType == strings.ToLower(w.Type.String())
+}
+
+// WithModelVersus is line followed by ModelVersus(rs), one per line.
+func WithModelVersus(line string, rs []measure.Result) string {
+	return strings.Join(append([]string{line}, ModelVersus(rs)...), "\n")
+}
+
 // TimeSeries turns step results into time-per-step series against x (Batch or Hidden), one per
-// device and provenance; without any GPU result it adds the datasheet model's series at the same
-// sizes.
+// device and provenance; unless a GPU was measured live, it adds the GPU model's band at the same
+// sizes (beside a recording, if there is one, so the two can be compared: ModelVersus).
 func TimeSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
 	series := fromresult.Series(rs, x, measure.Result.Seconds)
-	if !HasGPU(rs) && len(rs) > 0 {
+	if !HasLiveGPU(rs) && len(rs) > 0 {
 		series = append(series, StepModelSeries(sizesOf(rs), sizeX(x), func(sec float64, _ Size) float64 { return sec }))
 	}
 	return series
@@ -63,7 +107,7 @@ func TimeSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Se
 // ThroughputSeries turns step results into samples/s series against x, with the model as in TimeSeries.
 func ThroughputSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
 	series := fromresult.Series(rs, x, SamplesPerSec)
-	if !HasGPU(rs) && len(rs) > 0 {
+	if !HasLiveGPU(rs) && len(rs) > 0 {
 		series = append(series, StepModelSeries(sizesOf(rs), sizeX(x), func(sec float64, s Size) float64 { return float64(s.Batch) / sec }))
 	}
 	return series
@@ -72,7 +116,7 @@ func ThroughputSeries(rs []measure.Result, x func(measure.Result) float64) []cha
 // FLOPSSeries turns step results into achieved FLOP/s series against x, with the model as in TimeSeries.
 func FLOPSSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
 	series := fromresult.Series(rs, x, measure.Result.FLOPS)
-	if !HasGPU(rs) && len(rs) > 0 {
+	if !HasLiveGPU(rs) && len(rs) > 0 {
 		series = append(series, StepModelSeries(sizesOf(rs), sizeX(x), func(sec float64, s Size) float64 {
 			return s.Step().FLOPs() / sec
 		}))

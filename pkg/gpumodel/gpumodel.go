@@ -20,14 +20,19 @@
 //     execution (enqueue the program, wait for its completion event). Launches are never added to
 //     compute one after another.
 //
-// The launch ranges come from published measurements: NVIDIA's "Getting Started with CUDA Graphs"
-// (A. Gray, NVIDIA Technical Blog, 2019; V100) times short kernels back to back on one stream at about
-// 3.8 µs each of which about 2.9 µs is the kernel's own run, and about 3.4 µs each when the same
-// launches are captured in a CUDA graph, against about 9.6 µs when the host waits after every launch:
-// overlapped launches cost about 0.5–1 µs beyond the kernel, serialized ones several µs. The source
-// text of this course says "a few microseconds" per launch. The range below (issue 1–4 µs per kernel,
-// a 1–3 µs floor per kernel) spans a graph-captured launch (XLA's command buffers) to a plain
-// cudaLaunchKernel through a framework runtime.
+// The launch ranges come from published measurements (LaunchSource): CUDA.jl's documentation ("Graphs",
+// https://cuda.juliagpu.org/dev/usage/graphs/) times 80 tiny broadcast kernels (ten RK4 steps) at
+// about 260 µs launched one by one on a stream, ≈3.3 µs per kernel, and about 70 µs launched as one
+// CUDA graph, ≈0.9 µs per kernel with 3.5 µs of CPU time in all. The issue range (1–4 µs per kernel)
+// and the floor (1–3 µs) run from about the graph's end (XLA's command buffers capture kernels in
+// CUDA graphs) to a little past kernels issued one at a time. Eager frameworks pay more: the documentation of Holistic Trace Analysis
+// (its page on CUDA kernel launch stats, https://github.com/facebookresearch/HolisticTraceAnalysis/blob/main/docs/source/features/cuda_kernel_launch_stats.rst)
+// reports 5–20 µs of CPU time per launch in PyTorch traces. XLA issues a compiled program's kernels
+// without per-operation framework dispatch, so the model stays below that range; a recording on a
+// GPU (Against) says whether it should not. The CUDA Programming Guide (section 4.2, "CUDA Graphs",
+// https://docs.nvidia.com/cuda/cuda-programming-guide/04-special-topics/cuda-graphs.html) explains
+// why: every kernel put on a stream pays the driver's set-up, a graph pays it once. The source text
+// of this course says "a few microseconds" per launch.
 //
 // Every number the model prints carries its label ("H200 SXM model", "not a measurement") and its
 // assumptions (Estimate.Assumptions, Estimate.Note); lessontest-style checks elsewhere verify that.
@@ -111,6 +116,10 @@ type Assumptions struct {
 	TileM, TileN int   // output tile of a GEMM, one per SM at a time
 	K0           float64
 }
+
+// LaunchSource is where the launch ranges come from, printed with them wherever the model's
+// assumptions are shown (see the package comment).
+const LaunchSource = `measured: 80 tiny kernels ≈260 µs one by one on a stream (≈3.3 µs each), ≈70 µs as one CUDA graph (≈0.9 µs each), CUDA.jl documentation "Graphs", https://cuda.juliagpu.org/dev/usage/graphs/; eager PyTorch launches take 5–20 µs of CPU each, Holistic Trace Analysis documentation, CUDA kernel launch stats, https://github.com/facebookresearch/HolisticTraceAnalysis/blob/main/docs/source/features/cuda_kernel_launch_stats.rst — XLA's compiled launches are assumed below that`
 
 // Published are the default assumptions, from the measurements cited in the package comment.
 // Fractions of peak: cuBLAS reaches roughly 55–80% of the dense tensor-core peak on large
@@ -327,8 +336,8 @@ func (m Model) assumptionLines(w Work) []string {
 			strings.ToUpper(w.Precision), si(m.GPU.Peak(w.Precision), "FLOP/s"), si(c.BandwidthBytes, "B/s"), c.Source),
 		fmt.Sprintf("precision: %s (XLA runs float32 matmuls in TF32 on tensor cores by default)", w.Precision),
 		fmt.Sprintf("kernels per execution: %d (%s)", w.Kernels, kf),
-		fmt.Sprintf("launch: %s–%s host issue per kernel, overlapped with execution on one stream; at least %s–%s per kernel on the GPU (NVIDIA, \"Getting Started with CUDA Graphs\", 2019: ≈3.8 µs per short kernel back to back, ≈3.4 µs in a graph, ≈9.6 µs waiting after each)",
-			dur(a.Issue.Low), dur(a.Issue.High), dur(a.Floor.Low), dur(a.Floor.High)),
+		fmt.Sprintf("launch: %s–%s host issue per kernel, overlapped with execution on one stream; at least %s–%s per kernel on the GPU (%s)",
+			dur(a.Issue.Low), dur(a.Issue.High), dur(a.Floor.Low), dur(a.Floor.High), LaunchSource),
 		fmt.Sprintf("per execution: %s–%s to enqueue the program and wait for its completion (assumption)", dur(a.PerRun.Low), dur(a.PerRun.High)),
 		fmt.Sprintf("GEMMs: %d×%d output tiles (narrowed to ≥ 64 for skinny products), one per SM at a time, in waves of %d; with fewer tiles than SMs, K is split across idle SMs (≤ one piece per 256); a tile runs at K/(K+%g) of its rate (pipeline fill)", a.TileM, a.TileN, m.GPU.SMs, a.K0),
 		fmt.Sprintf("fraction of peak on large GEMMs: %.0f–%.0f%%; of HBM bandwidth: %.0f–%.0f%% (typical of cuBLAS and streaming kernels on Hopper)",
@@ -351,6 +360,22 @@ func (e Estimate) Against(measured time.Duration, where string) string {
 	}
 	return fmt.Sprintf("%s %s lies inside the model's band (%s)", where, dur(m), e.Band())
 }
+
+// Versus is the line (or table row) that puts the model beside a GPU measurement of the same work:
+// "model vs recording: +12% (…Against…; …Note…)", the note carrying the model's label and assumptions. recorded says whether the measurement was
+// recorded on a GPU that is not here ("recording") or measured live ("measurement"); where names
+// it as Against does. The percentage is Error: 0 inside the band, the distance past its nearer end
+// outside it (+: the GPU was slower than even the pessimistic end).
+func (e Estimate) Versus(measured time.Duration, recorded bool, where string) string {
+	kind := "measurement"
+	if recorded {
+		kind = "recording"
+	}
+	return fmt.Sprintf("%s %s: %+.0f%% (%s; %s)", VersusPrefix, kind, 100*e.Error(measured), e.Against(measured, where), e.Note())
+}
+
+// VersusPrefix starts every Versus line: "model vs".
+const VersusPrefix = "model vs"
 
 // Error is the measurement's relative error against the band: 0 inside it, negative below the low
 // end (measured/low − 1), positive above the high end (measured/high − 1).
@@ -395,7 +420,7 @@ func trim3(v float64) string {
 // Labels) and the assumptions (one of AssumptionMarks, from Note or Assumptions).
 var (
 	Labels          = []string{"not a measurement"}
-	AssumptionMarks = []string{"issue each, overlapped on a stream", "CUDA Graphs", "fraction of peak on large GEMMs"}
+	AssumptionMarks = []string{"issue each, overlapped on a stream", "CUDA graph", "fraction of peak on large GEMMs"}
 )
 
 // CheckLabeled checks a rendered table, chart or text for modeled GPU numbers without their label:

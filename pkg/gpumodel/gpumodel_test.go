@@ -41,7 +41,7 @@ func TestBandIsOrderedAndLabeled(t *testing.T) {
 				t.Errorf("Note lacks its assumptions: %q", e.Note())
 			}
 			all := strings.Join(e.Assumptions(), "\n")
-			for _, s := range []string{"CUDA Graphs", "SMs", "tiles", "kernels per execution", "PCIe Gen5"} {
+			for _, s := range []string{"CUDA graph", "SMs", "tiles", "kernels per execution", "PCIe Gen5"} {
 				if !strings.Contains(all, s) {
 					t.Errorf("assumptions lack %q:\n%s", s, all)
 				}
@@ -186,5 +186,29 @@ func TestLookup(t *testing.T) {
 		if (err == nil) != tc.ok || (tc.ok && g.Bandwidth() <= 0) {
 			t.Errorf("Lookup(%q) = %+v, %v", tc.name, g, err)
 		}
+	}
+}
+
+// Versus says how far a GPU measurement lies from the band, signed, with the model's label.
+func TestVersus(t *testing.T) {
+	e := Default().Estimate(MatMul(4096, 4096, 4096, "float32", 3*4096*4096*4))
+	for _, tc := range []struct {
+		name     string
+		measured time.Duration
+		recorded bool
+		want     []string
+	}{
+		{"inside", (e.Low + e.High) / 2, true, []string{"model vs recording: +0%", "inside the model's band"}},
+		{"above", e.High * 3 / 2, true, []string{"model vs recording: +50%", "above the model's band", "optimistic"}},
+		{"below", e.Low / 2, false, []string{"model vs measurement: -50%", "below the model's band", "pessimistic"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := e.Versus(tc.measured, tc.recorded, "xla:cuda recorded on NVIDIA H200")
+			for _, w := range append(tc.want, "not a measurement", "H200 SXM model", "issue each") {
+				if !strings.Contains(got, w) {
+					t.Errorf("Versus = %q, lacks %q", got, w)
+				}
+			}
+		})
 	}
 }
