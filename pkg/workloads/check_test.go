@@ -48,6 +48,11 @@ func TestCheckAgainstFloat64(t *testing.T) {
 		{devices.Go, MLP{Batch: 8, In: 16, Hidden: 32, Out: 4, Depth: 2, Type: dtypes.Float16, Optimizer: SGD}},
 		{devices.CPU, MLPForward{Batch: 1, In: 64, Hidden: 256, Out: 10, Depth: 2}},
 		{devices.Go, MLPForward{Batch: 3, In: 16, Hidden: 32, Out: 4, Depth: 2, Seed: 5}},
+		{devices.CPU, TiedForward{Batch: 1, Width: 16, Layers: 16}},
+		{devices.CPU, TiedForward{Batch: 1, Width: 16, Layers: 16, Fused: true}},
+		{devices.CPU, TiedForward{Batch: 3, Width: 8, Layers: 4, Seed: 9}},
+		{devices.Go, TiedForward{Batch: 2, Width: 8, Layers: 3, Fused: true}},
+		{devices.Go, TiedForward{Batch: 2, Width: 8, Layers: 3}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.dev+"/"+tc.w.String(), func(t *testing.T) {

@@ -28,6 +28,10 @@ func TestFLOPsAndBytes(t *testing.T) {
 		// batch 4·(10+5)·4 = 240 B. Bytes = 2·2980 + 0 + 240 + 2·720 = 7640.
 		// Its forward pass alone: 5600 FLOPs; bytes = 4·(745 parameters + 4·(10+5) batch values) = 3220.
 		{"mlp forward", MLPForward{Batch: 4, In: 10, Hidden: 20, Out: 5, Depth: 2}, 5600, 3220},
+		// Tied forward 2×3, 4 layers: 4·(2·2·3² + 2·2·3) = 192 FLOPs; fused 4·(2·2·3 + 3² + 3) = 96 B,
+		// unfused 4·4·(6·2·3 + 3² + 3) = 768 B.
+		{"tied forward fused", TiedForward{Batch: 2, Width: 3, Layers: 4, Fused: true}, 192, 96},
+		{"tied forward unfused", TiedForward{Batch: 2, Width: 3, Layers: 4}, 192, 768},
 		{"mlp sgd f32", MLP{Batch: 4, In: 10, Hidden: 20, Out: 5, Depth: 2, Type: dtypes.Float32}, 16800, 7640},
 		// Adam adds 2·2980 of state, read and written: + 2·5960.
 		{"mlp adam f32", MLP{Batch: 4, In: 10, Hidden: 20, Out: 5, Depth: 2, Type: dtypes.Float32, Optimizer: Adam}, 16800, 7640 + 2*5960},

@@ -1,0 +1,257 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+)
+
+// TiedForward is the forward pass of a tiny float32 MLP whose Layers layers share one Width×Width
+// weight matrix W and one bias b (tied weights): h ← tanh(h·W + b), Layers times, on a Batch×Width
+// input. It is the launch-bound experiment's workload: run as one executable per operation (a matmul,
+// a bias add and a tanh per layer, 3·Layers calls: what an eager framework launches, one kernel each)
+// or as one executable for the whole pass (Fused: what XLA makes of a compiled step). Because the
+// weights are tied, every call of either version passes the same few arguments, so the two differ
+// only in the number of calls.
+//
+// FLOPs = Layers·(2·Batch·Width² + 2·Batch·Width): the matmul, plus one FLOP per element for the bias
+// add and one for the tanh.
+// Bytes (float32): fused 4·(2·Batch·Width + Width² + Width), the input, W and b read once and the
+// output written once; unfused 4·Layers·(6·Batch·Width + Width² + Width), since each of the three
+// executables of a layer reads its inputs from memory and writes its output back.
+type TiedForward struct {
+	Batch, Width, Layers int
+	Fused                bool
+	Seed                 uint64 // input and weight seed; 0 is a fixed one
+}
+
+// tiedSeed is the seed of TiedForward's input and weights when Seed is 0.
+const tiedSeed = 16
+
+// tiedScale scales the random weights and bias, keeping tanh away from saturation.
+const tiedScale = 0.3
+
+// Name returns "mlp-forward" (it is an MLP's forward pass; Params tell it from MLPForward's).
+func (w TiedForward) Name() string { return "mlp-forward" }
+
+// String is e.g. "16-layer MLP forward, batch 1, width 16: one executable per op".
+func (w TiedForward) String() string {
+	how := "one executable per op"
+	if w.Fused {
+		how = "one fused executable"
+	}
+	return fmt.Sprintf("%d-layer MLP forward, batch %d, width %d: %s", w.Layers, w.Batch, w.Width, how)
+}
+
+// DType is float32.
+func (w TiedForward) DType() dtypes.DType { return dtypes.Float32 }
+
+// Calls is the number of executable calls of one forward pass: 3·Layers, or 1 fused.
+func (w TiedForward) Calls() int {
+	if w.Fused {
+		return 1
+	}
+	return 3 * w.Layers
+}
+
+// Params are calls (Calls), layers, width and batch.
+func (w TiedForward) Params() map[string]int {
+	return map[string]int{"calls": w.Calls(), "layers": w.Layers, "width": w.Width, "batch": w.Batch}
+}
+
+// FLOPs is Layers·(2·Batch·Width² + 2·Batch·Width).
+func (w TiedForward) FLOPs() float64 {
+	b, n := float64(w.Batch), float64(w.Width)
+	return float64(w.Layers) * (2*b*n*n + 2*b*n)
+}
+
+// Bytes is 4·(2·Batch·Width + Width² + Width) fused, 4·Layers·(6·Batch·Width + Width² + Width)
+// unfused.
+func (w TiedForward) Bytes() float64 {
+	b, n := float64(w.Batch), float64(w.Width)
+	if w.Fused {
+		return 4 * (2*b*n + n*n + n)
+	}
+	return 4 * float64(w.Layers) * (6*b*n + n*n + n)
+}
+
+// Validate reports sizes that are not positive.
+func (w TiedForward) Validate() error {
+	if w.Batch <= 0 || w.Width <= 0 || w.Layers <= 0 {
+		return fmt.Errorf("workloads: tied forward pass needs Batch, Width and Layers > 0, got %d, %d, %d", w.Batch, w.Width, w.Layers)
+	}
+	return nil
+}
+
+// Reference is the forward pass in float64 on the host, from x (Batch×Width), W (Width×Width) and b
+// (Width), all row-major: what Check compares the device's output with.
+func (w TiedForward) Reference(x, wt, b []float64) []float64 {
+	n := w.Width
+	h := append([]float64(nil), x...)
+	next := make([]float64, len(h))
+	for range w.Layers {
+		for r := range w.Batch {
+			for j := range n {
+				s := b[j]
+				for k := range n {
+					s += h[r*n+k] * wt[k*n+j]
+				}
+				next[r*n+j] = math.Tanh(s)
+			}
+		}
+		h, next = next, h
+	}
+	return h
+}
+
+// Prepare uploads a random input, W and b to dev and builds the executables: one (Fused) or the
+// three of a layer (matmul, bias add, tanh), which Run calls Layers times each.
+func (w TiedForward) Prepare(dev *devices.Device) (Instance, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	n := w.Width
+	if err := checkFits(dev, w.String(), w.Bytes(), 4*float64(w.Batch*n+n*n+n)); err != nil {
+		return nil, err
+	}
+	seed := w.Seed
+	if seed == 0 {
+		seed = tiedSeed
+	}
+	x := randomFloats(w.Batch*n, seed)
+	wt, b := randomFloats(n*n, seed+1), randomFloats(n, seed+2)
+	for _, v := range [][]float32{wt, b} {
+		for i := range v {
+			v[i] *= tiedScale
+		}
+	}
+	ins, err := uploadAll(dev, dtypes.Float32, []input{{x, []int{w.Batch, n}}, {wt, []int{n, n}}, {b, []int{1, n}}})
+	if err != nil {
+		return nil, err
+	}
+	t := &tiedInstance{w: w, name: w.String() + " on " + dev.Name,
+		x: ins[0].(*tensors.Tensor), wt: ins[1].(*tensors.Tensor), b: ins[2].(*tensors.Tensor),
+		want: w.Reference(roundTo(x, dtypes.Float32), roundTo(wt, dtypes.Float32), roundTo(b, dtypes.Float32))}
+	if err := t.build(dev); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+type tiedInstance struct {
+	w                     TiedForward
+	name                  string
+	x, wt, b              *tensors.Tensor
+	fused                 *graph.Exec // Fused: the whole pass
+	matmul, add, tanhExec *graph.Exec // unfused: one layer's three operations
+	want                  []float64
+}
+
+// build makes the executables of t's version.
+func (t *tiedInstance) build(dev *devices.Device) (err error) {
+	if t.w.Fused {
+		layers := t.w.Layers
+		t.fused, err = newExec(dev, "tied_forward", func(h, wt, b *graph.Node) *graph.Node {
+			for range layers {
+				h = graph.Tanh(graph.Add(graph.MatMul(h, wt), b))
+			}
+			return h
+		})
+		return err
+	}
+	if t.matmul, err = newExec(dev, "tied_matmul", func(h, wt *graph.Node) *graph.Node { return graph.MatMul(h, wt) }); err != nil {
+		return err
+	}
+	if t.add, err = newExec(dev, "tied_add", func(h, b *graph.Node) *graph.Node { return graph.Add(h, b) }); err != nil {
+		return err
+	}
+	t.tanhExec, err = newExec(dev, "tied_tanh", func(h *graph.Node) *graph.Node { return graph.Tanh(h) })
+	return err
+}
+
+func (t *tiedInstance) Compile() (time.Duration, error) {
+	t0 := time.Now()
+	var err error
+	if t.w.Fused {
+		err = Precompile(t.fused, t.x, t.wt, t.b)
+	} else if err = Precompile(t.matmul, t.x, t.wt); err == nil {
+		if err = Precompile(t.add, t.x, t.b); err == nil {
+			err = Precompile(t.tanhExec, t.x)
+		}
+	}
+	if err != nil {
+		return 0, deviceErr(err, "compiling %s", t.name)
+	}
+	return time.Since(t0), nil
+}
+
+// run executes one forward pass and returns its output (the caller frees it).
+func (t *tiedInstance) run() (*tensors.Tensor, error) {
+	if t.w.Fused {
+		outs, err := t.fused.Exec(t.x, t.wt, t.b)
+		if err != nil {
+			freeAll(outs)
+			return nil, deviceErr(err, "running %s", t.name)
+		}
+		return outs[0], nil
+	}
+	h := t.x
+	for range t.w.Layers {
+		for _, op := range []func(*tensors.Tensor) ([]*tensors.Tensor, error){
+			func(h *tensors.Tensor) ([]*tensors.Tensor, error) { return t.matmul.Exec(h, t.wt) },
+			func(h *tensors.Tensor) ([]*tensors.Tensor, error) { return t.add.Exec(h, t.b) },
+			func(h *tensors.Tensor) ([]*tensors.Tensor, error) { return t.tanhExec.Exec(h) },
+		} {
+			outs, err := op(h)
+			if h != t.x {
+				_ = h.FinalizeAll()
+			}
+			if err != nil {
+				return nil, deviceErr(err, "running %s", t.name)
+			}
+			h = outs[0]
+		}
+	}
+	return h, nil
+}
+
+func (t *tiedInstance) Run() error {
+	out, err := t.run()
+	if err == nil {
+		_ = out.FinalizeAll()
+	}
+	return err
+}
+
+func (t *tiedInstance) Check() (float64, error) {
+	out, err := t.run()
+	if err != nil {
+		return 0, err
+	}
+	defer out.FinalizeAll()
+	got, err := toFloat64(out)
+	if err != nil {
+		return 0, err
+	}
+	return relErr(got, t.want), nil
+}
+
+func (t *tiedInstance) Close() {
+	for _, e := range []*graph.Exec{t.fused, t.matmul, t.add, t.tanhExec} {
+		if e != nil {
+			e.Finalize()
+		}
+	}
+	for _, x := range []*tensors.Tensor{t.x, t.wt, t.b} {
+		if x != nil {
+			_ = x.FinalizeAll()
+		}
+	}
+}
