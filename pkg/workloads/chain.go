@@ -169,38 +169,17 @@ func (c *chainInstance) Compile() (time.Duration, error) {
 
 // run executes the chain and returns the final output (the caller frees it).
 func (c *chainInstance) run() (*tensors.Tensor, error) {
-	cur := c.x
-	for _, e := range c.execs {
-		outs, err := e.Exec(cur)
-		if cur != c.x {
-			_ = cur.FinalizeAll()
-		}
-		if err != nil {
-			return nil, deviceErr(err, "running %s", c.name)
-		}
-		cur = outs[0]
-	}
-	return cur, nil
+	return runSequence(c.x, len(c.execs), c.name, func(i int, h *tensors.Tensor) ([]*tensors.Tensor, error) {
+		return c.execs[i].Exec(h)
+	})
 }
 
-func (c *chainInstance) Run() error {
-	out, err := c.run()
-	if err == nil {
-		_ = out.FinalizeAll()
-	}
-	return err
-}
+func (c *chainInstance) Run() error { return runFreed(c.run) }
 
-func (c *chainInstance) Check() (float64, error) {
-	out, err := c.run()
-	if err != nil {
-		return 0, err
-	}
-	defer out.FinalizeAll()
-	got, err := toFloat64(out)
-	if err != nil {
-		return 0, err
-	}
+func (c *chainInstance) Check() (float64, error) { return checkRun(c.run, c.reference) }
+
+// reference is the chain applied to x in float64.
+func (c *chainInstance) reference() []float64 {
 	want := roundTo(c.x32, c.w.Type)
 	for i, v := range want {
 		for k := range c.w.Ops {
@@ -212,7 +191,7 @@ func (c *chainInstance) Check() (float64, error) {
 		}
 		want[i] = v
 	}
-	return relErr(got, want), nil
+	return want
 }
 
 func (c *chainInstance) Close() {

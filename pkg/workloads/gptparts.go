@@ -207,17 +207,8 @@ func (p GPTPart) Prepare(dev *devices.Device) (Instance, error) {
 		}
 		host = append(host, input{v, d})
 	}
-	up, err := uploadAll(dev, dtypes.Float32, host)
-	if err != nil {
-		return nil, err
-	}
-	e, err := newExec(dev, p.Name(), p.graph)
-	if err != nil {
-		finalizeAll(up)
-		return nil, err
-	}
-	return &execInstance{name: p.String() + " on " + dev.Name, exec: e, inputs: up,
-		check: func([]*tensors.Tensor) (float64, error) {
+	return newExecInstance(dev, p.String(), p.Name(), dtypes.Float32, host, p.graph,
+		func([]*tensors.Tensor) (float64, error) {
 			return 0, fmt.Errorf("workloads: %s has no reference to check against", p)
-		}}, nil
+		})
 }

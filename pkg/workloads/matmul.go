@@ -84,23 +84,10 @@ func (w MatMul) Prepare(dev *devices.Device) (Instance, error) {
 	seed := seedOrFresh(w.Seed)
 	a32 := randomFloats(w.M*w.K, seed)
 	b32 := randomFloats(w.K*w.N, seed+1)
-	a, err := castOnDevice(dev, a32, w.Type, w.M, w.K)
-	if err != nil {
-		return nil, err
-	}
-	b, err := castOnDevice(dev, b32, w.Type, w.K, w.N)
-	if err != nil {
-		_ = a.FinalizeAll()
-		return nil, err
-	}
-	exec, err := newExec(dev, "matmul", func(x, y *graph.Node) *graph.Node { return graph.MatMul(x, y) })
-	if err != nil {
-		_, _ = a.FinalizeAll(), b.FinalizeAll()
-		return nil, err
-	}
 	m, k, n, dt := w.M, w.K, w.N, w.Type
-	return &execInstance{name: w.String() + " on " + dev.Name, exec: exec, inputs: []any{a, b},
-		check: func(outs []*tensors.Tensor) (float64, error) {
+	return newExecInstance(dev, w.String(), "matmul", dt, []input{{a32, []int{m, k}}, {b32, []int{k, n}}},
+		func(x, y *graph.Node) *graph.Node { return graph.MatMul(x, y) },
+		func(outs []*tensors.Tensor) (float64, error) {
 			got, err := toFloat64(outs[0])
 			if err != nil {
 				return 0, err
@@ -113,7 +100,7 @@ func (w MatMul) Prepare(dev *devices.Device) (Instance, error) {
 				gotRows = append(gotRows, got[i*n:(i+1)*n]...)
 			}
 			return relErr(gotRows, refMatMul(ra, roundTo(b32, dt), len(rows), k, n)), nil
-		}}, nil
+		})
 }
 
 // checkedRows picks the output rows Check compares: all of them up to checkRows, else checkRows

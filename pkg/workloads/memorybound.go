@@ -79,12 +79,9 @@ func (w LayerNorm) Prepare(dev *devices.Device) (Instance, error) {
 	x32 := randomFloats(w.Rows*w.Cols, seed)
 	g32 := randomFloats(w.Cols, seed+1)
 	b32 := randomFloats(w.Cols, seed+2)
-	ins, err := uploadAll(dev, w.Type, []input{{x32, []int{w.Rows, w.Cols}}, {g32, []int{1, w.Cols}}, {b32, []int{1, w.Cols}}})
-	if err != nil {
-		return nil, err
-	}
-	dt := w.Type
-	exec, err := newExec(dev, "layernorm", func(x, gamma, beta *graph.Node) *graph.Node {
+	dt, rows, cols := w.Type, w.Rows, w.Cols
+	host := []input{{x32, []int{w.Rows, w.Cols}}, {g32, []int{1, w.Cols}}, {b32, []int{1, w.Cols}}}
+	return newExecInstance(dev, w.String(), "layernorm", dt, host, func(x, gamma, beta *graph.Node) *graph.Node {
 		compute := dt
 		if dt.Size() < 4 {
 			compute = dtypes.Float32
@@ -99,20 +96,9 @@ func (w LayerNorm) Prepare(dev *devices.Device) (Instance, error) {
 			y = graph.ConvertDType(y, dt)
 		}
 		return y
-	})
-	if err != nil {
-		finalizeAll(ins)
-		return nil, err
-	}
-	rows, cols := w.Rows, w.Cols
-	return &execInstance{name: w.String() + " on " + dev.Name, exec: exec, inputs: ins,
-		check: func(outs []*tensors.Tensor) (float64, error) {
-			got, err := toFloat64(outs[0])
-			if err != nil {
-				return 0, err
-			}
-			return relErr(got, refLayerNorm(roundTo(x32, dt), roundTo(g32, dt), roundTo(b32, dt), rows, cols)), nil
-		}}, nil
+	}, againstFirst(func() []float64 {
+		return refLayerNorm(roundTo(x32, dt), roundTo(g32, dt), roundTo(b32, dt), rows, cols)
+	}))
 }
 
 func refLayerNorm(x, gamma, beta []float64, rows, cols int) []float64 {
@@ -255,27 +241,13 @@ func unaryInstance(dev *devices.Device, w interface {
 		return nil, err
 	}
 	x32 := randomFloats(n, seedOrFresh(seed))
-	ins, err := uploadAll(dev, dt, []input{{x32, []int{n}}})
-	if err != nil {
-		return nil, err
-	}
-	exec, err := newExec(dev, name, fn)
-	if err != nil {
-		finalizeAll(ins)
-		return nil, err
-	}
-	return &execInstance{name: w.String() + " on " + dev.Name, exec: exec, inputs: ins,
-		check: func(outs []*tensors.Tensor) (float64, error) {
-			got, err := toFloat64(outs[0])
-			if err != nil {
-				return 0, err
-			}
-			want := roundTo(x32, dt)
-			for i, v := range want {
-				want[i] = ref(v)
-			}
-			return relErr(got, want), nil
-		}}, nil
+	return newExecInstance(dev, w.String(), name, dt, []input{{x32, []int{n}}}, fn, againstFirst(func() []float64 {
+		want := roundTo(x32, dt)
+		for i, v := range want {
+			want[i] = ref(v)
+		}
+		return want
+	}))
 }
 
 // input is a host array to upload with its dimensions.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 )
@@ -69,24 +68,20 @@ func (f MLPForward) Prepare(dev *devices.Device) (Instance, error) {
 	init := w.initParams(seed)
 	x := randomFloats(f.Batch*f.In, seed+1)
 	d := w.Dims()
-	in, err := castOnDevice(dev, x, dtypes.Float32, f.Batch, f.In)
-	if err != nil {
-		return nil, err
-	}
-	inputs := []any{in}
+	host := []input{{x, []int{f.Batch, f.In}}}
 	for k, v := range init {
 		dims := []int{1, d[k/2+1]}
 		if k%2 == 0 {
 			dims = []int{d[k/2], d[k/2+1]}
 		}
-		t, err := castOnDevice(dev, v, dtypes.Float32, dims...)
-		if err != nil {
-			(&execInstance{inputs: inputs}).freeInputs()
-			return nil, err
-		}
-		inputs = append(inputs, t)
+		host = append(host, input{v, dims})
 	}
-	exec, err := newExec(dev, f.Name(), func(in []*graph.Node) *graph.Node {
+	params := make([][]float64, len(init))
+	for k, v := range init {
+		params[k] = roundTo(v, dtypes.Float32)
+	}
+	xs := roundTo(x, dtypes.Float32)
+	return newExecInstance(dev, f.String(), f.Name(), dtypes.Float32, host, func(in []*graph.Node) *graph.Node {
 		h := in[0]
 		for l := 0; l+1 < len(d); l++ {
 			h = graph.Add(graph.MatMul(h, in[1+2*l]), in[2+2*l])
@@ -95,23 +90,8 @@ func (f MLPForward) Prepare(dev *devices.Device) (Instance, error) {
 			}
 		}
 		return h
-	})
-	if err != nil {
-		(&execInstance{inputs: inputs}).freeInputs()
-		return nil, err
-	}
-	params := make([][]float64, len(init))
-	for k, v := range init {
-		params[k] = roundTo(v, dtypes.Float32)
-	}
-	xs := roundTo(x, dtypes.Float32)
-	return &execInstance{name: f.String() + " on " + dev.Name, exec: exec, inputs: inputs,
-		check: func(outs []*tensors.Tensor) (float64, error) {
-			got, err := toFloat64(outs[0])
-			if err != nil {
-				return 0, err
-			}
-			hs, _ := refForward(w, params, xs)
-			return relErr(got, hs[len(hs)-1]), nil
-		}}, nil
+	}, againstFirst(func() []float64 {
+		hs, _ := refForward(w, params, xs)
+		return hs[len(hs)-1]
+	}))
 }

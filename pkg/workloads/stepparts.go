@@ -6,7 +6,6 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 )
@@ -228,23 +227,8 @@ func (p MLPPart) Prepare(dev *devices.Device) (Instance, error) {
 		}
 		host = append(host, input{v, d})
 	}
-	up, err := uploadAll(dev, p.MLP.Type, host)
-	if err != nil {
-		return nil, err
-	}
-	e, err := newExec(dev, p.Name(), p.graph)
-	if err != nil {
-		finalizeAll(up)
-		return nil, err
-	}
-	return &execInstance{name: p.String() + " on " + dev.Name, exec: e, inputs: up,
-		check: func(outs []*tensors.Tensor) (float64, error) {
-			got, err := toFloat64(outs[0])
-			if err != nil {
-				return 0, err
-			}
-			return relErr(got, p.reference(host)), nil
-		}}, nil
+	return newExecInstance(dev, p.String(), p.Name(), p.MLP.Type, host, p.graph,
+		againstFirst(func() []float64 { return p.reference(host) }))
 }
 
 // reference computes the part's first output in float64.

@@ -192,55 +192,25 @@ func (t *tiedInstance) Compile() (time.Duration, error) {
 	return time.Since(t0), nil
 }
 
-// run executes one forward pass and returns its output (the caller frees it).
+// run executes one forward pass (Calls executables) and returns its output (the caller frees it).
 func (t *tiedInstance) run() (*tensors.Tensor, error) {
-	if t.w.Fused {
-		outs, err := t.fused.Exec(t.x, t.wt, t.b)
-		if err != nil {
-			freeAll(outs)
-			return nil, deviceErr(err, "running %s", t.name)
+	return runSequence(t.x, t.w.Calls(), t.name, func(i int, h *tensors.Tensor) ([]*tensors.Tensor, error) {
+		switch {
+		case t.w.Fused:
+			return t.fused.Exec(h, t.wt, t.b)
+		case i%3 == 0:
+			return t.matmul.Exec(h, t.wt)
+		case i%3 == 1:
+			return t.add.Exec(h, t.b)
 		}
-		return outs[0], nil
-	}
-	h := t.x
-	for range t.w.Layers {
-		for _, op := range []func(*tensors.Tensor) ([]*tensors.Tensor, error){
-			func(h *tensors.Tensor) ([]*tensors.Tensor, error) { return t.matmul.Exec(h, t.wt) },
-			func(h *tensors.Tensor) ([]*tensors.Tensor, error) { return t.add.Exec(h, t.b) },
-			func(h *tensors.Tensor) ([]*tensors.Tensor, error) { return t.tanhExec.Exec(h) },
-		} {
-			outs, err := op(h)
-			if h != t.x {
-				_ = h.FinalizeAll()
-			}
-			if err != nil {
-				return nil, deviceErr(err, "running %s", t.name)
-			}
-			h = outs[0]
-		}
-	}
-	return h, nil
+		return t.tanhExec.Exec(h)
+	})
 }
 
-func (t *tiedInstance) Run() error {
-	out, err := t.run()
-	if err == nil {
-		_ = out.FinalizeAll()
-	}
-	return err
-}
+func (t *tiedInstance) Run() error { return runFreed(t.run) }
 
 func (t *tiedInstance) Check() (float64, error) {
-	out, err := t.run()
-	if err != nil {
-		return 0, err
-	}
-	defer out.FinalizeAll()
-	got, err := toFloat64(out)
-	if err != nil {
-		return 0, err
-	}
-	return relErr(got, t.want), nil
+	return checkRun(t.run, func() []float64 { return t.want })
 }
 
 func (t *tiedInstance) Close() {
