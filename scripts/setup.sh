@@ -7,6 +7,7 @@
 # What it builds, all inside the checkout (nothing in the user's global dirs):
 #   .venv/                          Python venv: JupyterLab, nbclient, pytest, ... (requirements.txt)
 #   .venv/bin/{gonb,goimports,gopls} the Go tools pinned by the `tool` lines of go.mod
+#                                   (gonb with kernels/gonb/*.patch, built from .venv/src/gonb)
 #   .venv/lib/pjrt/                 PJRT plugins under the names go-xla looks for
 #                                   (pjrt_c_api_cpu_plugin.so, pjrt_c_api_cuda_plugin.so)
 #   .venv/share/jupyter/kernels/whygpu/  the course kernel, rendered from kernels/whygpu/
@@ -53,7 +54,7 @@ fingerprint() {
     echo "root=$ROOT venv=$VENV cuda=$CUDA"
     go version
     "$PY" --version 2>&1
-    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl kernels/launcher/*.go scripts/setup.sh
+    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl kernels/launcher/*.go kernels/gonb/*.patch scripts/setup.sh
     if [ "$CUDA" = 1 ]; then cat requirements-cuda.txt; fi
   } | sha256sum | cut -d' ' -f1
 }
@@ -121,8 +122,35 @@ else
 fi
 
 # 3. Go tools pinned in go.mod (tool directives): gonb (the kernel), goimports and gopls (autocomplete).
-say "building the Go tools pinned in go.mod (gonb, goimports, gopls)"
-GOBIN="$VENV/bin" go install tool
+say "building the Go tools pinned in go.mod (gonb with the course's patch, goimports, gopls)"
+GOBIN="$VENV/bin" go install golang.org/x/tools/cmd/goimports golang.org/x/tools/gopls
+# GoNB is built from the pinned module with kernels/gonb/*.patch applied (see kernels/README.md): its
+# v0.11.4 waits 12 s before its first connection to gopls, so autocomplete answered nothing for the
+# first 12-25 s of a kernel. `go build -overlay` cannot do this (the go command refuses to overlay files
+# beneath GOMODCACHE), so the module's sources (without its docs/ and examples/) are copied to
+# .venv/src/gonb, patched there, and built through a copy of go.mod that replaces the module with that
+# directory: same pinned version and dependencies, offline once the module is downloaded.
+go mod download github.com/janpfeifer/gonb
+GONB_MOD="$(go list -m -f '{{.Dir}}' github.com/janpfeifer/gonb)"
+GONB_VER="$(go list -m -f '{{.Version}}' github.com/janpfeifer/gonb)"
+[ -d "$GONB_MOD" ] || die "GoNB's module is not in the module cache (go mod download github.com/janpfeifer/gonb failed?)"
+GONB_SRC="$VENV/src/gonb"
+[ -d "$GONB_SRC" ] && chmod -R u+w "$GONB_SRC"
+rm -rf "$GONB_SRC" "$VENV/src/gonb-build"
+mkdir -p "$GONB_SRC" "$VENV/src/gonb-build"
+for e in "$GONB_MOD"/* "$GONB_MOD"/.[!.]*; do
+  [ -e "$e" ] || continue
+  case "$(basename "$e")" in docs|examples) ;; *) cp -r "$e" "$GONB_SRC/" ;; esac
+done
+chmod -R u+w "$GONB_SRC"
+for p in kernels/gonb/*.patch; do
+  patch -s -p1 -d "$GONB_SRC" --no-backup-if-mismatch < "$p" ||
+    die "$p does not apply to GoNB $GONB_VER (was go.mod's GoNB pin changed? update the patch with it)"
+done
+cp go.mod "$VENV/src/gonb-build/go.mod"
+cp go.sum "$VENV/src/gonb-build/go.sum"
+echo "replace github.com/janpfeifer/gonb $GONB_VER => $GONB_SRC" >> "$VENV/src/gonb-build/go.mod"
+GOWORK=off go build -modfile="$VENV/src/gonb-build/go.mod" -o "$VENV/bin/gonb" github.com/janpfeifer/gonb
 # ... and the kernel's launcher (kernels/launcher): nothing GoNB starts (gopls, cells) outlives the kernel.
 go build -o "$VENV/bin/whygpu-kernel" ./kernels/launcher
 

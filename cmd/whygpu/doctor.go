@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
@@ -54,6 +55,11 @@ func doctor(args []string) error {
 	// which lags the module tag).
 	if bi, err := buildinfo.ReadFile(filepath.Join(venv, "bin", "gonb")); err == nil {
 		ok("gonb", bi.Main.Path+" "+bi.Main.Version+" (built with "+bi.GoVersion+")")
+		if gonbPatched(filepath.Join(venv, "bin", "gonb")) {
+			ok("gonb patch", "connect-poll (kernels/gonb/): the kernel reaches gopls within a second, so autocomplete answers from the first cell (upstream waits 12 s)")
+		} else {
+			bad("gonb patch", "connect-poll missing: autocomplete stays silent for the kernel's first 12–25 s", setup)
+		}
 	} else {
 		bad("gonb", "not built in .venv/bin", setup)
 	}
@@ -154,4 +160,14 @@ func noGPULine(recorded []string, model string) string {
 	}
 	return "none: lessons show the GPU recordings in lessons/reference (" + strings.Join(recorded, ", ") +
 		") where they exist, labeled as recorded, and the course's GPU model of an " + model + " (a labeled band) for every size nobody recorded"
+}
+
+// gonbPatchMark is the log message kernels/gonb/connect-poll.patch adds to GoNB: a built gonb that
+// contains it carries the patch.
+const gonbPatchMark = "whygpu-course patch: connect-poll"
+
+// gonbPatched says whether the gonb binary at path was built with the course's patch.
+func gonbPatched(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(b, []byte(gonbPatchMark))
 }
