@@ -143,6 +143,7 @@ for e in "$GONB_MOD"/* "$GONB_MOD"/.[!.]*; do
   case "$(basename "$e")" in docs|examples) ;; *) cp -r "$e" "$GONB_SRC/" ;; esac
 done
 chmod -R u+w "$GONB_SRC"
+command -v patch >/dev/null || die "the patch tool is missing (GoNB is built with kernels/gonb/*.patch): install it (apt-get install patch) and re-run."
 for p in kernels/gonb/*.patch; do
   patch -s -p1 -d "$GONB_SRC" --no-backup-if-mismatch < "$p" ||
     die "$p does not apply to GoNB $GONB_VER (was go.mod's GoNB pin changed? update the patch with it)"
