@@ -117,29 +117,39 @@ func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 				mfu += " — over 100%: the ceiling was measured while the machine was busier (it is kept 12 h); rerun both when it is quiet"
 			}
 		}
-		rows = append(rows, []string{r.Provenance.Label(), src, units.SI(r.FLOPS(), "FLOP/s"), mfu, Human(run.FLOPs() / r.FLOPS())})
+		rows = append(rows, []string{r.Provenance.Label(), src, units.SI(r.FLOPS(), "FLOP/s"), mfu, units.Long(run.FLOPs() / r.FLOPS())})
 	}
 	m := gpumodel.Default()
 	e := m.Estimate(gpumodel.Work{What: fmt.Sprintf("%.3g-parameter run, %.3g tokens", run.Params, run.Tokens), FLOPs: run.FLOPs(), Precision: "bfloat16"})
 	rows = append(rows, []string{m.Name(), fmt.Sprintf("model: %.0f–%.0f%% of the bfloat16 peak (large GEMMs; a whole step reaches less)", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low),
 		units.SI(run.FLOPs()/e.High.Seconds(), "FLOP/s") + " – " + units.SI(run.FLOPs()/e.Low.Seconds(), "FLOP/s"), "—",
-		Human(e.Low.Seconds()) + " – " + Human(e.High.Seconds())})
+		units.Long(e.Low.Seconds()) + " – " + units.Long(e.High.Seconds())})
 	return units.Table{Header: header, Rows: rows}, nil
 }
 
-// Human is a duration in the largest unit that reads well: s, min, h, days, years.
-func Human(s float64) string {
-	switch {
-	case s < 120:
-		return fmt.Sprintf("%.3g s", s)
-	case s < 2*3600:
-		return fmt.Sprintf("%.3g min", s/60)
-	case s < 2*86400:
-		return fmt.Sprintf("%.3g h", s/3600)
-	case s < 2*365*86400:
-		return fmt.Sprintf("%.3g days", s/86400)
+// PlanChart draws PlanTable's times on a log time axis: a bar per measured (or recorded) device at
+// the FLOP/s its training step sustained, and the GPU model as a shaded band, never a bar.
+func PlanChart(run Run, steps []measure.Result) (*plot.Plot, error) {
+	if err := run.Validate(); err != nil {
+		return nil, err
 	}
-	return fmt.Sprintf("%.3g years", s/(365*86400))
+	var spans []charts.Span
+	for _, r := range steps {
+		if !(r.FLOPS() > 0) {
+			continue
+		}
+		src, note := charts.Live, "at "+units.SI(r.FLOPS(), "FLOP/s")+" sustained here"
+		if r.Provenance.Recorded {
+			src, note = charts.Recorded, r.Provenance.Label()+", "+r.Provenance.Date.Format("2006-01-02")+", at "+units.SI(r.FLOPS(), "FLOP/s")
+		}
+		spans = append(spans, charts.Span{Label: r.Provenance.Label(), Seconds: run.FLOPs() / r.FLOPS(), Source: src, Note: note})
+	}
+	m := gpumodel.Default()
+	e := m.Estimate(gpumodel.Work{What: "the run", FLOPs: run.FLOPs(), Precision: "bfloat16"})
+	spans = append(spans, charts.Span{Label: m.Name(), Seconds: (e.Low.Seconds() + e.High.Seconds()) / 2,
+		Low: e.Low.Seconds(), High: e.High.Seconds(), Source: charts.Model,
+		Note: fmt.Sprintf("%.0f–%.0f%% of the bfloat16 peak", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low)})
+	return charts.SpanBars(fmt.Sprintf("%.3g parameters × %.3g tokens = %.3g FLOPs: time for the run", run.Params, run.Tokens, run.FLOPs()), spans)
 }
 
 // ---- tune ----

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -89,10 +90,31 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestHuman(t *testing.T) {
-	for s, want := range map[float64]string{30: "30 s", 600: "10 min", 36000: "10 h", 864000: "10 days", 3.15e9: "99.9 years"} {
-		if got := Human(s); got != want {
-			t.Errorf("Human(%g) = %q, want %q", s, got, want)
-		}
+func TestPlanChart(t *testing.T) {
+	here := measure.Result{FLOPs: 26e9, Stats: measure.Stats{Median: time.Second}}
+	here.Provenance.Device = "xla:cpu"
+	tests := []struct {
+		name    string
+		run     Run
+		steps   []measure.Result
+		wantErr string
+	}{
+		{"planned run, measured step", Planned, []measure.Result{here}, ""},
+		{"no step measured: the model band alone", Planned, nil, ""},
+		{"refused run", Run{Params: 0, Tokens: 1e9}, []measure.Result{here}, "parameters"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := PlanChart(tc.run, tc.steps)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || p == nil {
+				t.Fatalf("PlanChart: %v", err)
+			}
+		})
 	}
 }

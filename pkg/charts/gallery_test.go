@@ -114,6 +114,12 @@ func gallery() map[string]func() (*plot.Plot, error) {
 		"bars": func() (*plot.Plot, error) {
 			return Bars("f32 matmul", "achieved GFLOP/s", []Bar{{"xla:cpu", 100}, {"go", 3}})
 		},
+		"spans": func() (*plot.Plot, error) {
+			return SpanBars("a training run", []Span{
+				{Label: "xla:cpu", Seconds: 2.9e8, Source: Live, Note: "at 26 GFLOP/s"},
+				{Label: "NVIDIA H200", Seconds: 1.1e4, Low: 9.4e3, High: 1.4e4, Source: Model, Note: "H200 model"},
+			})
+		},
 	}
 }
 

@@ -51,6 +51,23 @@ func Sig3(m float64) string {
 // Duration formats seconds with a time unit: Duration(0.0123) is "12.3 ms".
 func Duration(seconds float64) string { return SI(seconds, "s") }
 
+// Long formats a long time in the largest unit that reads well: s, min, h, days, years (a year is
+// 365 days). Long(36000) is "10 h", Long(2.9e8) is "9.2 years".
+func Long(seconds float64) string {
+	const minute, hour, day = 60.0, 3600.0, 86400.0
+	switch {
+	case seconds < 2*minute:
+		return fmt.Sprintf("%.3g s", seconds)
+	case seconds < 2*hour:
+		return fmt.Sprintf("%.3g min", seconds/minute)
+	case seconds < 2*day:
+		return fmt.Sprintf("%.3g h", seconds/hour)
+	case seconds < 2*365*day:
+		return fmt.Sprintf("%.3g days", seconds/day)
+	}
+	return fmt.Sprintf("%.3g years", seconds/(365*day))
+}
+
 var binaryUnits = []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
 
 // binary picks the binary prefix for n, at most the one of index top: the index and n in that unit.
