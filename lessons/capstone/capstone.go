@@ -106,10 +106,7 @@ func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 	}
 	header = []string{"where", "source", "sustained FLOP/s", "MFU (of the measured matmul ceiling)", "time for the run"}
 	for _, r := range steps {
-		src := "measured live"
-		if r.Provenance.Recorded {
-			src = "recorded " + r.Provenance.Date.Format("2006-01-02")
-		}
+		src := r.Provenance.Origin()
 		mfu := "—"
 		if r.CeilingFLOPS > 0 {
 			mfu = fmt.Sprintf("%.0f%%", 100*r.FLOPS()/r.CeilingFLOPS)

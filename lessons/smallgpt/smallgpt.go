@@ -415,7 +415,7 @@ func MFU() (units.Table, error) {
 		if r.PeakFLOPS > 0 {
 			rows = append(rows, []string{r.Provenance.Device + " " + r.Provenance.Model, units.SI(r.FLOPS(), "FLOP/s"),
 				units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.PeakSource + ")", fmt.Sprintf("%.1f%%", r.PercentOfPeak()),
-				"recorded " + r.Provenance.Date.Format("2006-01-02")})
+				r.Provenance.Origin()})
 		}
 	}
 	if !dev.IsGPU() {

@@ -83,10 +83,7 @@ func ResultsTable(caption string, rs []measure.Result) {
 	var rows [][]string
 	var advice []string
 	for _, r := range rs {
-		src := "measured live"
-		if r.Provenance.Recorded {
-			src = "recorded " + r.Provenance.Date.Format("2006-01-02")
-		}
+		src := r.Provenance.Origin()
 		peak := "–"
 		if r.PeakFLOPS > 0 {
 			peak = fmt.Sprintf("%.0f%%", r.PercentOfPeak())

@@ -45,6 +45,15 @@ func (p Provenance) Label() string {
 	return fmt.Sprintf("%s (%s), measured live", dev, p.Model)
 }
 
+// Origin is how the numbers were obtained, without the device: "measured live" or "recorded
+// 2026-11-30" (a table's source column).
+func (p Provenance) Origin() string {
+	if p.Recorded {
+		return "recorded " + p.Date.Format("2006-01-02")
+	}
+	return "measured live"
+}
+
 // ProvenanceOf builds the provenance of a measurement made now on dev.
 func ProvenanceOf(dev *devices.Device) Provenance {
 	host, _ := os.Hostname()

@@ -184,3 +184,17 @@ func TestMetric(t *testing.T) {
 		t.Errorf("round trip: %s → %+v, %v", b, back.Metrics, err)
 	}
 }
+
+func TestProvenanceOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		p    Provenance
+		want string
+	}{
+		{Provenance{Device: "xla:cpu"}, "measured live"},
+		{Provenance{Device: "xla:cuda", Recorded: true, Date: time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC)}, "recorded 2026-11-30"},
+	} {
+		if got := tc.p.Origin(); got != tc.want {
+			t.Errorf("%+v: Origin() = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
