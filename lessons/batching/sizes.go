@@ -22,11 +22,8 @@ const (
 
 // Validate says why sizes are refused: an empty list, a batch or width out of range, too many points.
 func (s Sizes) Validate() error {
-	if len(s.Batches) == 0 {
-		return fmt.Errorf("%s: give at least one batch size", Lesson)
-	}
-	if len(s.Batches) > MaxSweepPoints {
-		return fmt.Errorf("%s: %d batch sizes: at most %d keep the sweep in seconds", Lesson, len(s.Batches), MaxSweepPoints)
+	if err := experiments.CheckPoints(Lesson, "batch size", len(s.Batches), MaxSweepPoints); err != nil {
+		return err
 	}
 	if s.Hidden < 1 || s.Hidden > MaxSweepHidden {
 		return fmt.Errorf("%s: hidden width %d refused: use 1…%d", Lesson, s.Hidden, MaxSweepHidden)

@@ -21,11 +21,8 @@ const (
 
 // Validate says why worker counts are refused.
 func (l Loader) Validate() error {
-	if len(l.Workers) == 0 {
-		return fmt.Errorf("%s: give at least one worker count", Lesson)
-	}
-	if len(l.Workers) > MaxLoaderPoints {
-		return fmt.Errorf("%s: %d worker counts: at most %d keep the sweep in seconds", Lesson, len(l.Workers), MaxLoaderPoints)
+	if err := experiments.CheckPoints(Lesson, "worker count", len(l.Workers), MaxLoaderPoints); err != nil {
+		return err
 	}
 	for _, k := range l.Workers {
 		if k < 1 || k > MaxLoaderWorkers {

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,22 @@ func TestStepKernelsFallBack(t *testing.T) {
 	}
 	if note := gpumodel.Default().Estimate(work).Note(); !strings.Contains(note, "assumed") {
 		t.Errorf("the fallback's note hides that the count is assumed: %q", note)
+	}
+}
+
+func TestCheckPoints(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string // "" for no error
+	}{
+		{0, "03-batch: give at least one batch size"},
+		{1, ""},
+		{16, ""},
+		{17, "03-batch: 17 batch sizes: at most 16 keep the sweep in seconds"},
+	} {
+		err := CheckPoints("03-batch", "batch size", tc.n, 16)
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("CheckPoints(%d) = %v, want %q", tc.n, err, tc.want)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"fmt"
+
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
@@ -34,4 +36,18 @@ func HasGPU(results []measure.Result) bool {
 		}
 	}
 	return false
+}
+
+// CheckPoints says why a sweep a learner wrote in a cell is refused before anything runs: it has no
+// points, or more than max (which keeps it in seconds). lesson starts the message; point names one
+// point ("batch size", "worker count"), n is how many were given. Each lesson still checks the
+// range of every point itself.
+func CheckPoints(lesson, point string, n, max int) error {
+	switch {
+	case n == 0:
+		return fmt.Errorf("%s: give at least one %s", lesson, point)
+	case n > max:
+		return fmt.Errorf("%s: %d %ss: at most %d keep the sweep in seconds", lesson, n, point, max)
+	}
+	return nil
 }
