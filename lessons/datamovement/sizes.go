@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
@@ -21,11 +22,8 @@ const (
 
 // Validate says why transfer sizes are refused: none, too many, or a size out of range.
 func (t Transfers) Validate() error {
-	if len(t.Sizes) == 0 {
-		return fmt.Errorf("%s: give at least one transfer size", Lesson)
-	}
-	if len(t.Sizes) > MaxTransferSizes {
-		return fmt.Errorf("%s: %d sizes: at most %d keep the cell in seconds", Lesson, len(t.Sizes), MaxTransferSizes)
+	if err := experiments.CheckPoints(Lesson, "transfer size", len(t.Sizes), MaxTransferSizes); err != nil {
+		return err
 	}
 	for _, n := range t.Sizes {
 		if n < 4 || n > MaxTransferBytes {

@@ -25,11 +25,8 @@ const (
 // Validate says why a split is refused: no sides, too many, a side out of range, a budget that
 // does not hold one matmul of a side or would take too many calls of another.
 func (s Splits) Validate() error {
-	if len(s.Sides) == 0 {
-		return fmt.Errorf("%s: give at least one matrix side", Lesson)
-	}
-	if len(s.Sides) > MaxSplitSides {
-		return fmt.Errorf("%s: %d sides: at most %d keep the cell in seconds", Lesson, len(s.Sides), MaxSplitSides)
+	if err := experiments.CheckPoints(Lesson, "matrix side", len(s.Sides), MaxSplitSides); err != nil {
+		return err
 	}
 	for _, n := range s.Sides {
 		if n < 1 || n > MaxSplitSide {
