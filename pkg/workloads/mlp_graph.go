@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gomlx/gomlx/core/graph"
 )
@@ -24,10 +25,17 @@ func (t *Trainer) StepGraph(name string) (g *graph.Graph, err error) {
 			err = fmt.Errorf("workloads: compiling %s on %s: %v", t.w, t.dev.Name, r)
 		}
 	}()
-	outs, g, err := t.exec.CallWithGraphOnDevice(0, t.args(t.lr, false)...)
+	argShapes, err := t.argShapes()
 	if err != nil {
+		return nil, err
+	}
+	if g, err = t.exec.Compile(argShapes...); err != nil {
 		return nil, deviceErr(err, "compiling %s on %s", t.w, t.dev.Name)
 	}
-	freeAll(outs)
+	outs, err := g.Executable().Execute(slices.Concat(t.fixed, t.state), nil, 0) // nothing donated
+	if err != nil {
+		return nil, deviceErr(err, "running %s on %s", t.w, t.dev.Name)
+	}
+	finalizeBuffers(outs)
 	return g, nil
 }

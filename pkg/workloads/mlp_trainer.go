@@ -1,12 +1,15 @@
 package workloads
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
@@ -22,12 +25,14 @@ type Trainer struct {
 	dev  *devices.Device
 	exec *graph.Exec
 
-	x, y, lr *tensors.Tensor   // current batch and learning rate
-	state    []*tensors.Tensor // params, then (Adam) m, v, step
-	init     [][]float32       // initial parameter values, for Check
+	x, y, lr *tensors.Tensor  // current batch and learning rate
+	fixed    []compute.Buffer // x, y and lr's device buffers (owned by the tensors), the step's first arguments
+	state    []compute.Buffer // params, then (Adam) m, v, step: device buffers the trainer owns
+	init     [][]float32      // initial parameter values, for Check
+	call     *direct          // the compiled step, called with device buffers (nil until compiled)
 
 	mu    sync.Mutex
-	loss  *tensors.Tensor // loss of the last step, on the device
+	loss  compute.Buffer // loss of the last step, on the device
 	steps int
 	err   error // sticky: a failed step leaves the state donated and gone
 }
@@ -77,11 +82,7 @@ func (w MLP) NewTrainer(dev *devices.Device) (*Trainer, error) {
 
 // resetState uploads the initial parameters and zero optimizer state, freeing the current state.
 func (t *Trainer) resetState() error {
-	for _, s := range t.state {
-		if s != nil {
-			_ = s.FinalizeAll()
-		}
-	}
+	finalizeBuffers(t.state)
 	t.state = nil
 	d := t.w.Dims()
 	pt := t.w.ParamType()
@@ -91,28 +92,34 @@ func (t *Trainer) resetState() error {
 		}
 		return []int{1, d[k/2+1]}
 	}
-	for k, v := range t.init {
-		p, err := castOnDevice(t.dev, v, pt, dims(k)...)
+	add := func(v []float32, dims ...int) error {
+		p, err := castOnDevice(t.dev, v, pt, dims...)
 		if err != nil {
 			return err
 		}
-		t.state = append(t.state, p)
+		b, err := takeBuffer(p)
+		if err != nil {
+			return deviceErr(err, "uploading the state of %s to %s", t.w, t.dev.Name)
+		}
+		t.state = append(t.state, b)
+		return nil
+	}
+	for k, v := range t.init {
+		if err := add(v, dims(k)...); err != nil {
+			return err
+		}
 	}
 	if t.w.optimizer() == Adam {
 		for range 2 {
 			for k, v := range t.init {
-				z, err := castOnDevice(t.dev, make([]float32, len(v)), pt, dims(k)...)
-				if err != nil {
+				if err := add(make([]float32, len(v)), dims(k)...); err != nil {
 					return err
 				}
-				t.state = append(t.state, z)
 			}
 		}
-		step, err := castOnDevice(t.dev, []float32{0}, pt)
-		if err != nil {
+		if err := add([]float32{0}); err != nil {
 			return err
 		}
-		t.state = append(t.state, step)
 	}
 	t.err = nil
 	return nil
@@ -177,53 +184,75 @@ func (t *Trainer) graph(inputs []*graph.Node) []*graph.Node {
 // Compile compiles the step graph for its shapes and returns how long that took.
 func (t *Trainer) Compile() (time.Duration, error) {
 	t0 := time.Now()
-	if err := Precompile(t.exec, t.args(t.lr, false)...); err != nil {
-		return 0, deviceErr(err, "compiling %s on %s", t.w, t.dev.Name)
+	if err := t.compile(); err != nil {
+		return 0, err
 	}
 	return time.Since(t0), nil
 }
 
-// args are the step's inputs; with donate, the state's device buffers are handed to the step, which
-// may reuse them for its outputs.
-func (t *Trainer) args(lr *tensors.Tensor, donate bool) []any {
-	args := []any{t.x, t.y, lr}
-	for _, s := range t.state {
-		if donate {
-			d, err := graph.DonateTensorBuffer(s, t.dev.Backend(), 0)
-			if err == nil {
-				args = append(args, d)
-				continue
-			}
-		}
-		args = append(args, s)
+// compile compiles the step (once) for the current shapes: inputs [x, y, lr, state...], the state
+// donated — handed to the step, which may reuse its buffers for the new state.
+func (t *Trainer) compile() error {
+	if t.call != nil {
+		return nil
 	}
-	return args
+	argShapes, err := t.argShapes()
+	if err != nil {
+		return err
+	}
+	donate := make([]bool, len(argShapes))
+	for i := len(t.fixed); i < len(donate); i++ {
+		donate[i] = true
+	}
+	if t.call, err = compileDirect(t.exec, donate, argShapes...); err != nil {
+		return deviceErr(err, "compiling %s on %s", t.w, t.dev.Name)
+	}
+	return nil
+}
+
+// argShapes are the shapes of the step's inputs, [x, y, lr, state...].
+func (t *Trainer) argShapes() ([]shapes.Shape, error) {
+	out := []shapes.Shape{t.x.Shape(), t.y.Shape(), t.lr.Shape()}
+	for _, s := range t.state {
+		sh, err := s.Shape()
+		if err != nil {
+			return nil, deviceErr(err, "reading the state of %s on %s", t.w, t.dev.Name)
+		}
+		out = append(out, sh)
+	}
+	return out, nil
 }
 
 // Step runs one training step on the current batch and returns when the device has finished. The
 // new parameters, optimizer state and loss stay on the device: nothing is read to the host.
-func (t *Trainer) Step() error { return t.step(t.lr) }
+func (t *Trainer) Step() error { return t.step(nil) }
 
 // Run is Step, so a Trainer is an Instance that measure.Run can time.
 func (t *Trainer) Run() error { return t.Step() }
 
-func (t *Trainer) step(lr *tensors.Tensor) error {
+// step runs the compiled step with learning rate lr (nil: the trainer's own) through the backend's
+// executable directly (see direct): the state's buffers are donated, the outputs become the new state.
+func (t *Trainer) step(lr compute.Buffer) error {
 	if t.err != nil {
 		return t.err
 	}
-	old := t.state
-	outs, err := t.exec.Exec(t.args(lr, true)...)
+	if err := t.compile(); err != nil {
+		return err
+	}
+	fixed := t.fixed
+	if lr != nil {
+		fixed = []compute.Buffer{t.fixed[0], t.fixed[1], lr}
+	}
+	outs, err := t.call.call(fixed, t.state)
 	if err != nil {
+		t.state = nil // donated: gone whatever the outcome
 		t.err = deviceErr(err, "training step of %s on %s (the trainer's state is lost; make a new one)", t.w, t.dev.Name)
 		return t.err
-	}
-	for _, s := range old {
-		_ = s.FinalizeAll() // no-op for donated buffers
 	}
 	t.state = outs[:len(outs)-1]
 	t.mu.Lock()
 	if t.loss != nil {
-		_ = t.loss.FinalizeAll()
+		_ = t.loss.Finalize()
 	}
 	t.loss = outs[len(outs)-1]
 	t.steps++
@@ -236,13 +265,11 @@ func (t *Trainer) step(lr *tensors.Tensor) error {
 // first step.
 func (t *Trainer) Loss() (float64, error) {
 	t.mu.Lock()
-	loss := t.loss
-	t.mu.Unlock()
-	if loss == nil {
+	defer t.mu.Unlock() // a Step meanwhile would free the buffer being read
+	if t.loss == nil {
 		return 0, fmt.Errorf("workloads: no loss yet: run a Step first")
 	}
-	// Reading a fresh device tensor always copies (a tensor read twice would be served from its cache).
-	v, err := toFloat64(loss)
+	v, err := bufferToFloat64(t.loss) // always a copy from the device
 	if err != nil {
 		return 0, deviceErr(err, "reading the loss from %s", t.dev.Name)
 	}
@@ -279,10 +306,24 @@ func (t *Trainer) SetBatch(x, y []float32) error {
 		_ = xt.FinalizeAll()
 		return err
 	}
+	xb, err1 := xt.Buffer(t.dev.Backend(), 0)
+	yb, err2 := yt.Buffer(t.dev.Backend(), 0)
+	if err := errors.Join(err1, err2); err != nil {
+		_, _ = xt.FinalizeAll(), yt.FinalizeAll()
+		return deviceErr(err, "uploading a batch of %s to %s", w, t.dev.Name)
+	}
 	if t.x != nil {
 		_, _ = t.x.FinalizeAll(), t.y.FinalizeAll()
 	}
 	t.x, t.y = xt, yt
+	t.fixed = append(t.fixed[:0], xb, yb)
+	if t.lr != nil {
+		lb, err := t.lr.Buffer(t.dev.Backend(), 0)
+		if err != nil {
+			return deviceErr(err, "uploading the learning rate to %s", t.dev.Name)
+		}
+		t.fixed = append(t.fixed, lb)
+	}
 	return nil
 }
 
@@ -332,8 +373,12 @@ func (t *Trainer) checkParts() (map[string]float64, error) {
 		return nil, err
 	}
 	defer func() { _ = lr.FinalizeAll() }()
+	lrb, err := lr.Buffer(t.dev.Backend(), 0)
+	if err != nil {
+		return nil, deviceErr(err, "uploading the check learning rate to %s", t.dev.Name)
+	}
 	for range 2 {
-		if err := t.step(lr); err != nil {
+		if err := t.step(lrb); err != nil {
 			return nil, err
 		}
 	}
@@ -343,7 +388,7 @@ func (t *Trainer) checkParts() (map[string]float64, error) {
 	}
 	state := make([][]float64, len(t.state))
 	for k := range t.state {
-		if state[k], err = toFloat64(t.state[k]); err != nil {
+		if state[k], err = bufferToFloat64(t.state[k]); err != nil {
 			return nil, deviceErr(err, "reading the trainer's state from %s", t.dev.Name)
 		}
 	}
@@ -384,15 +429,17 @@ func (t *Trainer) hostBatch() (x, y []float64, err error) {
 
 // Close frees everything the trainer holds on the device.
 func (t *Trainer) Close() {
-	for _, s := range append(t.state, t.x, t.y, t.lr) {
+	finalizeBuffers(t.state)
+	for _, s := range []*tensors.Tensor{t.x, t.y, t.lr} {
 		if s != nil {
 			_ = s.FinalizeAll()
 		}
 	}
-	t.state, t.x, t.y, t.lr = nil, nil, nil, nil
+	t.state, t.fixed, t.x, t.y, t.lr = nil, nil, nil, nil, nil
+	t.call = nil // its executable belongs to exec
 	t.mu.Lock()
 	if t.loss != nil {
-		_ = t.loss.FinalizeAll()
+		_ = t.loss.Finalize()
 		t.loss = nil
 	}
 	t.mu.Unlock()
