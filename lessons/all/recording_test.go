@@ -40,7 +40,7 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 	t.Setenv("WHYGPU_ROOT", t.TempDir())
 	band := experiments.StepEstimate(experiments.Step(256, 64))
 	above := experiments.StepEstimate(experiments.Step(1, 64)).High * 2 // +100%
-	inside := (band.Low + band.High) / 2                                 // +0%
+	inside := (band.Low + band.High) / 2                                // +0%
 	steps := []measure.Result{recordedStep(1, 64, above), recordedStep(256, 64, inside)}
 	if _, err := experiments.SaveReference(experiments.Experiment{Lesson: race.Lesson, Name: race.StepSweepName}, steps); err != nil {
 		t.Fatal(err)

@@ -9,14 +9,14 @@ var Deck = &recall.Deck{
 	Sections: []recall.Section{
 		{ID: "shapes", Title: "Latency machines and throughput machines", Cards: []recall.Card{
 			{ID: "latency", Question: "What is a CPU built to do fast, and what is a GPU built to do fast?",
-				Answer: "A CPU finishes one instruction stream as fast as possible: a few fast cores with high clocks, deep pipelines, big caches and branch prediction (latency). A GPU finishes a huge amount of identical work per second: thousands of simple, slower cores running in lockstep on different data (throughput)."},
+				Answer: "A CPU finishes one instruction stream as fast as possible: a few fast cores with high clocks, deep pipelines, big caches and branch prediction (latency). A GPU finishes a huge amount of identical work per second: thousands of simple, slower lanes (\"CUDA cores\", 128 to each of its SMs) running in lockstep on different data (throughput)."},
 			{ID: "per-core", Question: "What is the GPU's counterpart of a CPU core, and how do the two compare? And chip for chip?",
 				Answer: "An SM: it has its own instruction streams, registers and caches, like a core. One H200 SM does 128 FP32 lanes × 2 × 1.98 GHz ≈ 507 GFLOP/s, about 3× one AVX-512 core (16 lanes × 2 FMA units × 2 × 2.6 GHz ≈ 166 GFLOP/s), and far more in TF32 on its tensor cores. Chip for chip the H200 has 132 SMs: hundreds of times a laptop's f32 peak, still about 7× a 64-core server socket in f32 and about 100× in BF16 on its tensor cores."},
 		}},
 		{ID: "dots", Title: "Training is independent dot products", Cards: []recall.Card{
 			{ID: "count", Question: "How many FLOPs does a dense layer with batch B, input width D and H outputs take forward, and with the backward pass?",
 				Answer: "2·B·D·H forward (B·H dot products of length D, a multiply and an add per term); about 3× that with the backward pass, which computes two more products of the same size (gradients for the weights and for the input)."},
-			{ID: "why-parallel", Question: "Why does a matrix product suit thousands of slow cores?",
+			{ID: "why-parallel", Question: "Why does a matrix product suit thousands of slow lanes?",
 				Answer: "Every output is its own dot product: none needs another's result, so there is nothing to serialize and no branch to predict; they can all run at once."},
 		}},
 		{ID: "overhead", Title: "Same FLOPs, different shapes", Cards: []recall.Card{
@@ -39,7 +39,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "why", Title: "Why a GPU is faster for this job", Cards: []recall.Card{
 			{ID: "when", Question: "When does a GPU win, and when is the CPU good enough?",
-				Answer: "A GPU wins when the network is large and the batches are large enough to keep thousands of cores busy. Small networks, small batches, single low-volume predictions and tabular models are often as fast or faster on the CPU."},
+				Answer: "A GPU wins when the network is large and the batches are large enough to keep every SM busy. Small networks, small batches, single low-volume predictions and tabular models are often as fast or faster on the CPU."},
 		}},
 	},
 }
