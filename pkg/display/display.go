@@ -103,12 +103,15 @@ func Markdown(md string) {
 }
 
 // Table shows a lesson's table: its header row and rows (cells are plain text, escaped), then its
-// notes, one per line, as text under it. It is the one way a lesson's table reaches the notebook.
+// notes, one per line, as text under it. Rows whose measurement was disturbed (units.Table.Disturbed)
+// carry a "⚠ disturbed (n)" mark, explained with what to do in one footnote under the table. It is the
+// one way a lesson's table reaches the notebook.
 func Table(t units.Table) {
 	if !InNotebook() {
 		fmt.Print(t.Plain())
 	} else {
-		send("", tableHTML(t.Header, t.Rows), t.Plain())
+		header, rows := t.Marked()
+		send("", tableHTML(header, rows), t.Plain())
 	}
 	fmt.Print(t.NotesText())
 }
@@ -124,6 +127,10 @@ func tableHTML(header []string, rows [][]string) string {
 	for _, r := range rows {
 		b.WriteString("<tr>")
 		for _, c := range r {
+			if strings.HasPrefix(c, units.DisturbedMark) { // a disturbed row's mark (units.Table.Marked)
+				fmt.Fprintf(&b, `<td class="whygpu-disturbed" style="color:#a15c00;font-weight:600">%s</td>`, html.EscapeString(c))
+				continue
+			}
 			fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(c))
 		}
 		b.WriteString("</tr>")

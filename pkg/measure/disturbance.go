@@ -46,16 +46,44 @@ func (d Disturbance) Advice() string {
 	if !d.Disturbed() {
 		return ""
 	}
+	return "disturbed: " + d.Why() + "; the time is slower than the hardware: rerun when the machine is quiet"
+}
+
+// Why says in a few words what disturbed the measurement — "other programs used 60% of a core", "the
+// container's CPU quota paused it 3 times (12ms in all): give this seat more CPU" — or "" for a quiet one.
+func (d Disturbance) Why() string {
+	if !d.Disturbed() {
+		return ""
+	}
 	var why []string
 	if d.OthersCores >= DisturbedCores {
 		why = append(why, fmt.Sprintf("other programs used %.0f%% of a core during this measurement", 100*d.OthersCores))
 	}
 	if d.Throttled > 0 {
-		why = append(why, fmt.Sprintf("the container's CPU quota paused it %d times (%v in all)", d.Throttled,
+		why = append(why, fmt.Sprintf("the container's CPU quota paused it %d times (%v in all): give this seat more CPU", d.Throttled,
 			d.ThrottledTime.Round(time.Millisecond)))
 	}
-	return "disturbed: " + strings.Join(why, "; ") + "; the time is slower than the hardware: rerun when the machine is quiet" +
-		map[bool]string{true: " (or give this seat more CPU)", false: ""}[d.Throttled > 0]
+	return strings.Join(why, "; ")
+}
+
+// WhyDisturbed says what disturbed any of these results, for a table row built from them
+// (units.Table.Disturbed): the most CPU other programs used during any one of them and all the CPU
+// quota's pauses; "" when every one was quiet.
+func WhyDisturbed(rs ...Result) string {
+	var worst Disturbance
+	for _, r := range rs {
+		d := r.Stats.Disturbance
+		if !d.Disturbed() {
+			continue
+		}
+		worst.Counted = true
+		if d.OthersCores >= DisturbedCores {
+			worst.OthersCores = max(worst.OthersCores, d.OthersCores)
+		}
+		worst.Throttled += d.Throttled
+		worst.ThrottledTime += d.ThrottledTime
+	}
+	return worst.Why()
 }
 
 // Probe counts what other processes do from its start; Stop returns the Disturbance.

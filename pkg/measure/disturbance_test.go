@@ -119,3 +119,29 @@ func TestProbeSeesCgroupThrottling(t *testing.T) {
 		t.Fatalf("inside a 10%% CPU quota: %+v, want throttled periods and a disturbed mark", d)
 	}
 }
+
+// WhyDisturbed, for a table row built from several results: the worst neighbour load and every pause.
+func TestWhyDisturbed(t *testing.T) {
+	r := func(d Disturbance) Result { return Result{Stats: Stats{Disturbance: d}} }
+	for _, tc := range []struct {
+		name string
+		rs   []Result
+		want string
+	}{
+		{"none", nil, ""},
+		{"all quiet", []Result{r(Disturbance{Counted: true, OthersCores: 0.05}), r(Disturbance{})}, ""},
+		{"the worst neighbour", []Result{r(Disturbance{Counted: true, OthersCores: 0.3}), r(Disturbance{Counted: true, OthersCores: 0.7}),
+			r(Disturbance{Counted: true, OthersCores: 0.05})}, "other programs used 70% of a core during this measurement"},
+		{"pauses add up", []Result{r(Disturbance{Counted: true, Throttled: 2, ThrottledTime: time.Millisecond}),
+			r(Disturbance{Counted: true, Throttled: 3, ThrottledTime: 2 * time.Millisecond})},
+			"the container's CPU quota paused it 5 times (3ms in all): give this seat more CPU"},
+		{"a quiet one's small load is not added", []Result{r(Disturbance{Counted: true, OthersCores: 0.05, Throttled: 1}),
+			r(Disturbance{Counted: true, OthersCores: 0.09})}, "the container's CPU quota paused it 1 times (0s in all): give this seat more CPU"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := WhyDisturbed(tc.rs...); got != tc.want {
+				t.Errorf("WhyDisturbed = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -71,3 +71,47 @@ func TestTable(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+// A disturbed row carries a mark and one footnote says why and what to do; a quiet row and a quiet
+// table are never marked.
+func TestTableMarksDisturbedRows(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		disturbed []string // per row
+		want      string
+	}{
+		{"quiet", nil, "x | t\na | 1 ms\nb | 2 ms\n"},
+		{"quiet with empty reasons", []string{"", ""}, "x | t\na | 1 ms\nb | 2 ms\n"},
+		{"one disturbed row", []string{"", "other programs used 60% of a core"},
+			"x | t | \na | 1 ms | \nb | 2 ms | ⚠ disturbed (1)\n" +
+				"⚠ disturbed: (1) other programs used 60% of a core. The marked times include other work and are slower than the hardware: rerun when the machine is quiet.\n"},
+		{"same reason shares a footnote", []string{"quota", "quota"},
+			"x | t | \na | 1 ms | ⚠ disturbed (1)\nb | 2 ms | ⚠ disturbed (1)\n" +
+				"⚠ disturbed: (1) quota. The marked times include other work and are slower than the hardware: rerun when the machine is quiet.\n"},
+		{"two reasons", []string{"p", "q"},
+			"x | t | \na | 1 ms | ⚠ disturbed (1)\nb | 2 ms | ⚠ disturbed (2)\n" +
+				"⚠ disturbed: (1) p; (2) q. The marked times include other work and are slower than the hardware: rerun when the machine is quiet.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := NewTable("x", "t")
+			for i, c := range [][]string{{"a", "1 ms"}, {"b", "2 ms"}} {
+				why := ""
+				if i < len(tc.disturbed) {
+					why = tc.disturbed[i]
+				}
+				tb.AddMeasured(why, c...)
+			}
+			if got := tb.String(); got != tc.want {
+				t.Errorf("String() =\n%s\nwant\n%s", got, tc.want)
+			}
+			if _, rows := tb.Parts(); len(rows[0]) != 2 {
+				t.Errorf("Parts() rows gained a cell: %v", rows)
+			}
+		})
+	}
+	// A table built as a literal, with Disturbed set beside Rows, is marked the same way.
+	lit := Table{Header: []string{"x"}, Rows: [][]string{{"a"}, {"b"}}, Disturbed: []string{"p"}}
+	if got := lit.Plain(); got != "x | \na | ⚠ disturbed (1)\nb | \n" {
+		t.Errorf("literal table: %q", got)
+	}
+}
