@@ -396,6 +396,7 @@ func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time
 		var per []time.Duration
 		var last workloads.LoopReport
 		var idle []time.Duration
+		probe := measure.StartProbe()
 		for range 3 {
 			rep, err := tr.Train(workloads.LoopOptions{Steps: steps, ReadEvery: k, HostWork: hostWork})
 			if err != nil {
@@ -412,7 +413,7 @@ func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time
 			Metrics: map[string]float64{MetricReads: float64(last.Reads),
 				MetricIdleUS: float64(idle[1]) / float64(time.Microsecond),
 				MetricBusyUS: float64(last.DeviceBusy/time.Duration(last.Steps)) / float64(time.Microsecond)},
-			FLOPs: w.FLOPs(), Stats: measure.Summarize(per), RelErr: -1,
+			FLOPs: w.FLOPs(), Stats: probe.Summarize(per), RelErr: -1,
 			Provenance: measure.ProvenanceOf(dev),
 		})
 	}

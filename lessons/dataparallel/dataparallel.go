@@ -128,6 +128,7 @@ func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress f
 		if n >= 1<<22 {
 			reps = 3
 		}
+		probe := measure.StartProbe()
 		samples, err := workloads.AllReduceTime(dev, devicesN, n, reps)
 		if err != nil {
 			return out, err
@@ -135,7 +136,7 @@ func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress f
 		out = append(out, measure.Result{
 			Workload: "allreduce", Label: fmt.Sprintf("all-reduce %s over %d devices", units.Bytes(float64(4*n)), devicesN),
 			DType: "float32", Params: map[string]int{"values": n, "devices": devicesN}, Bytes: float64(4 * n),
-			Stats: measure.Summarize(samples), RelErr: -1, Provenance: measure.ProvenanceOf(dev),
+			Stats: probe.Summarize(samples), RelErr: -1, Provenance: measure.ProvenanceOf(dev),
 		})
 	}
 	if progress != nil {

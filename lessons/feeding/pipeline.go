@@ -108,6 +108,7 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 			step(i, len(workers), fmt.Sprintf("%d loader workers", k))
 		}
 		var rep workloads.PipelineReport
+		probe := measure.StartProbe()
 		tl, err := monitor.Run(10*time.Millisecond, func() error {
 			var err error
 			rep, err = t.TrainFrom(workloads.Pipeline{Workers: k, Prefetch: 2, CostPerBatch: cost}, sweepSteps)
@@ -124,7 +125,7 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 			Params: map[string]int{ParamWorkers: k, "batch": w.Batch},
 			Metrics: map[string]float64{ParamCores: float64(devices.NumCPU()), ParamCostUS: float64(cost) / 1e3, ParamStepUS: float64(st) / 1e3,
 				ParamUtilPM: 1000 * rep.Utilization(), ParamCPUPM: 10 * tl.MeanCPU()},
-			Stats:      measure.Stats{N: rep.Steps, Median: per, Min: per, P90: per, Mean: per},
+			Stats:      measure.Stats{N: rep.Steps, Median: per, Min: per, P90: per, Mean: per, Disturbance: probe.Stop()},
 			Provenance: measure.ProvenanceOf(dev),
 		}
 		rs = append(rs, r)

@@ -227,6 +227,7 @@ func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, e
 		}
 		first := 0.0
 		var samples []time.Duration
+		probe := measure.StartProbe()
 		for i := 0; i < steps; i++ {
 			t0 := time.Now()
 			if err := tr.Step(); err != nil {
@@ -252,7 +253,7 @@ func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, e
 			Params: map[string]int{"steps": steps},
 			Metrics: map[string]float64{MetricLoss: loss, MetricFirstLoss: first,
 				MetricParamBytes: float64(mem.Parameters), MetricActivationBytes: float64(mem.Activations), MetricTotalBytes: float64(mem.Total())},
-			FLOPs: m.FLOPs(), Bytes: m.Bytes(), Stats: measure.Summarize(samples[1:]), RelErr: -1,
+			FLOPs: m.FLOPs(), Bytes: m.Bytes(), Stats: probe.Summarize(samples[1:]), RelErr: -1,
 			Provenance: measure.ProvenanceOf(dev),
 		})
 	}

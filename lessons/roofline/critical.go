@@ -262,6 +262,7 @@ type CriticalRow struct {
 	RidgeFrom         string  // "measured ceilings" or "datasheet"
 	Critical          float64 // batch where intensity = ridge (formula)
 	Bend              int     // measured: smallest B reaching 70 % of the device's best GFLOP/s in the sweep (0: none)
+	Disturbed         string  // what disturbed the sweep's measurements behind this row (measure.WhyDisturbed), "" if quiet
 }
 
 // CriticalRows computes, per device and dtype of the sweep, the critical batch from its measured
@@ -290,6 +291,9 @@ func CriticalRows(results []measure.Result) []CriticalRow {
 		if !ok {
 			continue
 		}
+		if why := measure.WhyDisturbed(r); why != "" && rows[i].Disturbed == "" {
+			rows[i].Disturbed = measure.WhyDisturbed(sweepOf(results, key)...)
+		}
 		if b := r.Params["m"]; r.FLOPS() >= 0.7*best[key] && (rows[i].Bend == 0 || b < rows[i].Bend) {
 			rows[i].Bend = b
 		}
@@ -303,10 +307,23 @@ func CriticalRows(results []measure.Result) []CriticalRow {
 	return rows
 }
 
-// CriticalTable is CriticalRows as a table for display.Table.
+// sweepOf is the results of one device and dtype series (key as in CriticalRows).
+func sweepOf(results []measure.Result, key string) []measure.Result {
+	var out []measure.Result
+	for _, r := range results {
+		if seriesName(r)+"\x00"+r.Provenance.Label() == key {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// CriticalTable is CriticalRows as a table for display.Table; rows from disturbed sweeps are marked.
 func CriticalTable(results []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, r := range CriticalRows(results) {
+		disturbed = append(disturbed, r.Disturbed)
 		bend := "—"
 		if r.Bend > 0 {
 			bend = fmt.Sprintf("B = %d (measured)", r.Bend)
@@ -314,7 +331,7 @@ func CriticalTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{r.Device, r.Precision, fmt.Sprintf("%.3g (%s)", r.Ridge, r.RidgeFrom),
 			fmt.Sprintf("%.0f (formula)", r.Critical), bend})
 	}
-	return units.Table{Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows,
+	return units.Table{Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows, Disturbed: disturbed,
 		Notes: ModelVersus(results)}
 }
 

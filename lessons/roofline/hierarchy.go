@@ -239,6 +239,7 @@ type FMARow struct {
 	ModelPeak         float64 // FLOP/s from the device model or datasheet
 	ModelFrom         string
 	MatMul, FMAChains float64 // measured FLOP/s: the large-matmul ceiling, the dependent FMA chains
+	Disturbed         string  // what disturbed the FMA-chain measurement (measure.WhyDisturbed), "" if quiet
 }
 
 // FMARows are, per live device of results, the model peak, the measured matmul ceiling, and the
@@ -250,15 +251,17 @@ func FMARows(results []measure.Result) []FMARow {
 			continue
 		}
 		rows = append(rows, FMARow{Device: r.Provenance.Label(), ModelPeak: r.PeakFLOPS, ModelFrom: r.PeakSource,
-			MatMul: r.CeilingFLOPS, FMAChains: r.FLOPS()})
+			MatMul: r.CeilingFLOPS, FMAChains: r.FLOPS(), Disturbed: measure.WhyDisturbed(r)})
 	}
 	return rows
 }
 
-// FMATable is FMARows as a table for display.Table.
+// FMATable is FMARows as a table for display.Table; disturbed measurements are marked.
 func FMATable(results []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, f := range FMARows(results) {
+		disturbed = append(disturbed, f.Disturbed)
 		pct := func(v float64) string {
 			if f.ModelPeak <= 0 {
 				return units.SI(v, "FLOP/s")
@@ -267,5 +270,5 @@ func FMATable(results []measure.Result) units.Table {
 		}
 		rows = append(rows, []string{f.Device, units.SI(f.ModelPeak, "FLOP/s") + " — " + f.ModelFrom, pct(f.MatMul), pct(f.FMAChains)})
 	}
-	return units.Table{Header: []string{"device", "model peak", "large matmul (measured ceiling)", "32 dependent FMAs per element (measured)"}, Rows: rows}
+	return units.Table{Header: []string{"device", "model peak", "large matmul (measured ceiling)", "32 dependent FMAs per element (measured)"}, Rows: rows, Disturbed: disturbed}
 }

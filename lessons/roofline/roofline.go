@@ -196,7 +196,9 @@ func GapTable() units.Table {
 func RidgeTable(devs []*devices.Device) (units.Table, error) {
 	header := []string{"machine", "precision", "peak compute", "memory bandwidth", "ridge [FLOP/byte]", "source"}
 	var rows [][]string
+	var disturbed []string
 	add := func(name, prec string, flops, bw float64, src string) {
+		disturbed = append(disturbed, "")
 		ridge := "—"
 		if flops > 0 && bw > 0 {
 			ridge = fmt.Sprintf("%.0f", flops/bw)
@@ -227,10 +229,11 @@ func RidgeTable(devs []*devices.Device) (units.Table, error) {
 		for _, p := range []string{"float32", "bfloat16"} {
 			if c.FLOPS[p] > 0 {
 				add(d.Name+" ("+d.Model+")", p, c.FLOPS[p], c.BytesPerSec, fmt.Sprintf("measured live: matmul + copy ceilings, %s", c.Date.Format("15:04")))
+				disturbed[len(disturbed)-1] = measure.WhyDisturbed(c.Results...)
 			}
 		}
 	}
-	return units.Table{Header: header, Rows: rows}, nil
+	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // Roofs builds the roofline chart's roofs from results: one roof per device measured (live or
@@ -312,6 +315,7 @@ type Verdict struct {
 	Achieved  float64 // FLOP/s
 	PctOfRoof float64 // % of the measured roofline at its intensity
 	Recorded  bool
+	Disturbed string // what disturbed the measurement (measure.WhyDisturbed), "" if quiet
 }
 
 // Verdicts classifies every result with FLOPs by its device's measured ceilings.
@@ -327,19 +331,22 @@ func Verdicts(results []measure.Result) []Verdict {
 			b = "memory-bound"
 		}
 		out = append(out, Verdict{Label: r.Label, Device: r.Provenance.Label(), Intensity: r.Intensity(), Ridge: ridge,
-			Bound: b, Achieved: r.FLOPS(), PctOfRoof: r.PercentOfCeiling(), Recorded: r.Provenance.Recorded})
+			Bound: b, Achieved: r.FLOPS(), PctOfRoof: r.PercentOfCeiling(), Recorded: r.Provenance.Recorded,
+			Disturbed: measure.WhyDisturbed(r)})
 	}
 	return out
 }
 
-// VerdictTable is Verdicts as a table for display.Table.
+// VerdictTable is Verdicts as a table for display.Table; disturbed measurements are marked.
 func VerdictTable(results []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, v := range Verdicts(results) {
+		disturbed = append(disturbed, v.Disturbed)
 		rows = append(rows, []string{v.Device, v.Label, fmt.Sprintf("%.3g", v.Intensity), fmt.Sprintf("%.1f", v.Ridge), v.Bound,
 			units.SI(v.Achieved, "FLOP/s"), fmt.Sprintf("%.0f%%", v.PctOfRoof)})
 	}
-	return units.Table{Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, Rows: rows}
+	return units.Table{Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, Rows: rows, Disturbed: disturbed}
 }
 
 // SourceBenchmark prints the source's benchmark lines — matmul TFLOP/s and layernorm GB/s — from

@@ -135,6 +135,7 @@ func TrainOn(dev *devices.Device, c workloads.GPT, steps int, live Live) (Run, e
 		return run, err
 	}
 	start := time.Now()
+	probe := measure.StartProbe()
 	var times []time.Duration
 	last := time.Now()
 	for i := range steps {
@@ -168,7 +169,7 @@ func TrainOn(dev *devices.Device, c workloads.GPT, steps int, live Live) (Run, e
 		Workload: c.Name(), Label: c.String(), DType: "float32", Precision: "float32",
 		Params: map[string]int{"vocab": c.Vocab, "context": c.Context, "batch": c.Batch, "embed": c.Embed,
 			"layers": c.Layers, "heads": c.Heads, "steps": steps},
-		FLOPs: c.FLOPs(), Compile: tr.Compile, Stats: measure.Summarize(times), RelErr: -1,
+		FLOPs: c.FLOPs(), Compile: tr.Compile, Stats: probe.Summarize(times), RelErr: -1,
 		PeakFLOPS: dev.Spec.Peak("float32"), PeakSource: dev.Spec.Source, Provenance: measure.ProvenanceOf(dev),
 	}
 	if ceil, ok := measure.CachedCeilings(dev); ok {

@@ -54,6 +54,7 @@ func TimeWithoutWaiting(dev *devices.Device, w workloads.Workload, opt Options) 
 	}
 	var launch, done []time.Duration
 	var total time.Duration
+	probe := StartProbe()
 	for len(done) < opt.Reps || (total < opt.MinTime && len(done) < opt.MaxReps) {
 		t0 := opt.Clock.Now()
 		ev := s.Launch(inst.Run)
@@ -65,9 +66,10 @@ func TimeWithoutWaiting(dev *devices.Device, w workloads.Workload, opt Options) 
 		done = append(done, d)
 		total += d
 	}
-	synced.Stats = Summarize(done)
+	synced.Stats = probe.Summarize(done)
 	lied := synced
 	lied.Label += " — timer stopped at launch (wrong)"
 	lied.Stats = Summarize(launch)
+	lied.Stats.Disturbance = synced.Stats.Disturbance
 	return Unsynced{Launch: lied, Synced: synced}, nil
 }

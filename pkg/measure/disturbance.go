@@ -104,6 +104,14 @@ func StartProbe() *Probe {
 	return p
 }
 
+// Summarize is Summarize(samples) with the Disturbance since StartProbe: for timings a workload takes
+// itself (a training loop, concurrent workers) instead of through Time, taken after the probe started.
+func (p *Probe) Summarize(samples []time.Duration) Stats {
+	st := Summarize(samples)
+	st.Disturbance = p.Stop()
+	return st
+}
+
 // Stop returns what other processes and the CPU quota did since StartProbe.
 func (p *Probe) Stop() Disturbance {
 	d := Disturbance{Wall: time.Since(p.start)}
