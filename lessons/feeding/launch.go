@@ -51,6 +51,7 @@ func LaunchHere() ([]measure.Result, error) {
 // time the arithmetic itself would take at ceiling FLOP/s (when given, >0).
 func LaunchTable(rs []measure.Result, ceiling float64) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, r := range rs {
 		calls := max(1, r.Params[ParamCalls])
 		math := "—"
@@ -59,6 +60,8 @@ func LaunchTable(rs []measure.Result, ceiling float64) units.Table {
 		}
 		rows = append(rows, []string{r.Provenance.Label(), r.Label, strconv.Itoa(calls), units.Duration(r.Seconds()),
 			units.Duration(r.Seconds() / float64(calls)), units.Plain(r.FLOPs), math})
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 	}
-	return units.Table{Header: []string{"device", "forward pass", "executable calls", "time per pass (median)", "per call", "FLOPs", "arithmetic share at the measured matmul ceiling"}, Rows: rows}
+	return units.Table{Header: []string{"device", "forward pass", "executable calls", "time per pass (median)", "per call", "FLOPs", "arithmetic share at the measured matmul ceiling"},
+		Rows: rows, Disturbed: disturbed}
 }

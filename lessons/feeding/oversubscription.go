@@ -125,12 +125,14 @@ func OversubscriptionHere() ([]measure.Result, error) {
 // OverTable formats Oversubscription results.
 func OverTable(rs []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, r := range rs {
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), fmt.Sprint(metric(r, ParamCores)), strconv.Itoa(r.Params[ParamWorkers]),
 			fmt.Sprintf("%.0f", 1/r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"),
 			units.Duration(metric(r, ParamLatUS) * 1e-6)})
 	}
-	return units.Table{Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows}
+	return units.Table{Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows, Disturbed: disturbed}
 }
 
 // OverChart draws throughput and per-job latency (normalized to one worker) against workers.

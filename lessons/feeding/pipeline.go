@@ -167,7 +167,9 @@ func SweepHere(step func(done, total int, what string)) ([]measure.Result, error
 // and what Fed predicts with cores to spare.
 func SweepTable(rs []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, r := range rs {
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		p := r.Params
 		step := time.Duration(metric(r, ParamStepUS) * 1e3).Truncate(time.Microsecond)
 		cost := time.Duration(metric(r, ParamCostUS) * 1e3).Truncate(time.Microsecond)
@@ -177,7 +179,7 @@ func SweepTable(rs []measure.Result) units.Table {
 			fmt.Sprintf("%.0f%%", metric(r, ParamUtilPM)/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", metric(r, ParamCPUPM)/10)})
 	}
 	return units.Table{Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
-		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, Rows: rows}
+		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, Rows: rows, Disturbed: disturbed}
 }
 
 // UtilizationChart draws measured device utilization against loader workers, with Fed's model (cores

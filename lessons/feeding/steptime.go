@@ -174,12 +174,14 @@ func FusionOnEachDevice() ([]measure.Result, error) {
 // FusionTable shows time, effective bandwidth (minimum bytes ÷ time) and kernels per chain.
 func FusionTable(rs []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, r := range rs {
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{r.Label, r.Provenance.Label(), units.Duration(r.Seconds()),
 			units.SI(r.Bytes, "B"), units.SI(r.BytesPerSec(), "B/s"),
 			fmt.Sprintf("%s, %d ops fused (XLA's optimized HLO)", kernels(int(metric(r, ParamKernels))), int(metric(r, ParamFusedOps)))})
 	}
-	return units.Table{Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows}
+	return units.Table{Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows, Disturbed: disturbed}
 }
 
 // FusionSpeedup is "one graph is 6.1× faster than 8 executables on xla:cpu" for each device.
@@ -272,6 +274,7 @@ func Bound(t1, t2, intensity, ridge float64) string {
 // DoubleTable applies the test to every pair measured: time at both sizes, the ratio, and the verdict.
 func DoubleTable(rs []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for i, r := range rs {
 		if r.Params[ParamSize] != 1 || i+1 >= len(rs) {
 			continue
@@ -285,8 +288,9 @@ func DoubleTable(rs []measure.Result) units.Table {
 		rows = append(rows, []string{r.Label, r.Provenance.Label(), units.Duration(t1), units.Duration(t2),
 			fmt.Sprintf("%.2f×", t2/t1), fmt.Sprintf("%.3g vs ridge %.3g", r.Intensity(), ridge),
 			Bound(t1, t2, r.Intensity(), ridge)})
+		disturbed = append(disturbed, measure.WhyDisturbed(r, r2))
 	}
-	return units.Table{Header: []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, Rows: rows}
+	return units.Table{Header: []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, Rows: rows, Disturbed: disturbed}
 }
 
 func kernels(n int) string {

@@ -20,6 +20,7 @@ type Share struct {
 	Part        string
 	FLOPs, Time float64 // fractions, 0–1
 	Seconds     float64
+	Disturbed   string // what disturbed its measurement (measure.WhyDisturbed), "" if quiet
 }
 
 // Of splits one device's results (the first device in rs, live before recorded) into FLOP and time
@@ -41,7 +42,7 @@ func Of(rs []measure.Result, prefix string) (shares []Share, step measure.Result
 		}
 		flops += r.FLOPs
 		secs += r.Seconds()
-		shares = append(shares, Share{Part: strings.TrimPrefix(r.Workload, prefix), FLOPs: r.FLOPs, Seconds: r.Seconds()})
+		shares = append(shares, Share{Part: strings.TrimPrefix(r.Workload, prefix), FLOPs: r.FLOPs, Seconds: r.Seconds(), Disturbed: measure.WhyDisturbed(r)})
 	}
 	for i := range shares {
 		shares[i].Time = shares[i].Seconds / secs
@@ -65,18 +66,23 @@ func Chart(rs []measure.Result, prefix string) (*plot.Plot, error) {
 	return charts.Bars("share of FLOPs vs share of time, per op class ("+dev+")", "share of the step [%]", bars)
 }
 
-// Table lists the shares and compares the parts' sum with the whole step.
+// Table lists the shares and compares the parts' sum with the whole step; rows whose measurements
+// were disturbed are marked (the sum's row when any part's was).
 func Table(rs []measure.Result, prefix string) units.Table {
 	shares, step, _ := Of(rs, prefix)
-	var rows [][]string
+	t := units.NewTable("op class", "share of FLOPs (formula)", "time alone (measured)", "share of time")
 	sum := 0.0
+	sumWhy := ""
 	for _, s := range shares {
 		sum += s.Seconds
-		rows = append(rows, []string{s.Part, fmt.Sprintf("%.1f %%", 100*s.FLOPs), units.Duration(s.Seconds), fmt.Sprintf("%.1f %%", 100*s.Time)})
+		t.AddMeasured(s.Disturbed, s.Part, fmt.Sprintf("%.1f %%", 100*s.FLOPs), units.Duration(s.Seconds), fmt.Sprintf("%.1f %%", 100*s.Time))
+		if s.Disturbed != "" {
+			sumWhy = "it adds up parts whose measurements were disturbed"
+		}
 	}
-	rows = append(rows, []string{"sum of the parts", "100 %", units.Duration(sum), "100 %"})
+	t.AddMeasured(sumWhy, "sum of the parts", "100 %", units.Duration(sum), "100 %")
 	if step.Seconds() > 0 {
-		rows = append(rows, []string{"the whole step, one executable", "", units.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum)})
+		t.AddMeasured(measure.WhyDisturbed(step), "the whole step, one executable", "", units.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum))
 	}
-	return units.Table{Header: []string{"op class", "share of FLOPs (formula)", "time alone (measured)", "share of time"}, Rows: rows}
+	return t
 }
