@@ -58,6 +58,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 		"xla:cpu time per step (measured live)", "GPU time per step", "GPU time from"}}
 	var batches []int
 	cpu := map[int]float64{}
+	why := map[int]string{}
 	for _, r := range rs {
 		if r.Params["hidden"] != hidden || r.Provenance.Device != devices.CPU || r.Provenance.Recorded {
 			continue
@@ -66,7 +67,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 		if _, ok := cpu[b]; !ok {
 			batches = append(batches, b)
 		}
-		cpu[b] = r.Seconds()
+		cpu[b], why[b] = r.Seconds(), measure.WhyDisturbed(r)
 	}
 	sort.Ints(batches)
 	for _, b := range batches {
@@ -78,12 +79,12 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 			gpu = e.Band()
 		}
 		tiles, fill := hiddenTiles(b, hidden)
-		t.Rows = append(t.Rows, []string{
+		t.AddMeasured(why[b],
 			fmt.Sprint(b), fmt.Sprint(out),
 			fmt.Sprintf("%d → %.0f%%", tiles, 100*fill),
 			fmt.Sprintf("%.0f%%", 100*min(1, float64(out)/float64(cpuLanes))),
 			units.Duration(cpu[b]), gpu, from,
-		})
+		)
 	}
 	full := 1
 	for ; full < 1<<20; full *= 2 {
@@ -138,8 +139,8 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 				peak = units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.Precision + ")"
 				share = fmt.Sprintf("%.2g%%", r.PercentOfPeak())
 			}
-			t.Rows = append(t.Rows, []string{r.Provenance.Device, src.Describe(note), r.Label,
-				units.Duration(r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"), peak, share})
+			t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Device, src.Describe(note), r.Label,
+				units.Duration(r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"), peak, share)
 		}
 		var gpuEnds []measure.Result
 		for _, r := range rs {

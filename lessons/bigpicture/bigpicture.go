@@ -92,6 +92,8 @@ type Rate struct {
 	FLOPS  float64       // sustained FLOP/s
 	Source charts.Source // Live (measured here), Recorded, or Model (datasheet × assumed utilization)
 	Note   string        // details: the datasheet row, the measurement
+	// Disturbed says what disturbed a measured rate (measure.WhyDisturbed), "" if quiet or not measured.
+	Disturbed string
 }
 
 // SecondsPerStep is how long one step of run takes at this rate.
@@ -168,7 +170,7 @@ func RatesHere() ([]Rate, []measure.Result, error) {
 	}
 	if f := c.FLOPS[prec]; f > 0 {
 		rates = append(rates, Rate{Name: fmt.Sprintf("%s: large %s matmul (its best case)", dev.Name, prec), FLOPS: f, Source: charts.Live,
-			Note: "measured matmul ceiling, " + dev.Model})
+			Note: "measured matmul ceiling, " + dev.Model, Disturbed: measure.WhyDisturbed(c.Results...)})
 	}
 	r, err := StepRate(dev, experiments.CurrentScale())
 	if err != nil {
@@ -183,7 +185,8 @@ func RatesHere() ([]Rate, []measure.Result, error) {
 		if x.Provenance.Recorded {
 			src, note = charts.Recorded, x.Provenance.Model+", "+x.Provenance.Date.Format("2006-01-02")
 		}
-		rates = append(rates, Rate{Name: fmt.Sprintf("%s: a real Adam MLP training step (%s)", x.Provenance.Device, x.DType), FLOPS: x.FLOPS(), Source: src, Note: note})
+		rates = append(rates, Rate{Name: fmt.Sprintf("%s: a real Adam MLP training step (%s)", x.Provenance.Device, x.DType), FLOPS: x.FLOPS(), Source: src, Note: note,
+			Disturbed: measure.WhyDisturbed(x)})
 	}
 	return rates, results, measure.Keep(KeepRates, results)
 }
@@ -198,6 +201,7 @@ func EstimateTable(run TrainingRun, rates []Rate) units.Table {
 		}
 	}
 	var rows [][]string
+	var disturbed []string
 	for _, r := range rates {
 		slower := "—"
 		if ref > 0 {
@@ -207,10 +211,11 @@ func EstimateTable(run TrainingRun, rates []Rate) units.Table {
 		if r.Source == charts.Model {
 			src = r.Source.Describe(r.Note)
 		}
+		disturbed = append(disturbed, r.Disturbed)
 		rows = append(rows, []string{r.Name, src, units.SI(r.FLOPS, "FLOP/s"),
 			units.Duration(r.SecondsPerStep(run)), formatDays(r.Days(run)), slower})
 	}
-	return units.Table{Header: []string{"rate", "where the rate comes from", "sustained", "per step", "whole run", "vs the source's H100 rate"}, Rows: rows}
+	return units.Table{Header: []string{"rate", "where the rate comes from", "sustained", "per step", "whole run", "vs the source's H100 rate"}, Rows: rows, Disturbed: disturbed}
 }
 
 func formatDays(d float64) string {

@@ -101,6 +101,7 @@ func StepHere() ([]measure.Result, error) {
 func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 	var header []string
 	var rows [][]string
+	var disturbed []string
 	if err := run.Validate(); err != nil {
 		return units.Table{}, err
 	}
@@ -115,13 +116,14 @@ func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 			}
 		}
 		rows = append(rows, []string{r.Provenance.Label(), src, units.SI(r.FLOPS(), "FLOP/s"), mfu, units.Long(run.FLOPs() / r.FLOPS())})
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 	}
 	m := gpumodel.Default()
 	e := m.Estimate(gpumodel.Work{What: fmt.Sprintf("%.3g-parameter run, %.3g tokens", run.Params, run.Tokens), FLOPs: run.FLOPs(), Precision: "bfloat16"})
 	rows = append(rows, []string{m.Name(), fmt.Sprintf("model: %.0f–%.0f%% of the bfloat16 peak (large GEMMs; a whole step reaches less)", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low),
 		units.SI(run.FLOPs()/e.High.Seconds(), "FLOP/s") + " – " + units.SI(run.FLOPs()/e.Low.Seconds(), "FLOP/s"), "—",
 		units.Long(e.Low.Seconds()) + " – " + units.Long(e.High.Seconds())})
-	return units.Table{Header: header, Rows: rows}, nil
+	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // PlanChart draws PlanTable's times on a log time axis: a bar per measured (or recorded) device at
@@ -228,6 +230,8 @@ type Point struct {
 	SamplesPerSec float64 `json:"samples_per_s"`
 	DeviceBusy    float64 `json:"device_busy"` // fraction of the wall time the device computed
 	Device        string  `json:"device"`
+	// Disturbance is what other programs and a CPU quota did while the point was measured.
+	Disturbance measure.Disturbance `json:"disturbance"`
 }
 
 // Tune trains from the loader at every configuration of g on the default device and keeps the
@@ -257,12 +261,14 @@ func Tune(g Grid, step func(done, total int, what string)) ([]Point, error) {
 				if step != nil {
 					step(len(out), total, c.String())
 				}
+				probe := measure.StartProbe()
 				rep, err := t.TrainFrom(workloads.Pipeline{Workers: k, CostPerBatch: g.PerSample * time.Duration(b)}, g.Steps)
 				if err != nil {
 					t.Close()
 					return out, err
 				}
-				out = append(out, Point{Config: c, SamplesPerSec: float64(b*rep.Steps) / rep.Wall.Seconds(), DeviceBusy: rep.Utilization(), Device: dev.Name})
+				out = append(out, Point{Config: c, SamplesPerSec: float64(b*rep.Steps) / rep.Wall.Seconds(), DeviceBusy: rep.Utilization(), Device: dev.Name,
+					Disturbance: probe.Stop()})
 			}
 			t.Close()
 		}
@@ -335,10 +341,12 @@ func TuneTable(ps []Point) units.Table {
 	ps = append([]Point(nil), ps...)
 	sort.Slice(ps, func(i, j int) bool { return ps[i].SamplesPerSec > ps[j].SamplesPerSec })
 	var rows [][]string
+	var disturbed []string
 	for _, p := range ps {
 		rows = append(rows, []string{fmt.Sprint(p.Batch), p.DType, fmt.Sprint(p.Workers), fmt.Sprintf("%.0f", p.SamplesPerSec), fmt.Sprintf("%.0f%%", 100*p.DeviceBusy)})
+		disturbed = append(disturbed, p.Disturbance.Why())
 	}
-	return units.Table{Header: []string{"batch", "dtype", "loader workers", "samples/s", "device busy"}, Rows: rows}
+	return units.Table{Header: []string{"batch", "dtype", "loader workers", "samples/s", "device busy"}, Rows: rows, Disturbed: disturbed}
 }
 
 // Check grades the learner's pick against the measured points: within 10% of the best samples/s

@@ -177,13 +177,15 @@ func TransferTable(results []measure.Result) units.Table {
 		}
 	}
 	var rows [][]string
+	var disturbed []string
 	for _, k := range keys {
 		s := m[k]
+		disturbed = append(disturbed, measure.WhyDisturbed(s.small, s.large))
 		rows = append(rows, []string{s.small.Provenance.Label(), directionName(s.small.Workload),
 			units.BytesFixed(s.small.Bytes) + " in " + units.SI(s.small.Seconds(), "s"),
 			units.BytesFixed(s.large.Bytes) + " at " + units.SI(s.large.BytesPerSec(), "B/s")})
 	}
-	return units.Table{Header: []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, Rows: rows}
+	return units.Table{Header: []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, Rows: rows, Disturbed: disturbed}
 }
 
 // PCIe figures quoted by the source text (not measured here). Its 16–32 GB/s are the nominal
@@ -329,6 +331,7 @@ func ResidentOnEachDevice() ([]measure.Result, error) {
 // ResidentTable shows each variant's step time and its cost over the resident step.
 func ResidentTable(results []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	base := map[string]time.Duration{}
 	for _, r := range results {
 		k := r.Provenance.Label()
@@ -342,10 +345,11 @@ func ResidentTable(results []measure.Result) units.Table {
 		if b := base[k]; b > 0 && r.Params["variant"] > 0 {
 			extra = fmt.Sprintf("%+.0f%%", 100*(float64(r.Stats.Median)/float64(b)-1))
 		}
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{k, r.Label, units.BytesFixed(r.Bytes), units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), extra})
 	}
-	return units.Table{Header: []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, Rows: rows}
+	return units.Table{Header: []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, Rows: rows, Disturbed: disturbed}
 }
 
 // GPUModelRows estimates, for the same MLP on the source's H100 (the course's one GPU model,
@@ -456,13 +460,15 @@ func SyncOnEachDevice() ([]measure.Result, error) {
 // SyncTable shows each loop variant's time per step, reads, and the device's idle time per step.
 func SyncTable(results []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, r := range results {
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), r.Label, fmt.Sprint(metric(r, MetricReads)),
 			units.SI(r.Seconds(), "s"), fmt.Sprintf("±%.0f%%", 100*r.Stats.CV),
 			units.SI(metric(r, MetricBusyUS)*1e-6, "s"),
 			units.SI(metric(r, MetricIdleUS)*1e-6, "s")})
 	}
-	return units.Table{Header: []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, Rows: rows}
+	return units.Table{Header: []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, Rows: rows, Disturbed: disturbed}
 }
 
 // ---- timing without waiting ----
@@ -495,6 +501,7 @@ func UnsyncedOnEachDevice() ([]measure.Result, error) {
 // would), and the table says so.
 func UnsyncedTable(results []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, r := range results {
 		clock := "at completion (right)"
 		if strings.Contains(r.Label, "stopped at launch") {
@@ -507,10 +514,11 @@ func UnsyncedTable(results []measure.Result) units.Table {
 		if r.CeilingFLOPS > 0 {
 			ceil = fmt.Sprintf("%.0f%%", 100*r.FLOPS()/r.CeilingFLOPS)
 		}
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), clock, units.SI(r.Seconds(), "s"), units.SI(r.FLOPS(), "FLOP/s"),
 			fmt.Sprintf("%.0f%%", r.PercentOfPeak()), ceil})
 	}
-	return units.Table{Header: []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, Rows: rows}
+	return units.Table{Header: []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, Rows: rows, Disturbed: disturbed}
 }
 
 // UnsyncedLine says, in one line, what the launch-stopped clock claims and that it is impossible;

@@ -87,19 +87,22 @@ func Check() (units.Table, error) {
 	}
 	header := []string{"devices", "per-device batch", "loss, 1 device", "loss, all-reduced", "max |Δparam| / max|param|", "equal (tol 1e-5)", "step: 1 device", "step: SPMD"}
 	var rows [][]string
+	var disturbed []string
 	for n := 2; n <= min(4, dev.Backend().NumDevices()); n *= 2 {
 		w := Step(n)
+		probe := measure.StartProbe() // the step times are measured: say when others disturbed them
 		c, err := workloads.CompareSteps(dev, w)
 		if err != nil {
-			return units.Table{Header: header, Rows: rows}, err
+			return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, err
 		}
+		disturbed = append(disturbed, probe.Stop().Why())
 		rows = append(rows, []string{fmt.Sprint(n), fmt.Sprint(w.MLP.Batch / n), fmt.Sprintf("%.6f", c.LossSingle), fmt.Sprintf("%.6f", c.LossParallel),
 			fmt.Sprintf("%.1e", c.MaxRelDiff), fmt.Sprint(c.Equal()), c.SingleTime.Round(time.Microsecond).String(), c.ParallelTime.Round(time.Microsecond).String()})
 	}
 	if len(rows) == 0 {
-		return units.Table{Header: header, Rows: rows}, fmt.Errorf("dataparallel: %s has one device: data parallelism needs at least 2", dev.Name)
+		return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, fmt.Errorf("dataparallel: %s has one device: data parallelism needs at least 2", dev.Name)
 	}
-	return units.Table{Header: header, Rows: rows}, nil
+	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // AllReduceSweep times the all-reduce on the default device for the scale's sizes and keeps the

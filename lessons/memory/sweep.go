@@ -125,12 +125,14 @@ func modelOf(r measure.Result) workloads.MLP {
 // peak, with where it was measured.
 func SweepTable(rs []measure.Result) units.Table {
 	var rows [][]string
+	var disturbed []string
 	for _, r := range rs {
 		m := modelOf(r).Memory()
 		src := "process peak RSS"
 		if metric(r, ParamOnGPU) == 1 {
 			src = "GPU memory (NVML)"
 		}
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
 			units.BytesFixed(float64(m.Parameters + m.Gradients + m.OptimizerState)),
 			units.BytesFixed(float64(m.Activations + m.Batch)),
@@ -140,7 +142,7 @@ func SweepTable(rs []measure.Result) units.Table {
 			units.Duration(r.Seconds())})
 	}
 	return units.Table{Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
-		"total (shapes)", "measured growth at peak", "step time (median)"}, Rows: rows}
+		"total (shapes)", "measured growth at peak", "step time (median)"}, Rows: rows, Disturbed: disturbed}
 }
 
 // Chart draws the sweep as stacked bars per batch size (computed from shapes) with the measured

@@ -128,15 +128,17 @@ func DTypeTable(results []measure.Result) units.Table {
 		}
 	}
 	var rows [][]string
+	var disturbed []string
 	for _, r := range results {
 		rel := "—"
 		if b := f32[r.Provenance.Device+r.Provenance.Model]; b > 0 {
 			rel = fmt.Sprintf("%.2f×", float64(r.Stats.Median)/float64(b))
 		}
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), r.Label, r.Precision, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), fmt.Sprintf("%.1f", r.GFLOPS()), rel})
 	}
-	return units.Table{Header: []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, Rows: rows}
+	return units.Table{Header: []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, Rows: rows, Disturbed: disturbed}
 }
 
 // DTypeChart draws achieved GFLOP/s per device and precision.
@@ -278,19 +280,21 @@ func MixedTable(results []measure.Result) units.Table {
 		}
 	}
 	var rows [][]string
+	var disturbed []string
 	for _, r := range results {
 		loss := LossOf(r, MetricLoss)
 		diff := "—"
 		if b, ok := f32[r.Provenance.Label()]; ok && r.DType != dtypes.Float32.String() && b > 0 {
 			diff = fmt.Sprintf("%+.2f%%", 100*(loss/b-1))
 		}
+		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), r.DType, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("%.4f → %.4f", LossOf(r, MetricFirstLoss), loss), diff,
 			units.BytesFixed(metric(r, MetricParamBytes)), units.BytesFixed(metric(r, MetricActivationBytes)),
 			units.BytesFixed(metric(r, MetricTotalBytes))})
 	}
 	return units.Table{Header: []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(results)), "vs float32",
-		"parameters (f32 master)", "activations", "total (formula)"}, Rows: rows}
+		"parameters (f32 master)", "activations", "total (formula)"}, Rows: rows, Disturbed: disturbed}
 }
 
 // Names of the mixed-precision results' values (Metrics): the loss after the first step and after

@@ -168,14 +168,14 @@ func SplitTable(results []measure.Result) units.Table {
 	}
 	for _, r := range results {
 		side, calls := r.Params["side"], r.Params["calls"]
-		t.Rows = append(t.Rows, []string{
+		t.AddMeasured(measure.WhyDisturbed(r),
 			r.Provenance.Device, sourceText(r.Provenance),
 			fmt.Sprintf("%d×%d", side, side), fmt.Sprint(calls), fmt.Sprintf("%.2e", r.FLOPs),
 			units.Duration(r.Seconds()), fmt.Sprintf("%.1f×", r.Seconds()/best[key(r)]),
-			units.Duration(r.Seconds() / float64(max(calls, 1))),
+			units.Duration(r.Seconds()/float64(max(calls, 1))),
 			fmt.Sprintf("%.2f", r.GFLOPS()), fmt.Sprintf("%.1f", r.Intensity()),
 			units.Duration(r.Compile.Seconds()),
-		})
+		)
 	}
 	t.Notes = []string{
 		"Times are medians of 3 runs of the whole budget, after a warm-up; compilation is done first and timed apart (GoMLX compiles once per shape).",
@@ -306,8 +306,8 @@ func SliverTable(results []measure.Result) units.Table {
 			order = append(order, k)
 		}
 		byDev[k] = append(byDev[k], r)
-		t.Rows = append(t.Rows, []string{r.Provenance.Device, sourceText(r.Provenance), r.Label, fmt.Sprintf("%.3g", r.FLOPs),
-			fmt.Sprint(r.Params["m"] * r.Params["n"]), units.Duration(r.Seconds())})
+		t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Device, sourceText(r.Provenance), r.Label, fmt.Sprintf("%.3g", r.FLOPs),
+			fmt.Sprint(r.Params["m"]*r.Params["n"]), units.Duration(r.Seconds()))
 	}
 	for _, k := range order {
 		if rs := byDev[k]; len(rs) == 2 {

@@ -401,19 +401,23 @@ func MFU() (units.Table, error) {
 		{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(ceil.FLOPS["float32"], "FLOP/s") + ceilNote,
 			fmt.Sprintf("%.1f%%", 100*achieved/ceil.FLOPS["float32"]), "live"},
 	}
+	disturbed := []string{measure.WhyDisturbed(append([]measure.Result{run.Result}, ceil.Results...)...)}
 	if achieved > ceil.FLOPS["float32"] {
+		disturbed = append(disturbed, "")
 		rows = append(rows, []string{"note", "", "", "", fmt.Sprintf("over 100%%: the machine was busier when the ceiling was measured (%s, kept 12 h) than during training; the ratio is not trustworthy", ceil.Date.Local().Format("15:04"))})
 	}
 	if p := dev.Spec.Peak("float32"); p > 0 {
+		disturbed = append(disturbed, measure.WhyDisturbed(run.Result))
 		rows = append(rows, []string{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(p, "FLOP/s") + " (" + dev.Spec.Source + ")",
 			fmt.Sprintf("%.1f%%", 100*achieved/p), "live ÷ model peak"})
 	}
 	rec, err := experiments.Recorded(Lesson, "train")
 	if err != nil {
-		return units.Table{Header: header, Rows: rows}, err
+		return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, err
 	}
 	for _, r := range rec {
 		if r.PeakFLOPS > 0 {
+			disturbed = append(disturbed, measure.WhyDisturbed(r))
 			rows = append(rows, []string{r.Provenance.Device + " " + r.Provenance.Model, units.SI(r.FLOPS(), "FLOP/s"),
 				units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.PeakSource + ")", fmt.Sprintf("%.1f%%", r.PercentOfPeak()),
 				r.Provenance.Origin()})
@@ -423,7 +427,7 @@ func MFU() (units.Table, error) {
 		rows = append(rows, GPUModelRow())
 		rows = append(rows, ModelVersusRows(rec)...)
 	}
-	return units.Table{Header: header, Rows: rows}, nil
+	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // ModelVersusRows puts the GPU model (GPUModelRow's band) beside each GPU recording of the
