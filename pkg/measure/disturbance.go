@@ -46,18 +46,20 @@ func (d Disturbance) Advice() string {
 	if !d.Disturbed() {
 		return ""
 	}
-	return "disturbed: " + d.Why() + "; the time is slower than the hardware: rerun when the machine is quiet"
+	return "disturbed: " + d.why(" during this measurement") + "; the time is slower than the hardware: rerun when the machine is quiet"
 }
 
 // Why says in a few words what disturbed the measurement — "other programs used 60% of a core", "the
 // container's CPU quota paused it 3 times (12ms in all): give this seat more CPU" — or "" for a quiet one.
-func (d Disturbance) Why() string {
+func (d Disturbance) Why() string { return d.why("") }
+
+func (d Disturbance) why(during string) string {
 	if !d.Disturbed() {
 		return ""
 	}
 	var why []string
 	if d.OthersCores >= DisturbedCores {
-		why = append(why, fmt.Sprintf("other programs used %.0f%% of a core during this measurement", 100*d.OthersCores))
+		why = append(why, fmt.Sprintf("other programs used %.0f%% of a core%s", 100*d.OthersCores, during))
 	}
 	if d.Throttled > 0 {
 		why = append(why, fmt.Sprintf("the container's CPU quota paused it %d times (%v in all): give this seat more CPU", d.Throttled,

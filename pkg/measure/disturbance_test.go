@@ -131,7 +131,7 @@ func TestWhyDisturbed(t *testing.T) {
 		{"none", nil, ""},
 		{"all quiet", []Result{r(Disturbance{Counted: true, OthersCores: 0.05}), r(Disturbance{})}, ""},
 		{"the worst neighbour", []Result{r(Disturbance{Counted: true, OthersCores: 0.3}), r(Disturbance{Counted: true, OthersCores: 0.7}),
-			r(Disturbance{Counted: true, OthersCores: 0.05})}, "other programs used 70% of a core during this measurement"},
+			r(Disturbance{Counted: true, OthersCores: 0.05})}, "other programs used 70% of a core"},
 		{"pauses add up", []Result{r(Disturbance{Counted: true, Throttled: 2, ThrottledTime: time.Millisecond}),
 			r(Disturbance{Counted: true, Throttled: 3, ThrottledTime: 2 * time.Millisecond})},
 			"the container's CPU quota paused it 5 times (3ms in all): give this seat more CPU"},
