@@ -71,17 +71,27 @@ func BatchSweep(dev *devices.Device, s experiments.Scale, step func(done, total 
 // unreported warm-up step, every batch counted from the same baseline read after that step.
 func sweepFrom(dev *devices.Device, s experiments.Scale, step func(done, total int, what string),
 	one func(*devices.Device, workloads.MLP, uint64) (measure.Result, error)) ([]measure.Result, error) {
-	if _, err := measure.Run(dev, Model(s, 8), measure.Options{Warmup: 1, Reps: 1}, false); err != nil {
+	var models []workloads.MLP
+	for _, b := range Batches(s) {
+		models = append(models, Model(s, b))
+	}
+	return sweepModels(dev, Model(s, 8), models, step, one)
+}
+
+// sweepModels runs one on each model after an unreported warm-up step of warm, every model
+// counted from the same baseline read after that step.
+func sweepModels(dev *devices.Device, warm workloads.MLP, models []workloads.MLP, step func(done, total int, what string),
+	one func(*devices.Device, workloads.MLP, uint64) (measure.Result, error)) ([]measure.Result, error) {
+	if _, err := measure.Run(dev, warm, measure.Options{Warmup: 1, Reps: 1}, false); err != nil {
 		return nil, err
 	}
 	base := measure.InUse(dev.IsGPU())
-	bs := Batches(s)
 	var out []measure.Result
-	for i, b := range bs {
+	for i, w := range models {
 		if step != nil {
-			step(i, len(bs), fmt.Sprintf("batch %d on %s", b, dev.Name))
+			step(i, len(models), fmt.Sprintf("batch %d on %s", w.Batch, dev.Name))
 		}
-		r, err := one(dev, Model(s, b), base)
+		r, err := one(dev, w, base)
 		if err != nil {
 			return out, err
 		}
