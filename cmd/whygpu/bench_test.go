@@ -33,3 +33,38 @@ func TestRatioText(t *testing.T) {
 		}
 	}
 }
+
+func TestMissedWhy(t *testing.T) {
+	pt := func(workload string, params map[string]int, others float64, x, j float64) measure.BenchPoint {
+		return measure.BenchPoint{Workload: workload, Label: workload, Params: params, Metric: measure.PerCall, Others: others,
+			Impls: map[string]measure.BenchImpl{"xla:cpu": {Value: x}, "jax": {Value: j}}}
+	}
+	for _, tc := range []struct {
+		name string
+		p    measure.BenchPoint
+		want []string // substrings of the one line; nil: no line
+	}{
+		{"met", pt("mlp-sgd", map[string]int{"batch": 1}, 0, 18e-6, 17e-6), nil},
+		{"no target", pt("matmul", map[string]int{"n": 64}, 0, 90e-6, 10e-6), nil},
+		{"step missed", pt("mlp-sgd", map[string]int{"batch": 256}, 0, 300e-6, 250e-6),
+			[]string{"1.20× JAX's time against ≤ 1.1×", "50.0 µs more", "input_output_alias", "1 device"}},
+		{"matmul missed, disturbed", pt("matmul", map[string]int{"n": 8}, 40, 20e-6, 10e-6),
+			[]string{"2.00×", "disturbed"}},
+	} {
+		got := missedWhy(measure.BenchReport{Points: []measure.BenchPoint{tc.p}})
+		if tc.want == nil {
+			if len(got) != 0 {
+				t.Errorf("%s: missedWhy = %q, want nothing", tc.name, got)
+			}
+			continue
+		}
+		if len(got) != 1 {
+			t.Fatalf("%s: missedWhy = %q, want one line", tc.name, got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got[0], w) {
+				t.Errorf("%s: missedWhy = %q, want it to contain %q", tc.name, got[0], w)
+			}
+		}
+	}
+}

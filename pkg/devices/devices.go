@@ -49,6 +49,14 @@ const CUDANoTF32 = CUDA + ",tf32=false"
 // "Where a call's time goes"). Large executables still spread their work over the intra-op threads.
 const CPUAsync = CPU + ",asynchronous=true"
 
+// CPUOneDevice opens the CPU plugin as one device instead of its default four ("devices=N" sets the
+// plugin's client option cpu_device_count). The plugin sizes its intra-op thread pool as the larger of
+// the cores and the devices, so the default four devices bring four pool threads even on two cores,
+// while one device brings one per core — the shape of JAX's CPU client (one device, two threads here).
+// [CPU] keeps the four devices, which lesson 10's data-parallel step splits over; `whygpu bench`
+// times both on the training step (README, "Where a step's time goes").
+const CPUOneDevice = CPU + ",devices=1"
+
 // Names lists the device names in the order lessons show them.
 var Names = []string{CPU, CUDA, Go}
 
@@ -259,27 +267,36 @@ func open(config string) (*Device, error) {
 }
 
 // newCPUBackend opens the XLA CPU plugin with the client option "asynchronous" (false unless the
-// options say asynchronous=true; see [CPUAsync]); other options go to go-xla as in a GOMLX_BACKEND string.
+// options say asynchronous=true; see [CPUAsync]) and, with devices=N, cpu_device_count N (see
+// [CPUOneDevice]); other options go to go-xla as in a GOMLX_BACKEND string.
 func newCPUBackend(options string) (b compute.Backend, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	async := false
+	opts := pjrt.NamedValuesMap{"asynchronous": false}
 	config := "cpu"
 	for _, o := range strings.Split(options, ",") {
 		switch k, v, _ := strings.Cut(o, "="); {
 		case o == "":
 		case k == "asynchronous":
-			if async, err = strconv.ParseBool(v); err != nil {
+			async, err := strconv.ParseBool(v)
+			if err != nil {
 				return nil, fmt.Errorf("devices: asynchronous=%q is not a boolean", v)
 			}
+			opts["asynchronous"] = async
+		case k == "devices":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("devices: devices=%q is not a positive number of CPU devices", v)
+			}
+			opts["cpu_device_count"] = n
 		default:
 			config += "," + o
 		}
 	}
-	return xla.NewWithOptions(config, pjrt.NamedValuesMap{"asynchronous": async})
+	return xla.NewWithOptions(config, opts)
 }
 
 // newBackend opens a GoMLX backend, turning a panic inside it into an error.

@@ -17,6 +17,8 @@ func TestOpenConfigs(t *testing.T) {
 		{"xla:cpu,nonsense=1", "unknown plugin options"},
 		{CPUAsync, ""},
 		{"xla:cpu,asynchronous=maybe", "not a boolean"},
+		{CPUOneDevice, ""},
+		{"xla:cpu,devices=0", "not a positive number"},
 	} {
 		t.Run(tc.config, func(t *testing.T) {
 			d, err := Open(tc.config)
@@ -34,6 +36,9 @@ func TestOpenConfigs(t *testing.T) {
 			}
 			if d.TF32 {
 				t.Errorf("%s reports TF32 on a CPU", tc.config)
+			}
+			if tc.config == CPUOneDevice && d.Backend().NumDevices() != 1 {
+				t.Errorf("%s has %d devices, want 1", tc.config, d.Backend().NumDevices())
 			}
 			if again, _ := Open(tc.config); again != d {
 				t.Error("a second Open did not return the same Device")

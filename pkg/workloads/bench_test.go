@@ -111,12 +111,17 @@ func benchCall(b *testing.B, device string, n int) {
 }
 
 // BenchmarkStepOverhead times the bench's MLP training step (64→64→64→10, tanh, MSE, SGD, parameters
-// donated and updated in place) on xla:cpu at small batches, waiting for each step: per-step cost.
+// donated and updated in place) on xla:cpu at small batches, waiting for each step: per-step cost,
+// with the Go allocations per step (41 since the trainer calls the compiled executable with device
+// buffers; 87 through graph.Exec):
 //
 //	go test ./pkg/workloads -run '^$' -bench StepOverhead -benchtime 2s
+//
+// Each runs on devices.CPU, devices.CPUOneDevice (the plugin as one device: a pool thread per core,
+// like JAX's client) and devices.CPUAsync.
 func BenchmarkStepOverhead(b *testing.B) {
 	for _, batch := range []int{1, 32, 256} {
-		for _, d := range []string{devices.CPU, devices.CPUAsync} {
+		for _, d := range []string{devices.CPU, devices.CPUOneDevice, devices.CPUAsync} {
 			b.Run(fmt.Sprintf("mlp/batch=%d/%s", batch, d), func(b *testing.B) { benchStep(b, d, batch) })
 		}
 	}
