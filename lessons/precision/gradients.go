@@ -3,7 +3,6 @@ package precision
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/plot"
 
@@ -11,9 +10,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
-
-	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 )
@@ -25,216 +21,8 @@ var (
 	F16Max               = workloads.F16Max   // above it a value becomes +Inf
 )
 
-// GradModel is the small MLP whose real gradients the lesson inspects: In → Hidden (Depth times,
-// tanh) → Out, mean-squared-error loss Σ(y − target)²/(2·Batch), learning to imitate a fixed random
-// "teacher" network, so its loss (and its gradients) shrink as it trains — as late in a real run.
-type GradModel struct {
-	Batch, In, Hidden, Out, Depth int
-	Seed                          uint64
-}
-
 // DefaultGradModel is small enough to train a thousand steps in about a second on a laptop CPU.
-var DefaultGradModel = GradModel{Batch: 256, In: 32, Hidden: 128, Out: 4, Depth: 2, Seed: 1}
-
-func (m GradModel) dims() []int {
-	d := []int{m.In}
-	for range m.Depth {
-		d = append(d, m.Hidden)
-	}
-	return append(d, m.Out)
-}
-
-// GradLab holds the model's parameters and its batch on a device, a compiled float32 SGD step and a
-// compiled graph that returns the gradients of S·loss (S the loss scale) with respect to every
-// parameter and to every layer's output (the gradients that flow backward through the network).
-type GradLab struct {
-	m      GradModel
-	dev    *devices.Device
-	step   *graph.Exec
-	grads  *graph.Exec
-	x, y   *tensors.Tensor
-	params []*tensors.Tensor
-	steps  int
-}
-
-// NewGradLab uploads random inputs, the teacher's targets and Xavier-initialized parameters to dev.
-func NewGradLab(dev *devices.Device, m GradModel) (lab *GradLab, err error) {
-	if m.Batch <= 0 || m.In <= 0 || m.Hidden <= 0 || m.Out <= 0 || m.Depth < 1 {
-		return nil, fmt.Errorf("precision: invalid model %+v", m)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("precision: building the gradient graphs on %s: %v", dev.Name, r)
-		}
-	}()
-	r := rand.New(rand.NewPCG(m.Seed, 0x5eed))
-	uniform := func(n int, scale float64) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32((2*r.Float64() - 1) * scale)
-		}
-		return v
-	}
-	// The teacher: y = tanh(x·A)·B, fixed.
-	const teacherWidth = 16
-	x := uniform(m.Batch*m.In, 1)
-	a := uniform(m.In*teacherWidth, math.Sqrt(3/float64(m.In)))
-	b := uniform(teacherWidth*m.Out, math.Sqrt(3/float64(teacherWidth)))
-	y := make([]float32, m.Batch*m.Out)
-	for i := 0; i < m.Batch; i++ {
-		for j := 0; j < m.Out; j++ {
-			s := 0.0
-			for k := 0; k < teacherWidth; k++ {
-				h := 0.0
-				for l := 0; l < m.In; l++ {
-					h += float64(x[i*m.In+l]) * float64(a[l*teacherWidth+k])
-				}
-				s += math.Tanh(h) * float64(b[k*m.Out+j])
-			}
-			y[i*m.Out+j] = float32(s)
-		}
-	}
-	lab = &GradLab{m: m, dev: dev}
-	lab.x = tensors.FromFlatDataAndDimensions(x, m.Batch, m.In)
-	lab.y = tensors.FromFlatDataAndDimensions(y, m.Batch, m.Out)
-	d := m.dims()
-	for i := 0; i+1 < len(d); i++ {
-		lab.params = append(lab.params,
-			tensors.FromFlatDataAndDimensions(uniform(d[i]*d[i+1], math.Sqrt(3/float64(d[i]))), d[i], d[i+1]),
-			tensors.FromFlatDataAndDimensions(uniform(d[i+1], 0.1), 1, d[i+1]))
-	}
-	if lab.step, err = graph.NewExec(dev.Backend(), lab.stepGraph); err != nil {
-		return nil, err
-	}
-	if lab.grads, err = graph.NewExec(dev.Backend(), lab.gradGraph); err != nil {
-		return nil, err
-	}
-	return lab, nil
-}
-
-// forward returns the loss and every layer's output before its activation.
-func (l *GradLab) forward(x, target *graph.Node, params []*graph.Node) (loss *graph.Node, outs []*graph.Node) {
-	h := x
-	n := len(params) / 2
-	for i := 0; i < n; i++ {
-		z := graph.Add(graph.MatMul(h, params[2*i]), params[2*i+1])
-		outs = append(outs, z)
-		h = z
-		if i < n-1 {
-			h = graph.Tanh(z)
-		}
-	}
-	loss = graph.DivScalar(graph.ReduceAllSum(graph.Square(graph.Sub(h, target))), 2*float64(l.m.Batch))
-	return loss, outs
-}
-
-// stepGraph: inputs [x, y, lr, params...] → [new params..., loss].
-func (l *GradLab) stepGraph(in []*graph.Node) []*graph.Node {
-	x, y, lr, params := in[0], in[1], in[2], in[3:]
-	loss, _ := l.forward(x, y, params)
-	g := graph.Gradient(loss, params...)
-	var out []*graph.Node
-	for i, p := range params {
-		out = append(out, graph.Sub(p, graph.Mul(lr, g[i])))
-	}
-	return append(out, loss)
-}
-
-// gradGraph: inputs [x, y, scale, params...] → [loss, ∂(S·loss)/∂params..., ∂(S·loss)/∂layer outputs...].
-func (l *GradLab) gradGraph(in []*graph.Node) []*graph.Node {
-	x, y, scale, params := in[0], in[1], in[2], in[3:]
-	loss, outs := l.forward(x, y, params)
-	scaled := graph.Mul(loss, scale)
-	g := graph.Gradient(scaled, append(append([]*graph.Node{}, params...), outs...)...)
-	return append([]*graph.Node{loss}, g...)
-}
-
-func (l *GradLab) args(scalar float32) []any {
-	args := []any{l.x, l.y, tensors.FromScalar(scalar)}
-	for _, p := range l.params {
-		args = append(args, p)
-	}
-	return args
-}
-
-// Train runs steps float32 SGD steps (parameters stay on the device) and returns the last loss.
-func (l *GradLab) Train(steps int, lr float64) (loss float64, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("precision: training on %s: %v", l.dev.Name, r)
-		}
-	}()
-	var last *tensors.Tensor
-	for range steps {
-		outs, err := l.step.Exec(l.args(float32(lr))...)
-		if err != nil {
-			return 0, err
-		}
-		for _, p := range l.params {
-			_ = p.FinalizeAll()
-		}
-		l.params = outs[:len(outs)-1]
-		if last != nil {
-			_ = last.FinalizeAll()
-		}
-		last = outs[len(outs)-1]
-		l.steps++
-	}
-	if last == nil {
-		return math.NaN(), nil
-	}
-	defer func() { _ = last.FinalizeAll() }()
-	return float64(tensors.ToScalar[float32](last)), nil
-}
-
-// Steps is how many SGD steps the lab has run.
-func (l *GradLab) Steps() int { return l.steps }
-
-// Grads are the float32 gradients of S·loss, read to the host.
-type Grads struct {
-	Scale  float64   // the loss scale S
-	Loss   float64   // the unscaled loss
-	Params []float32 // ∂(S·loss)/∂(every weight and bias), concatenated
-	Acts   []float32 // ∂(S·loss)/∂(every layer's output, every sample), concatenated
-}
-
-// Gradients computes the gradients of scale·loss in float32 on the device and reads them to the host.
-func (l *GradLab) Gradients(scale float64) (g Grads, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("precision: gradients on %s: %v", l.dev.Name, r)
-		}
-	}()
-	outs, err := l.grads.Exec(l.args(float32(scale))...)
-	if err != nil {
-		return g, err
-	}
-	defer func() {
-		for _, o := range outs {
-			_ = o.FinalizeAll()
-		}
-	}()
-	g = Grads{Scale: scale, Loss: float64(tensors.ToScalar[float32](outs[0]))}
-	np := len(l.params)
-	for i, o := range outs[1:] {
-		v := tensors.MustCopyFlatData[float32](o)
-		if i < np {
-			g.Params = append(g.Params, v...)
-		} else {
-			g.Acts = append(g.Acts, v...)
-		}
-	}
-	return g, nil
-}
-
-// Close frees the device buffers.
-func (l *GradLab) Close() {
-	for _, t := range append([]*tensors.Tensor{l.x, l.y}, l.params...) {
-		if t != nil {
-			_ = t.FinalizeAll()
-		}
-	}
-}
+var DefaultGradModel = workloads.GradModel{Batch: 256, In: 32, Hidden: 128, Out: 4, Depth: 2, Seed: 1}
 
 // Census counts what happens to float32 gradients of S·loss when they are stored in a 16-bit type and
 // divided by S again in float32 (what a loss scaler does).
@@ -308,10 +96,10 @@ type Underflow struct {
 	Rows  []Census
 }
 
-// UnderflowStudy trains a GradModel on dev and, at each of the given step counts, takes the census
+// UnderflowStudy trains a workloads.GradModel on dev and, at each of the given step counts, takes the census
 // of its parameter and activation gradients at every scale in Scales.
-func UnderflowStudy(dev *devices.Device, m GradModel, at []int, lr float64) ([]Underflow, error) {
-	lab, err := NewGradLab(dev, m)
+func UnderflowStudy(dev *devices.Device, m workloads.GradModel, at []int, lr float64) ([]Underflow, error) {
+	lab, err := workloads.NewGradLab(dev, m)
 	if err != nil {
 		return nil, err
 	}

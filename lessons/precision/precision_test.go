@@ -74,7 +74,7 @@ func TestStudyOnGoBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := GradModel{Batch: 16, In: 4, Hidden: 8, Out: 2, Depth: 1, Seed: 3}
+	m := workloads.GradModel{Batch: 16, In: 4, Hidden: 8, Out: 2, Depth: 1, Seed: 3}
 	us, err := UnderflowStudy(dev, m, []int{0, 20}, 0.1)
 	if err != nil {
 		t.Fatal(err)
