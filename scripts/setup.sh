@@ -7,7 +7,8 @@
 # What it builds, all inside the checkout (nothing in the user's global dirs):
 #   .venv/                          Python venv: JupyterLab, nbclient, pytest, ... (requirements.txt)
 #   .venv/bin/{gonb,goimports,gopls} the Go tools pinned by the `tool` lines of go.mod
-#                                   (gonb with kernels/gonb/*.patch, built from .venv/src/gonb)
+#                                   (gonb with kernels/gonb/*.patch, built from a copy in .venv/src)
+#   .venv/share/jupyter/lab/settings/overrides.json  JupyterLab settings (kernels/jupyterlab/)
 #   .venv/lib/pjrt/                 PJRT plugins under the names go-xla looks for
 #                                   (pjrt_c_api_cpu_plugin.so, pjrt_c_api_cuda_plugin.so)
 #   .venv/share/jupyter/kernels/whygpu/  the course kernel, rendered from kernels/whygpu/
@@ -54,7 +55,7 @@ fingerprint() {
     echo "root=$ROOT venv=$VENV cuda=$CUDA"
     go version
     "$PY" --version 2>&1
-    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl kernels/launcher/*.go kernels/gonb/*.patch scripts/setup.sh
+    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl kernels/launcher/*.go kernels/gonb/*.patch kernels/jupyterlab/overrides.json scripts/setup.sh
     if [ "$CUDA" = 1 ]; then cat requirements-cuda.txt; fi
   } | sha256sum | cut -d' ' -f1
 }
@@ -152,8 +153,19 @@ cp go.mod "$VENV/src/gonb-build/go.mod"
 cp go.sum "$VENV/src/gonb-build/go.sum"
 echo "replace github.com/janpfeifer/gonb $GONB_VER => $GONB_SRC" >> "$VENV/src/gonb-build/go.mod"
 GOWORK=off go build -modfile="$VENV/src/gonb-build/go.mod" -o "$VENV/bin/gonb" github.com/janpfeifer/gonb
+# The copy is only needed to build: GoNB walks the whole checkout (its --go_work) for Go files and tells
+# gopls about every one before the first completion, so a second GoNB tree in .venv would slow that down.
+chmod -R u+w "$GONB_SRC"
+rm -rf "$VENV/src/gonb" "$VENV/src/gonb-build"
+rmdir "$VENV/src" 2>/dev/null || true
 # ... and the kernel's launcher (kernels/launcher): nothing GoNB starts (gopls, cells) outlives the kernel.
 go build -o "$VENV/bin/whygpu-kernel" ./kernels/launcher
+
+# JupyterLab drops a completion provider's answer that takes longer than 1 s (providerTimeout), and the
+# kernel's first answer after a cell can take longer on a busy laptop (gopls re-reads the changed files):
+# the venv's JupyterLab gets a 15 s timeout, so a Tab waits for GoNB's answer instead of showing nothing.
+mkdir -p "$VENV/share/jupyter/lab/settings"
+cp kernels/jupyterlab/overrides.json "$VENV/share/jupyter/lab/settings/overrides.json"
 
 # 4. The course kernel, installed into the venv's Jupyter data dir (never the user's).
 KDIR="$VENV/share/jupyter/kernels/whygpu"
