@@ -6,6 +6,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -34,11 +35,10 @@ func (s Sizes) model(batch int) workloads.MLP {
 
 // Validate says why sizes are refused: no batch, too many, a width, depth or batch out of range.
 func (s Sizes) Validate() error {
+	if err := experiments.CheckPoints(Lesson, "batch size", len(s.Batches), MaxSweepBatches); err != nil {
+		return err
+	}
 	switch {
-	case len(s.Batches) == 0:
-		return fmt.Errorf("%s: give at least one batch size", Lesson)
-	case len(s.Batches) > MaxSweepBatches:
-		return fmt.Errorf("%s: %d batch sizes: at most %d keep the cell in seconds", Lesson, len(s.Batches), MaxSweepBatches)
 	case s.Width < 1 || s.Width > MaxSweepWidth:
 		return fmt.Errorf("%s: width %d refused: use 1…%d", Lesson, s.Width, MaxSweepWidth)
 	case s.Depth < 1 || s.Depth > MaxSweepDepth:
