@@ -2,6 +2,7 @@ package measure
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -232,9 +233,13 @@ func Run(dev *devices.Device, w workloads.Workload, opt Options, check bool) (re
 	if err != nil {
 		return Result{}, err
 	}
-	defer inst.Close()
 	res = newResult(dev, w)
-	if res.Compile, err = inst.Compile(); err != nil {
+	compiled, err := compileInterruptibly(inst)
+	if errors.Is(err, ErrInterrupted) {
+		return Result{}, fmt.Errorf("measure: %s on %s: %w while compiling", w, dev.Name, err)
+	}
+	defer inst.Close()
+	if res.Compile = compiled; err != nil {
 		return Result{}, fmt.Errorf("measure: compiling %s on %s: %w", w, dev.Name, err)
 	}
 	if check {
@@ -246,6 +251,34 @@ func Run(dev *devices.Device, w workloads.Workload, opt Options, check bool) (re
 		return Result{}, fmt.Errorf("measure: running %s on %s: %w", w, dev.Name, err)
 	}
 	return res, nil
+}
+
+// compileInterruptibly compiles inst, or returns ErrInterrupted as soon as an interrupt arrives
+// (CatchInterrupt): XLA cannot stop a compilation, so it finishes on its own goroutine, which then
+// closes the instance; the learner does not wait for it.
+func compileInterruptibly(inst workloads.Instance) (time.Duration, error) {
+	type done struct {
+		d   time.Duration
+		err error
+	}
+	ch := make(chan done, 1)
+	go func() {
+		var c done
+		defer func() {
+			if r := recover(); r != nil { // on its own goroutine: Run's recover cannot see it
+				c.err = fmt.Errorf("%v", r)
+			}
+			ch <- c
+		}()
+		c.d, c.err = inst.Compile()
+	}()
+	select {
+	case c := <-ch:
+		return c.d, c.err
+	case <-interruptNotice():
+		go func() { <-ch; inst.Close() }()
+		return 0, ErrInterrupted
+	}
 }
 
 // newResult fills in everything but the timings.

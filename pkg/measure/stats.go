@@ -126,18 +126,27 @@ func (o Options) withDefaults() Options {
 
 // Time runs fn Warmup times untimed, then takes at least Reps timed samples (and more until MinTime
 // has passed), each of RunsPerSample consecutive calls (or as many as fill SampleTime), and returns
-// per-call durations (a sample's time over RunsPerSample). fn must return only when its work has completed. The first error stops it.
+// per-call durations (a sample's time over RunsPerSample). fn must return only when its work has
+// completed. The first error stops it. After CatchInterrupt, an interrupt stops it after the call in
+// progress — warm-up or timed, between the calls of one sample too — with the samples completed so
+// far and ErrInterrupted.
 func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
 	opt = opt.withDefaults()
 	for i := 0; i < opt.Warmup; i++ {
 		if err := fn(); err != nil {
 			return Stats{}, nil, err
 		}
+		if Interrupted() {
+			return Stats{}, nil, ErrInterrupted
+		}
 	}
 	if opt.SampleTime > 0 {
 		t0 := opt.Clock.Now()
 		if err := fn(); err != nil {
 			return Stats{}, nil, err
+		}
+		if Interrupted() {
+			return Stats{}, nil, ErrInterrupted
 		}
 		if d := opt.Clock.Now().Sub(t0); d > 0 {
 			opt.RunsPerSample = max(1, int(math.Ceil(float64(opt.SampleTime)/float64(d))))
@@ -152,16 +161,15 @@ func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
 			if err := fn(); err != nil {
 				return Stats{}, samples, err
 			}
+			if Interrupted() { // the sample in progress is incomplete: keep the completed ones
+				return probe.Summarize(samples), samples, ErrInterrupted
+			}
 		}
 		d := opt.Clock.Now().Sub(t0)
 		samples = append(samples, d/time.Duration(opt.RunsPerSample))
 		total += d
-		if Interrupted() {
-			return Summarize(samples), samples, ErrInterrupted
-		}
 	}
-	st := Summarize(samples)
+	st := probe.Summarize(samples)
 	st.RunsPerSample = opt.RunsPerSample
-	st.Disturbance = probe.Stop()
 	return st, samples, nil
 }
