@@ -46,10 +46,14 @@ func TestEveryLessonIsImported(t *testing.T) {
 	}
 }
 
+// graphPkg is GoMLX's graph package, which only pkg/workloads (and pkg/compiled) import.
+const graphPkg = "github.com/gomlx/gomlx/core/graph"
+
 // TestNoLessonImportsAnother fails when a lesson package (its code or its tests) imports another
 // lesson: lessons are leaves, and what two lessons share belongs in pkg/ (sweeps and recordings in
 // experiments, graphs in workloads, units and tables in units). lessons/all, which imports every
-// lesson for `whygpu record`, and the template are the exceptions.
+// lesson for `whygpu record`, and the template are the exceptions. It fails too when a lesson
+// imports GoMLX's graph package: every graph lives in pkg/workloads.
 func TestNoLessonImportsAnother(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "*", "*.go"))
 	if err != nil {
@@ -70,6 +74,9 @@ func TestNoLessonImportsAnother(t *testing.T) {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if other, ok := strings.CutPrefix(p, lessonsPkg); ok && other != lesson {
 				t.Errorf("%s imports lessons/%s: no lesson imports another; move what both need into pkg/", filepath.ToSlash(file), other)
+			}
+			if p == graphPkg {
+				t.Errorf("%s imports %s: every graph lives in pkg/workloads; add a workload there and call it", filepath.ToSlash(file), p)
 			}
 		}
 	}

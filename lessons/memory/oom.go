@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gomlx/gomlx/core/graph"
-
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/units"
@@ -87,7 +85,7 @@ func TryTooLarge(dev *devices.Device) (workloads.MLP, error) {
 // device that is not a GPU it allocates nothing and says so: on the CPU devices "device memory" is
 // the machine's RAM, and asking for too much of it can get the whole kernel killed instead of an
 // error, which is why Budget checks first there.
-func GPUOutOfMemory(dev *devices.Device) (err error) {
+func GPUOutOfMemory(dev *devices.Device) error {
 	if !dev.IsGPU() {
 		return fmt.Errorf("%s is not a GPU: the real out-of-memory experiment runs only on a GPU (nothing was allocated)", dev.Name)
 	}
@@ -97,29 +95,11 @@ func GPUOutOfMemory(dev *devices.Device) (err error) {
 	}
 	const cols = 1 << 20
 	rows := int(2 * total / (4 * cols)) // float32: twice the GPU's memory
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("asking %s for %s: %v: %w", dev.Name, units.BytesFixed(float64(rows)*cols*4), r, workloads.ErrOutOfMemory)
-		}
-	}()
-	exec, err := graph.NewExec(dev.Backend(), func(one *graph.Node) *graph.Node {
-		return graph.BroadcastToDims(one, rows, cols)
-	})
-	if err != nil {
-		return fmt.Errorf("building the allocation on %s: %w", dev.Name, err)
-	}
-	defer exec.Finalize()
-	outs, err := exec.Exec(float32(1))
-	for _, o := range outs {
-		_ = o.FinalizeAll()
-	}
+	err := workloads.Allocate(dev, rows, cols)
 	if err == nil {
 		return fmt.Errorf("%s allocated %s without complaint: nothing to catch", dev.Name, units.BytesFixed(float64(rows)*cols*4))
 	}
-	if workloads.IsOutOfMemoryMessage(err) {
-		return fmt.Errorf("asking %s for %s: %w (%w)", dev.Name, units.BytesFixed(float64(rows)*cols*4), workloads.ErrOutOfMemory, err)
-	}
-	return fmt.Errorf("asking %s for %s: %w", dev.Name, units.BytesFixed(float64(rows)*cols*4), err)
+	return err
 }
 
 // IsOOM reports whether err is an out-of-memory error (workloads.ErrOutOfMemory).
