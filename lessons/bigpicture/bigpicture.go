@@ -307,8 +307,11 @@ var SmallMLP = workloads.MLPForward{Batch: 1, In: 64, Hidden: 256, Out: 10, Dept
 
 // Inference times one batch-1 forward pass of SmallMLP on dev (checked against float64 first).
 // Each timed sample covers several passes (they are microseconds each), so the median is stable.
-func Inference(dev *devices.Device) (measure.Result, error) {
-	r, err := measure.Run(dev, SmallMLP, measure.Options{Warmup: 20, Reps: 7, SampleTime: 20 * time.Millisecond}, true)
+func Inference(dev *devices.Device) (measure.Result, error) { return inferenceOf(dev, SmallMLP) }
+
+// inferenceOf times one forward pass of w on dev, checked against float64 first.
+func inferenceOf(dev *devices.Device, w workloads.MLPForward) (measure.Result, error) {
+	r, err := measure.Run(dev, w, measure.Options{Warmup: 20, Reps: 7, SampleTime: 20 * time.Millisecond}, true)
 	if err != nil {
 		return r, err
 	}
