@@ -137,18 +137,18 @@ func PlanChart(run Run, steps []measure.Result) (*plot.Plot, error) {
 		if !(r.FLOPS() > 0) {
 			continue
 		}
-		src, note := charts.Live, "at "+units.SI(r.FLOPS(), "FLOP/s")+" sustained here"
+		src, note := charts.Live, units.SI(r.FLOPS(), "FLOP/s")
 		if r.Provenance.Recorded {
-			src, note = charts.Recorded, r.Provenance.Label()+", "+r.Provenance.Date.Format("2006-01-02")+", at "+units.SI(r.FLOPS(), "FLOP/s")
+			src, note = charts.Recorded, r.Provenance.Model+", "+r.Provenance.Date.Format("2006-01-02")+", "+units.SI(r.FLOPS(), "FLOP/s")
 		}
-		spans = append(spans, charts.Span{Label: r.Provenance.Label(), Seconds: run.FLOPs() / r.FLOPS(), Source: src, Note: note})
+		spans = append(spans, charts.Span{Label: r.Provenance.Device, Seconds: run.FLOPs() / r.FLOPS(), Source: src, Note: note})
 	}
 	m := gpumodel.Default()
 	e := m.Estimate(gpumodel.Work{What: "the run", FLOPs: run.FLOPs(), Precision: "bfloat16"})
 	spans = append(spans, charts.Span{Label: m.Name(), Seconds: (e.Low.Seconds() + e.High.Seconds()) / 2,
 		Low: e.Low.Seconds(), High: e.High.Seconds(), Source: charts.Model,
-		Note: fmt.Sprintf("%.0f–%.0f%% of the bfloat16 peak", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low)})
-	return charts.SpanBars(fmt.Sprintf("%.3g parameters × %.3g tokens = %.3g FLOPs: time for the run", run.Params, run.Tokens, run.FLOPs()), spans)
+		Note: fmt.Sprintf("%.0f–%.0f%% of bf16 peak", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low)})
+	return charts.SpanBars(fmt.Sprintf("the run: %.3g parameters × %.3g tokens = %.3g FLOPs", run.Params, run.Tokens, run.FLOPs()), spans)
 }
 
 // ---- tune ----
