@@ -15,11 +15,12 @@ import (
 // JupyterLab's completer offers the package's functions (Markdown, Table, Chart). The course's GoNB
 // reaches gopls within a second (kernels/gonb/connect-poll.patch; upstream waits 12 s), but gopls may
 // still be loading on a busy machine, so a Tab is retried (each try waits up to 30 s for the list)
-// before the check fails; the time it took is logged, never checked.
+// before the check fails; the time it took and the Tabs it needed are logged, never checked (a
+// second Tab means JupyterLab dropped the first answer: see kernels/jupyterlab/overrides.json).
 func (p *Page) CheckAutocomplete() {
 	p.t.Helper()
 	t0 := time.Now()
-	items, err := p.complete("%%\ndisplay.", 4)
+	items, tabs, err := p.complete("%%\ndisplay.", 4)
 	if err != nil {
 		p.Shot("no-completion")
 		p.t.Fatalf("Tab after `display.` offered nothing: %v", err)
@@ -31,7 +32,7 @@ func (p *Page) CheckAutocomplete() {
 			p.t.Errorf("the completer after `display.` lacks %s: %s", want, have)
 		}
 	}
-	p.t.Logf("Tab after `display.` offered %d items in %.1fs: %s", len(items), time.Since(t0).Seconds(), have)
+	p.t.Logf("Tab after `display.` offered %d items in %.1fs (Tabs pressed: %d): %s", len(items), time.Since(t0).Seconds(), tabs, have)
 	_ = chromedp.Do(p.ctx, chromedp.KeyEvent(kb.Escape))
 }
 
@@ -44,24 +45,25 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// complete types src into a new cell and presses Tab until the completer shows items.
-func (p *Page) complete(src string, tries int) ([]string, error) {
+// complete types src into a new cell and presses Tab until the completer shows items; it returns
+// them and how many Tabs it took.
+func (p *Page) complete(src string, tries int) ([]string, int, error) {
 	pt, err := Eval[*Point](p.ctx, "typeInNewCell", src)
 	if err != nil || pt == nil {
-		return nil, fmt.Errorf("could not add a cell to type in: %v", err)
+		return nil, 0, fmt.Errorf("could not add a cell to type in: %v", err)
 	}
 	var last error
 	for i := 0; i < tries; i++ {
 		if err := chromedp.Do(p.ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
-			return nil, err
+			return nil, i + 1, err
 		}
 		items, err := Wait[[]string](p.ctx, 30*time.Second, "completions")
 		if err == nil && len(items) > 0 {
-			return p.settledCompletions(items), nil
+			return p.settledCompletions(items), i + 1, nil
 		}
 		last = err
 	}
-	return nil, fmt.Errorf("%d Tabs, no completer list: %v", tries, last)
+	return nil, tries, fmt.Errorf("%d Tabs, no completer list: %v", tries, last)
 }
 
 // settledCompletions waits (at most 5 s) until the open completer's list stops growing: JupyterLab
