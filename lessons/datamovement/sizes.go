@@ -40,17 +40,7 @@ func TransfersHere(t Transfers) ([]measure.Result, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
-	var out []measure.Result
-	for _, d := range devs {
-		rs, err := TransferSweep(d, t.Sizes)
-		out = append(out, rs...)
-		if err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
+		return TransferSweep(d, t.Sizes)
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -46,12 +47,8 @@ func MatMulsHere(m MatMuls) ([]measure.Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
-	var out []measure.Result
-	for _, d := range devs {
+	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
+		var out []measure.Result
 		for _, name := range m.DTypes {
 			dt := dtypes.MapOfNames[name]
 			if ok, why := workloads.Supports(d, dt); !ok {
@@ -63,6 +60,6 @@ func MatMulsHere(m MatMuls) ([]measure.Result, error) {
 			}
 			out = append(out, r)
 		}
-	}
-	return out, nil
+		return out, nil
+	})
 }

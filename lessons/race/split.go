@@ -278,17 +278,9 @@ func SliverOn(dev *devices.Device) ([]measure.Result, error) {
 // Sliver times one sample and 256 samples through a 512×512 layer on every XLA device here, and
 // adds recorded results for devices not here.
 func Sliver() ([]measure.Result, error) {
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
-	var out []measure.Result
-	for _, d := range devs {
-		rs, err := SliverOn(d)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, rs...)
+	out, err := experiments.LiveOnEachDevice(SliverOn)
+	if err != nil {
+		return out, err
 	}
 	return experiments.WithRecorded(out, Lesson, SliverName)
 }

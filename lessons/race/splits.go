@@ -49,17 +49,7 @@ func SplitsHere(s Splits, progress experiments.Progress) ([]measure.Result, erro
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
-	var out []measure.Result
-	for _, d := range devs {
-		rs, err := SmallVsLargeOn(d, s.Budget, s.Sides, progress)
-		out = append(out, rs...)
-		if err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
+		return SmallVsLargeOn(d, s.Budget, s.Sides, progress)
+	})
 }

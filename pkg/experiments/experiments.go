@@ -212,6 +212,21 @@ func RecordedDevices() []string {
 // measured live (a GPU the learner lacks), and keeps the whole set under keep for later cells
 // (measure.Keep). The first error stops it and is returned with the results so far.
 func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
+	results, err := LiveOnEachDevice(fn)
+	if err != nil {
+		return results, err
+	}
+	if results, err = WithRecorded(results, lesson, name); err != nil {
+		return results, err
+	}
+	return results, measure.Keep(keep, results)
+}
+
+// LiveOnEachDevice runs fn on every XLA device here (devices.Accelerated), one after another, and
+// returns all their results, live only: what a cell measuring at the learner's own sizes shows
+// (recordings are at the lesson's sizes). The first error stops it and is returned with the results
+// so far; with no XLA device at all, the error says why.
+func LiveOnEachDevice(fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
 	devs, err := devices.Accelerated()
 	if len(devs) == 0 {
 		return nil, err
@@ -224,10 +239,7 @@ func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure
 			return results, err
 		}
 	}
-	if results, err = WithRecorded(results, lesson, name); err != nil {
-		return results, err
-	}
-	return results, measure.Keep(keep, results)
+	return results, nil
 }
 
 // WithRecorded returns live followed by the recordings of experiment lesson/name on every device

@@ -1,12 +1,15 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
@@ -78,4 +81,28 @@ func TestRecordAndLoadReference(t *testing.T) {
 func ExampleSlug() {
 	fmt.Println(Slug("NVIDIA H200 (139 GiB)"))
 	// Output: nvidia-h200
+}
+
+// TestLiveOnEachDevice runs a function on every XLA device here: every result comes back, and an
+// error stops it with the results so far.
+func TestLiveOnEachDevice(t *testing.T) {
+	devicetest.Open(t, devices.CPU) // fails under make test without the plugin
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name    string
+		err     error
+		wantErr error
+	}{{"ok", nil, nil}, {"error", boom, boom}} {
+		var seen []string
+		rs, err := LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
+			seen = append(seen, d.Name)
+			return []measure.Result{{Workload: "w", Provenance: measure.Provenance{Device: d.Name}}}, tc.err
+		})
+		if !errors.Is(err, tc.wantErr) || len(rs) == 0 || len(rs) != len(seen) && tc.err == nil || !slices.Contains(seen, devices.CPU) {
+			t.Errorf("%s: %d results from %v, error %v", tc.name, len(rs), seen, err)
+		}
+		if tc.err != nil && len(seen) != 1 {
+			t.Errorf("%s: kept going after an error on %v", tc.name, seen)
+		}
+	}
 }
