@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -48,17 +49,11 @@ func InferenceAt(q Request) ([]measure.Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	devs, err := devices.Accelerated()
-	if len(devs) == 0 {
-		return nil, err
-	}
-	var out []measure.Result
-	for _, d := range devs {
+	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
 		r, err := inferenceOf(d, q.forward())
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		out = append(out, r)
-	}
-	return out, nil
+		return []measure.Result{r}, nil
+	})
 }
