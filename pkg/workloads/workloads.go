@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/dtypes/bfloat16"
 	"github.com/gomlx/compute/dtypes/float16"
@@ -240,27 +241,68 @@ func freeAll(ts []*tensors.Tensor) {
 }
 
 // execInstance is the common Instance for workloads that are a single graph.Exec over fixed inputs.
+// Run calls the compiled executable with the inputs' device buffers (see direct); Check goes through
+// graph.Exec, which hands back tensors to read.
 type execInstance struct {
 	name   string // workload description, for errors
 	exec   *graph.Exec
 	inputs []any
 	check  func(outs []*tensors.Tensor) (float64, error)
+
+	call *direct          // nil until compiled
+	bufs []compute.Buffer // the inputs' device buffers (owned by the input tensors)
 }
 
 func (e *execInstance) Compile() (time.Duration, error) {
 	t0 := time.Now()
-	if err := Precompile(e.exec, e.inputs...); err != nil {
-		return 0, deviceErr(err, "compiling %s", e.name)
+	if err := e.compile(); err != nil {
+		return 0, err
 	}
 	return time.Since(t0), nil
 }
 
+// compile compiles the graph for the inputs' shapes (once) and collects their device buffers.
+func (e *execInstance) compile() error {
+	if e.call != nil {
+		return nil
+	}
+	argShapes := make([]shapes.Shape, len(e.inputs))
+	bufs := make([]compute.Buffer, len(e.inputs))
+	for i, in := range e.inputs {
+		t, ok := in.(*tensors.Tensor)
+		if !ok {
+			return fmt.Errorf("workloads: compiling %s: input #%d is a %T, not a tensor", e.name, i, in)
+		}
+		b, err := t.Backend()
+		if err != nil {
+			return deviceErr(err, "compiling %s", e.name)
+		}
+		d, err := t.Device()
+		if err != nil {
+			return deviceErr(err, "compiling %s", e.name)
+		}
+		if bufs[i], err = t.Buffer(b, d); err != nil {
+			return deviceErr(err, "compiling %s", e.name)
+		}
+		argShapes[i] = t.Shape()
+	}
+	call, err := compileDirect(e.exec, make([]bool, len(e.inputs)), argShapes...) // nothing donated
+	if err != nil {
+		return deviceErr(err, "compiling %s", e.name)
+	}
+	e.call, e.bufs = call, bufs
+	return nil
+}
+
 func (e *execInstance) Run() error {
-	outs, err := e.exec.Exec(e.inputs...)
+	if err := e.compile(); err != nil {
+		return err
+	}
+	outs, err := e.call.call(e.bufs)
 	if err != nil {
 		return deviceErr(err, "running %s", e.name)
 	}
-	freeAll(outs)
+	finalizeBuffers(outs)
 	return nil
 }
 
@@ -274,6 +316,7 @@ func (e *execInstance) Check() (float64, error) {
 }
 
 func (e *execInstance) Close() {
+	e.call, e.bufs = nil, nil
 	e.freeInputs()
 	e.exec.Finalize()
 }
