@@ -280,14 +280,7 @@ func Tune(g Grid, step func(done, total int, what string)) ([]Point, error) {
 }
 
 func keepPoints(ps []Point) error {
-	b, err := json.MarshalIndent(ps, "", " ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(measure.CacheDir(), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(measure.CacheDir(), keepTune), b, 0o644)
+	return measure.KeepValue(strings.TrimSuffix(keepTune, ".json"), ps) // atomic: other tabs may keep at once
 }
 
 // RecallTune loads the points Tune kept.

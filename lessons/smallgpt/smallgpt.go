@@ -517,14 +517,7 @@ func BadInputs() units.Table {
 }
 
 func keepJSON(name string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(measure.CacheDir(), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(measure.CacheDir(), name+".json"), b, 0o644)
+	return measure.KeepValue(name, v) // atomic: other tabs may keep at once
 }
 
 func recallJSON(name string, v any) error {

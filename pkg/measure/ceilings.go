@@ -134,15 +134,7 @@ func MeasureCeilings(dev *devices.Device) (MeasuredCeilings, error) {
 	c.Date = time.Now().UTC()
 	c.Elapsed = time.Since(t0)
 	raiseModel(dev, c)
-	path := ceilingsPath(dev)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return c, err
-	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return c, err
-	}
-	return c, os.WriteFile(path, append(b, '\n'), 0o644)
+	return c, writeJSON(ceilingsPath(dev), c)
 }
 
 // raiseModel keeps a CPU's model peak at or above what was measured on it (devices.AtLeast): a
