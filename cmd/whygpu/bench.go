@@ -98,14 +98,32 @@ func workerCPU(w *process.Process) float64 {
 	return t.User + t.System
 }
 
-// othersPercent is the CPU other processes used since the start, % of all cores.
-func (l loadProbe) othersPercent() float64 {
+// stop returns what other processes and the cgroup's CPU quota did since the start: the probe's
+// Disturbance with the worker's own CPU time taken out of OthersCores (it is the bench, not a neighbour),
+// and the CPU quota's throttling (the worker shares this process's cgroup, so its runs count too).
+func (l loadProbe) stop() measure.Disturbance {
 	d := l.probe.Stop()
 	w := workerCPU(l.worker) - l.wcpu
-	if d.Wall <= 0 {
-		return 0
+	if d.Wall > 0 {
+		d.OthersCores = max(0, d.OthersCores-w/d.Wall.Seconds())
+	} else {
+		d.OthersCores = 0
 	}
-	return max(0, 100*(d.OthersCores-w/d.Wall.Seconds())/float64(runtime.NumCPU()))
+	return d
+}
+
+// othersPercent is OthersCores as a percentage of all cores.
+func othersPercent(d measure.Disturbance) float64 { return 100 * d.OthersCores / float64(runtime.NumCPU()) }
+
+// worst merges the disturbances of an implementation's rounds: the most CPU others used in any, and
+// all the quota's pauses.
+func worst(a, b measure.Disturbance) measure.Disturbance {
+	a.Counted = a.Counted || b.Counted
+	a.OthersCores = max(a.OthersCores, b.OthersCores)
+	a.Throttled += b.Throttled
+	a.ThrottledTime += b.ThrottledTime
+	a.Wall += b.Wall
+	return a
 }
 
 // jaxWorker is scripts/bench_jax.py running in the bench venv.
@@ -305,7 +323,8 @@ func bench(args []string) error {
 	fmt.Printf("method: every implementation of a point is timed in %d interleaved rounds (≥ %v and ≥ %d samples in all);\n", *rounds, *minTime, *minReps)
 	fmt.Printf("a sample is the consecutive calls that fill ~%v, each waited for (JAX: block_until_ready) — except\n", *sampleTime)
 	fmt.Printf("\"jax pipelined\", which waits once per sample; median and CV (stdev/mean) of per-call times, after warm-up\n")
-	fmt.Printf("and compilation (timed apart). others = CPU used by other processes during the point, %% of all cores.\n\n")
+	fmt.Printf("and compilation (timed apart). others = CPU used by other processes during the point, %% of all cores\n")
+	fmt.Printf("(\"+thr\": the cgroup's CPU quota throttled the point — GoMLX's runs or the JAX/numpy worker's).\n\n")
 
 	for i, c := range cases {
 		fmt.Fprintf(os.Stderr, "bench [%d/%d] %s\n", i+1, len(cases), c.w)
@@ -346,7 +365,8 @@ func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, work
 
 	type impl struct {
 		name string
-		run  func(opt measure.Options) ([]time.Duration, error)
+		// run times one round and says what disturbed it (others' CPU, the cgroup's CPU quota).
+		run func(opt measure.Options) ([]time.Duration, measure.Disturbance, error)
 	}
 	var impls []impl
 	relErr := map[string]float64{}
@@ -358,9 +378,9 @@ func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, work
 			return func() {}
 		}
 		relErr[name] = g.relErr
-		impls = append(impls, impl{name, func(opt measure.Options) ([]time.Duration, error) {
-			_, s, err := measure.Time(g.inst.Run, opt)
-			return s, err
+		impls = append(impls, impl{name, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+			st, s, err := measure.Time(g.inst.Run, opt)
+			return s, st.Disturbance, err
 		}})
 		return g.inst.Close
 	}
@@ -380,7 +400,13 @@ func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, work
 			names = append(names, measure.BenchNumPy)
 		}
 		for _, n := range names {
-			impls = append(impls, impl{n, func(opt measure.Options) ([]time.Duration, error) { return worker.time(n, c, opt) }})
+			impls = append(impls, impl{n, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+				// The peer runs in the worker: its disturbance is counted around the request, as
+				// measure.Time counts GoMLX's — others' CPU (less the worker's own) and the cgroup's throttling.
+				l := startLoad(worker.proc)
+				s, err := worker.time(n, c, opt)
+				return s, l.stop(), err
+			}})
 		}
 	}
 	var goOpt *measure.Options
@@ -402,15 +428,16 @@ func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, work
 					o = measure.Options{Warmup: -1, Reps: max(1, int(goBudget/one)/rounds)}
 				}
 				goOpt = &o
-				impls = append(impls, impl{devices.Go, func(opt measure.Options) ([]time.Duration, error) {
-					_, s, err := measure.Time(g.inst.Run, *goOpt)
-					return s, err
+				impls = append(impls, impl{devices.Go, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+					st, s, err := measure.Time(g.inst.Run, *goOpt)
+					return s, st.Disturbance, err
 				}})
 			}
 		}
 	}
 
 	samples := map[string][]time.Duration{}
+	disturbed := map[string]measure.Disturbance{}
 	errs := map[string]error{}
 	for r := range rounds {
 		for _, im := range impls {
@@ -422,15 +449,17 @@ func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, work
 			if r == 0 {
 				opt.Warmup = 2
 			}
-			s, err := im.run(opt)
+			s, d, err := im.run(opt)
 			if err != nil {
 				errs[im.name] = err
 				continue
 			}
 			samples[im.name] = append(samples[im.name], s...)
+			disturbed[im.name] = worst(disturbed[im.name], d)
 		}
 	}
-	pt.Others = probe.othersPercent()
+	d := probe.stop()
+	pt.Others, pt.Throttled, pt.ThrottledTime = othersPercent(d), d.Throttled, d.ThrottledTime
 	for name, err := range prepErr {
 		pt.Impls[name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
 	}
@@ -440,6 +469,7 @@ func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, work
 			continue
 		}
 		st := measure.Summarize(samples[im.name])
+		st.Disturbance = disturbed[im.name]
 		bi := measure.BenchImpl{Stats: st, Value: c.value(st.Median), RelErr: -1}
 		if e, ok := relErr[im.name]; ok {
 			bi.RelErr = e
@@ -514,15 +544,25 @@ func printBench(rep measure.BenchReport) {
 				}
 			}
 		}
-		fmt.Printf(" %5.0f%%  %s\n", p.Others, ratioText(p))
+		thr := "    "
+		if p.Throttled > 0 {
+			thr = "+thr"
+		}
+		fmt.Printf(" %5.0f%%%s  %s\n", p.Others, thr, ratioText(p))
 	}
 	fmt.Println()
 	fmt.Println("best: the fastest sample (a sample is ~5 ms of calls), what the machine can do when nobody interrupts;")
 	fmt.Println("on a loaded machine compare the best values, on a quiet one the medians (the verdicts use medians).")
 	fmt.Println("ratio: for latency, xla:cpu's time over JAX's (1.0× = as fast; lower is better); for GFLOP/s and")
 	fmt.Println("GB/s, xla:cpu's throughput over the better of JAX and numpy (higher is better). Targets are issue 11's,")
-	fmt.Println("for this bench only; a point where other processes used ≥ 5% of the CPUs is marked disturbed: re-run")
-	fmt.Println("on a quiet machine before judging it. Every GoMLX point was first checked against float64.")
+	fmt.Println("for this bench only; a point where other processes used ≥ 5% of the CPUs, or the cgroup's CPU quota throttled")
+	fmt.Println("it, is marked disturbed: re-run on a quiet machine (or with more CPU) before judging it. Every GoMLX point")
+	fmt.Println("was first checked against float64.")
+	for _, p := range rep.Points {
+		if p.Throttled > 0 {
+			notes = append(notes, fmt.Sprintf("%s: disturbed: %s", p.Label, p.DisturbedWhy()))
+		}
+	}
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
@@ -552,8 +592,8 @@ func missedWhy(rep measure.BenchReport) []string {
 				" its parallel pieces, 4 of them on 2 cores by default (the plugin's 4 CPU devices; JAX: 1 device, 2" +
 				" threads, caller asleep) — compare the \"1 device\" column"
 		}
-		if p.Others >= 5 {
-			why += "; disturbed (others used ≥ 5% of the CPUs): re-run on a quiet machine"
+		if p.Disturbed() {
+			why += "; disturbed (" + p.DisturbedWhy() + "): re-run on a quiet machine"
 		}
 		out = append(out, why)
 	}
@@ -587,7 +627,7 @@ func ratioText(p measure.BenchPoint) string {
 		if met {
 			mark = "✓"
 		}
-		if p.Others >= 5 {
+		if p.Disturbed() {
 			mark += " disturbed"
 		}
 		return fmt.Sprintf(" (%s %s)", target, mark)

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
@@ -66,5 +67,52 @@ func TestMissedWhy(t *testing.T) {
 				t.Errorf("%s: missedWhy = %q, want it to contain %q", tc.name, got[0], w)
 			}
 		}
+	}
+}
+
+// A bench point is disturbed by other processes' CPU or by any cgroup throttling — the JAX/numpy
+// worker's runs included — and the verdict and the missed line say so; a quiet point is not marked.
+func TestBenchPointDisturbance(t *testing.T) {
+	base := func(others float64, throttled uint64) measure.BenchPoint {
+		return measure.BenchPoint{Workload: "matmul", Label: "matmul 8", Params: map[string]int{"n": 8}, Metric: measure.PerCall,
+			Others: others, Throttled: throttled, ThrottledTime: time.Duration(throttled) * 5 * time.Millisecond,
+			Impls: map[string]measure.BenchImpl{"xla:cpu": {Value: 30e-6}, "jax": {Value: 10e-6}, "numpy": {Value: 12e-6}}}
+	}
+	for _, tc := range []struct {
+		name      string
+		p         measure.BenchPoint
+		disturbed bool
+		says      string
+	}{
+		{"quiet", base(1, 0), false, ""},
+		{"others", base(20, 0), true, "others used 20% of the CPUs"},
+		{"throttled", base(0, 3), true, "the CPU quota paused it 3 times (15ms)"},
+		{"both", base(9, 1), true, "others used 9% of the CPUs, the CPU quota paused it 1 times"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.p.Disturbed(); got != tc.disturbed {
+				t.Errorf("Disturbed() = %v, want %v", got, tc.disturbed)
+			}
+			if got := tc.p.DisturbedWhy(); !strings.Contains(got, tc.says) || (!tc.disturbed && got != "") {
+				t.Errorf("DisturbedWhy() = %q, want %q", got, tc.says)
+			}
+			if got := strings.Contains(ratioText(tc.p), "disturbed"); got != tc.disturbed {
+				t.Errorf("ratioText = %q", ratioText(tc.p))
+			}
+			why := strings.Join(missedWhy(measure.BenchReport{Points: []measure.BenchPoint{tc.p}}), "\n")
+			if tc.disturbed && !strings.Contains(why, tc.says) || !tc.disturbed && strings.Contains(why, "disturbed") {
+				t.Errorf("missedWhy = %q", why)
+			}
+		})
+	}
+}
+
+// The peer's disturbance: a worst case over rounds keeps the most others' CPU and every pause.
+func TestWorstDisturbance(t *testing.T) {
+	a := measure.Disturbance{Counted: true, OthersCores: 0.3, Throttled: 2, ThrottledTime: time.Millisecond}
+	b := measure.Disturbance{Counted: true, OthersCores: 0.1, Throttled: 1, ThrottledTime: 2 * time.Millisecond}
+	w := worst(worst(measure.Disturbance{}, a), b)
+	if !w.Counted || w.OthersCores != 0.3 || w.Throttled != 3 || w.ThrottledTime != 3*time.Millisecond || !w.Disturbed() {
+		t.Errorf("worst = %+v", w)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -51,6 +52,31 @@ type BenchPoint struct {
 	Impls    map[string]BenchImpl `json:"impls"`  // by implementation: "xla:cpu", "go", BenchJAX, ...
 	// Others is the CPU other processes used while the point was measured, % of all cores.
 	Others float64 `json:"others_percent"`
+	// Throttled is how many of the cgroup's CPU quota periods throttled the point (every
+	// implementation's runs: GoMLX's in this process, JAX's and numpy's in the worker, which shares the
+	// cgroup), ThrottledTime for how long.
+	Throttled     uint64        `json:"throttled_periods,omitempty"`
+	ThrottledTime time.Duration `json:"throttled_ns,omitempty"`
+}
+
+// BenchDisturbedPercent is the share of all cores other processes may use during a bench point before
+// it is marked disturbed (stricter than DisturbedCores: the bench's verdicts compare implementations).
+const BenchDisturbedPercent = 5.0
+
+// Disturbed reports whether other processes (BenchDisturbedPercent) or the cgroup's CPU quota (any
+// throttling) disturbed the point.
+func (p BenchPoint) Disturbed() bool { return p.Others >= BenchDisturbedPercent || p.Throttled > 0 }
+
+// DisturbedWhy says what disturbed the point ("" when it was not).
+func (p BenchPoint) DisturbedWhy() string {
+	var why []string
+	if p.Others >= BenchDisturbedPercent {
+		why = append(why, fmt.Sprintf("others used %.0f%% of the CPUs", p.Others))
+	}
+	if p.Throttled > 0 {
+		why = append(why, fmt.Sprintf("the CPU quota paused it %d times (%v)", p.Throttled, p.ThrottledTime.Round(time.Millisecond)))
+	}
+	return strings.Join(why, ", ")
 }
 
 // BenchImpl is one implementation's timing of a point.
