@@ -578,7 +578,23 @@ func missedWhy(rep measure.BenchReport) []string {
 	for _, p := range rep.Points {
 		x, okx := p.Impls[devices.CPU]
 		j, okj := p.Impls[measure.BenchJAX]
-		maxR, _ := benchTarget(p)
+		maxR, minR := benchTarget(p)
+		if minR > 0 && okx && x.Err == "" {
+			best, who := 0.0, ""
+			for _, c := range []string{measure.BenchJAX, measure.BenchNumPy} {
+				if v, ok := p.Impls[c]; ok && v.Err == "" && v.Value > best {
+					best, who = v.Value, c
+				}
+			}
+			if best > 0 && x.Value/best < minR {
+				why := fmt.Sprintf("%s: %.2f× %s's throughput against ≥ %.2f× (%.1f vs %.1f %s)", p.Label, x.Value/best, who, minR, x.Value, best, p.Metric)
+				if p.Others >= 5 {
+					why += "; disturbed (others used ≥ 5% of the CPUs): re-run on a quiet machine"
+				}
+				out = append(out, why)
+			}
+			continue
+		}
 		if !okx || !okj || x.Err != "" || j.Err != "" || maxR == 0 || j.Value <= 0 || x.Value/j.Value <= maxR {
 			continue
 		}

@@ -51,6 +51,8 @@ func TestMissedWhy(t *testing.T) {
 			[]string{"1.20× JAX's time against ≤ 1.1×", "50.0 µs more", "input_output_alias", "1 device"}},
 		{"matmul missed, disturbed", pt("matmul", map[string]int{"n": 8}, 40, 20e-6, 10e-6),
 			[]string{"2.00×", "disturbed"}},
+		{"throughput met", pt("matmul", map[string]int{"n": 1024}, 0, 200, 205), nil},
+		{"throughput missed", pt("matmul", map[string]int{"n": 1024}, 0, 150, 200), []string{"0.75× jax's throughput against ≥ 0.95×"}},
 	} {
 		got := missedWhy(measure.BenchReport{Points: []measure.BenchPoint{tc.p}})
 		if tc.want == nil {
