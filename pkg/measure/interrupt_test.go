@@ -3,6 +3,7 @@ package measure
 import (
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -107,8 +108,11 @@ func TestKeepIsAtomic(t *testing.T) {
 	}
 	done := make(chan struct{})
 	errs := make(chan error, 100)
+	var writers sync.WaitGroup
 	for w := 0; w < 3; w++ {
+		writers.Add(1)
 		go func() {
+			defer writers.Done()
 			for {
 				select {
 				case <-done:
@@ -129,6 +133,7 @@ func TestKeepIsAtomic(t *testing.T) {
 		}
 	}
 	close(done)
+	writers.Wait() // before the temporary directory goes
 	select {
 	case err := <-errs:
 		t.Fatalf("a concurrent keep/recall failed: %v", err)
