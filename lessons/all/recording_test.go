@@ -56,7 +56,7 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 
 	c := smallgpt.Config(experiments.GPU)
 	gpt := measure.Result{Label: c.String(), DType: "float32", FLOPs: c.FLOPs(), Provenance: h200,
-		Stats: measure.Stats{Median: gpumodel.Default().Estimate(gpumodel.GPTStep(c)).Low / 2}} // -50%
+		Stats: measure.Stats{Median: experiments.GPTStepEstimate(c).Low / 2}} // -50%
 	gpt.Provenance.Recorded = true
 	mm := workloads.MatMul{M: 64, K: 1024, N: 1024}
 	e := gpumodel.Default().Estimate(gpumodel.MatMul(64, 1024, 1024, "bfloat16", 2*float64(64*1024*2+1024*1024)))

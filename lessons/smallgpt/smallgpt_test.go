@@ -87,10 +87,15 @@ func TestBadInputsAreErrors(t *testing.T) {
 // TestNotebookRecallSections checks the deck against the notebook's display.Recall calls.
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
+// The GPU model's row is a band, and its kernels are the GPU-scale step's, counted on xla:cpu.
 func TestGPUModelRowIsABand(t *testing.T) {
+	devicetest.NeedCPUPlugin(t)
 	r := GPUModelRow()
 	if !strings.Contains(r[4], "not a measurement") || !strings.Contains(r[3], "–") {
 		t.Errorf("row %v", r)
+	}
+	if !strings.Contains(r[4], experiments.CountedOn) || strings.Contains(r[4], "assumed: 40 per layer") {
+		t.Errorf("the row's kernels are not counted on xla:cpu: %v", r)
 	}
 	t.Log(r)
 }

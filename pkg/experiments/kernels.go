@@ -53,11 +53,18 @@ var nonKey = regexp.MustCompile(`[^A-Za-z0-9.]+`)
 
 // countStep counts w's kernels once per process and plugin, keeping the count on disk.
 func countStep(w workloads.MLP) (int, error) {
+	return countOnce(w.String(), func(dev *devices.Device) (compiled.Kernels, error) { return CountKernels(dev, w) })
+}
+
+// countOnce returns the kernel count of the step described by shape (a text naming every size that
+// changes the compiled graph), from this process's counts, from disk (measure.RecallValue), or by
+// calling count on xla:cpu and keeping what it returns.
+func countOnce(shape string, count func(*devices.Device) (compiled.Kernels, error)) (int, error) {
 	dev, err := devices.Open(devices.CPU)
 	if err != nil {
 		return 0, err
 	}
-	key := nonKey.ReplaceAllString(fmt.Sprintf("kernels %s pjrt %s %s", dev.Plugin, dev.PJRTVersion, w), "-")
+	key := nonKey.ReplaceAllString(fmt.Sprintf("kernels %s pjrt %s %s", dev.Plugin, dev.PJRTVersion, shape), "-")
 	if len(key) > 200 {
 		key = key[len(key)-200:]
 	}
@@ -70,7 +77,7 @@ func countStep(w workloads.MLP) (int, error) {
 		counts[key] = n
 		return n, nil
 	}
-	k, err := CountKernels(dev, w)
+	k, err := count(dev)
 	if err != nil {
 		return 0, err
 	}
@@ -113,3 +120,44 @@ func StepEstimate(w workloads.MLP) gpumodel.Estimate { return StepEstimateOn(gpu
 func StepEstimateOn(m gpumodel.Model, w workloads.MLP) gpumodel.Estimate {
 	return m.Estimate(StepWork(w))
 }
+
+// GPTStepKernels is StepKernels for one training step of the GPT c: the step GoMLX's trainer runs
+// (model, cross-entropy, Adam), compiled on xla:cpu but not run (workloads.GPT.StepGraph), so any
+// size counts on a laptop; its XLA compile takes a few seconds, once per shape and plugin (kept in
+// this process and on disk). When no count is available it returns 0 and the reason, and the model
+// falls back to gpumodel.GPTStepKernelsAssumed, saying so.
+func GPTStepKernels(c workloads.GPT) (int, string) {
+	n, err := countOnce(fmt.Sprintf("%s ffn=%d", c, c.FFNWidth()), func(dev *devices.Device) (compiled.Kernels, error) {
+		return CountGPTKernels(dev, c)
+	})
+	if err != nil {
+		return 0, "no count from xla:cpu: " + err.Error()
+	}
+	return n, CountedOn
+}
+
+// CountGPTKernels compiles one training step of c on dev (an XLA device), without running it, and
+// counts the kernels in XLA's optimized HLO (package compiled).
+func CountGPTKernels(dev *devices.Device, c workloads.GPT) (compiled.Kernels, error) {
+	g, done, err := c.StepGraph(dev, compiled.DumpName("gpt_step"))
+	if err != nil {
+		return compiled.Kernels{}, err
+	}
+	defer done()
+	r, err := compiled.Of(g)
+	if err == nil && r.Kernels.Total <= 0 {
+		err = fmt.Errorf("compiled: no kernels counted in the optimized HLO of the %s step", c)
+	}
+	return r.Kernels, err
+}
+
+// GPTStepWork is the GPU model's description of one training step of c, with its kernel count
+// from GPTStepKernels (gpumodel.GPTStepKernelsAssumed, labeled as assumed, when none is available).
+func GPTStepWork(c workloads.GPT) gpumodel.Work {
+	n, from := GPTStepKernels(c)
+	return gpumodel.GPTStep(c, n, from)
+}
+
+// GPTStepEstimate is the course's GPU model (gpumodel.Default, the H200) of one training step of c,
+// with the kernels counted on xla:cpu: how a lesson models a GPT step.
+func GPTStepEstimate(c workloads.GPT) gpumodel.Estimate { return gpumodel.Default().Estimate(GPTStepWork(c)) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // The model's kernel count is XLA's count on xla:cpu, labeled so, cached per shape (a second ask
@@ -58,6 +59,51 @@ func TestStepKernelsFallBack(t *testing.T) {
 	w := Step(1, 64)
 	work := gpumodel.Step(w, 0, "no count from xla:cpu: no plugin")
 	if work.Kernels != gpumodel.StepKernelsAssumed(w) || !strings.Contains(work.KernelsFrom, "assumed") || !strings.Contains(work.KernelsFrom, "no count from xla:cpu") {
+		t.Errorf("fallback work: %d kernels from %q", work.Kernels, work.KernelsFrom)
+	}
+	if note := gpumodel.Default().Estimate(work).Note(); !strings.Contains(note, "assumed") {
+		t.Errorf("the fallback's note hides that the count is assumed: %q", note)
+	}
+}
+
+// A GPT step's kernels are counted on xla:cpu from the compiled (not run) step, per shape: a deeper
+// model launches more kernels, a second ask reads the kept count, and the estimate uses it.
+func TestGPTStepKernelsAreCounted(t *testing.T) {
+	devicetest.NeedCPUPlugin(t)
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	small := workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2}
+	deeper := small
+	deeper.Layers = 2
+	var last int
+	for _, c := range []workloads.GPT{small, deeper} {
+		n, from := GPTStepKernels(c)
+		if n <= 0 || from != CountedOn {
+			t.Fatalf("GPTStepKernels(%s) = %d, %q; want a count %q", c, n, from, CountedOn)
+		}
+		if n <= last {
+			t.Errorf("%s: %d kernels, not more than the shallower model's %d", c, n, last)
+		}
+		last = n
+		countMu.Lock()
+		clear(counts) // the next ask reads the count kept on disk
+		countMu.Unlock()
+		if n2, _ := GPTStepKernels(c); n2 != n {
+			t.Errorf("%s: kept count %d differs from the first %d", c, n2, n)
+		}
+		if e := GPTStepEstimate(c); e.Work.Kernels != n || !strings.Contains(e.Note(), CountedOn) {
+			t.Errorf("%s: the estimate uses %d kernels (%q), want %d counted; note %q", c, e.Work.Kernels, e.Work.KernelsFrom, n, e.Note())
+		}
+	}
+	if n, from := GPTStepKernels(workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 15, Layers: 1, Heads: 2}); n != 0 || !strings.Contains(from, "no count from xla:cpu") {
+		t.Errorf("an invalid GPT: %d, %q; want no count and the reason", n, from)
+	}
+}
+
+// Without a count the GPT model falls back to the assumed 40 per layer + 30 and says why.
+func TestGPTStepKernelsFallBack(t *testing.T) {
+	c := workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 3, Heads: 2}
+	work := gpumodel.GPTStep(c, 0, "no count from xla:cpu: no plugin")
+	if work.Kernels != gpumodel.GPTStepKernelsAssumed(c) || !strings.HasPrefix(work.KernelsFrom, "assumed: 40 per layer + 30; no count from xla:cpu") {
 		t.Errorf("fallback work: %d kernels from %q", work.Kernels, work.KernelsFrom)
 	}
 	if note := gpumodel.Default().Estimate(work).Note(); !strings.Contains(note, "assumed") {

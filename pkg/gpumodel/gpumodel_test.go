@@ -158,7 +158,13 @@ func TestRingAllReduce(t *testing.T) {
 
 func TestGPTStepWork(t *testing.T) {
 	c := workloads.GPT{Vocab: 100, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8}
-	w := GPTStep(c)
+	w := GPTStep(c, 0, "")
+	if w.Kernels != GPTStepKernelsAssumed(c) || w.KernelsFrom != "assumed: 40 per layer + 30" {
+		t.Errorf("without a count: %d kernels from %q, want the assumed %d", w.Kernels, w.KernelsFrom, GPTStepKernelsAssumed(c))
+	}
+	if counted := GPTStep(c, 665, "counted on xla:cpu"); counted.Kernels != 665 || counted.KernelsFrom != "counted on xla:cpu" {
+		t.Errorf("with a count: %d kernels from %q", counted.Kernels, counted.KernelsFrom)
+	}
 	var f float64
 	for _, g := range w.GEMMs {
 		f += g.FLOPs()

@@ -56,21 +56,32 @@ func EstimateMatMul(w workloads.MatMul) Estimate {
 	return Default().Estimate(MatMul(w.M, w.N, w.K, strings.ToLower(w.Type.String()), w.Bytes()))
 }
 
-// GPTStepKernelsAssumed is the kernels one GPT training step is assumed to launch: about 40 per
-// layer (forward, backward and their fusions) plus 30 for the embedding, output layer, loss and
-// Adam's update.
+// GPTStepKernelsAssumed is the kernels one GPT training step is assumed to launch when none were
+// counted: about 40 per layer (forward, backward and their fusions) plus 30 for the embedding,
+// output layer, loss and Adam's update.
 func GPTStepKernelsAssumed(c workloads.GPT) int { return 40*c.Layers + 30 }
 
 // GPTStep is the Work of one training step of c (float32, so TF32 products): its forward matrix
 // products and, for each, the two backward ones (the gradients w.r.t. both operands). Products that
 // run as a batch (the same shape for every layer, sequence or head) are stacked into one GEMM with
 // their rows added up, as a batched GEMM fills the GPU together.
-func GPTStep(c workloads.GPT) Work {
+//
+// kernels is the kernel count of the compiled step with where it comes from (e.g. 345, "counted on
+// xla:cpu": experiments.GPTStepWork counts it); kernels ≤ 0 falls back to GPTStepKernelsAssumed,
+// and from then says why there is no count (the label reads "assumed: 40 per layer + 30; <from>").
+func GPTStep(c workloads.GPT, kernels int, from string) Work {
+	if kernels <= 0 {
+		why := from
+		kernels, from = GPTStepKernelsAssumed(c), "assumed: 40 per layer + 30"
+		if why != "" {
+			from += "; " + why
+		}
+	}
 	var gemms []GEMM
 	for _, m := range c.ForwardMatMuls() {
 		rows := m.M * m.Count
 		gemms = append(gemms, GEMM{M: rows, N: m.N, K: m.K}, GEMM{M: rows, N: m.K, K: m.N}, GEMM{M: m.K, N: m.N, K: rows})
 	}
 	return Work{What: c.String() + " train step", FLOPs: c.FLOPs(), Bytes: c.Bytes(), Precision: "tf32", GEMMs: gemms,
-		Kernels: GPTStepKernelsAssumed(c), KernelsFrom: "assumed: 40 per layer + 30"}
+		Kernels: kernels, KernelsFrom: from}
 }

@@ -203,6 +203,11 @@ func NewGPTTrainer(dev *devices.Device, c GPT) (*GPTTrainer, error) {
 	if err := checkFits(dev, c.String()+" training step", float64(m.Parameters+m.Gradients+m.AdamState)+c.activationBytes(), 0); err != nil {
 		return nil, err
 	}
+	return newGPTTrainer(dev, c)
+}
+
+// newGPTTrainer builds the trainer of a valid c without checking that a step fits.
+func newGPTTrainer(dev *devices.Device, c GPT) (*GPTTrainer, error) {
 	store := model.NewStore()
 	if err := store.SetRNGStateFromSeed(c.Seed); err != nil {
 		return nil, err
