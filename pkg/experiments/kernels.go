@@ -160,4 +160,6 @@ func GPTStepWork(c workloads.GPT) gpumodel.Work {
 
 // GPTStepEstimate is the course's GPU model (gpumodel.Default, the H200) of one training step of c,
 // with the kernels counted on xla:cpu: how a lesson models a GPT step.
-func GPTStepEstimate(c workloads.GPT) gpumodel.Estimate { return gpumodel.Default().Estimate(GPTStepWork(c)) }
+func GPTStepEstimate(c workloads.GPT) gpumodel.Estimate {
+	return gpumodel.Default().Estimate(GPTStepWork(c))
+}
