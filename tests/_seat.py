@@ -121,7 +121,8 @@ def record(artifacts, name, row):
     for k, r in sorted(table.items()):
         p = r.get("parts_peak_rss_mib", {})
         parts = " / ".join(str(p.get(x, 0)) for x in ("gopls", "gonb", "cells", "go build", "jupyter"))
-        lines.append(f"| {k} | {r['peak_rss_mib']} | {parts} | {r.get('cpu_s') if r.get('cpu_s') is not None else '—'} | {r['wall_s']} |")
+        wall = f"{r['wall_s']} (one alone: {r['alone_wall_s']})" if r.get("alone_wall_s") is not None else r["wall_s"]
+        lines.append(f"| {k} | {r['peak_rss_mib']} | {parts} | {r.get('cpu_s') if r.get('cpu_s') is not None else '—'} | {wall} |")
     (artifacts / "seat-sizing.md").write_text(
         "Measured by `make test` (tests/_seat.py) on a machine with %d cores; peaks are sums of resident "
         "memory (shared pages counted per process: an upper bound).\n\n" % os.cpu_count() + "\n".join(lines) + "\n")
