@@ -83,7 +83,7 @@ func init() {
 		Lesson: Lesson, Name: SliverName,
 		Doc: "f32 matmul B×512 @ 512×512 for B = 1 and 256: 256× the work, how much more time?",
 		Run: func(dev *devices.Device, _ experiments.Scale) ([]measure.Result, error) {
-			return SliverOn(dev)
+			return SliverOn(dev, DefaultSliver())
 		},
 	})
 }

@@ -258,11 +258,51 @@ var SliverBatches = []int{1, 256}
 // SliverWidth is the layer's width: (B×512) @ (512×512).
 const SliverWidth = 512
 
-// SliverOn times (B×512) @ (512×512) on dev for each of SliverBatches.
-func SliverOn(dev *devices.Device) ([]measure.Result, error) {
+// SliverSizes is the sliver comparison a learner writes in a cell: a layer's width and the batches
+// to push through it, (B×Width) @ (Width×Width) for each batch B. The lesson's sizes are
+// DefaultSliver: width 512, batches 1 and 256.
+type SliverSizes struct {
+	Width   int   // the layer's width (inputs and outputs)
+	Batches []int // the batches to time, in order; the table compares the first with the last
+}
+
+// DefaultSliver is the lesson's comparison (what `whygpu record` records).
+func DefaultSliver() SliverSizes { return SliverSizes{Width: SliverWidth, Batches: SliverBatches} }
+
+// Limits of SliverSizes, checked before anything is compiled or allocated.
+const (
+	MaxSliverWidth   = 4096
+	MaxSliverBatch   = 65536
+	MaxSliverBatches = 8
+	MaxSliverFLOPs   = 1e11 // one call: seconds on a laptop CPU, and it is timed several times
+)
+
+// Validate says why a sliver comparison is refused: no batches or too many, a width or batch out
+// of range, or a call too large to time in seconds.
+func (s SliverSizes) Validate() error {
+	if s.Width < 1 || s.Width > MaxSliverWidth {
+		return fmt.Errorf("%s: width %d refused before anything is allocated: use 1…%d", Lesson, s.Width, MaxSliverWidth)
+	}
+	if err := experiments.CheckPoints(Lesson, "batch", len(s.Batches), MaxSliverBatches); err != nil {
+		return err
+	}
+	for _, b := range s.Batches {
+		if b < 1 || b > MaxSliverBatch {
+			return fmt.Errorf("%s: batch %d refused before anything is allocated: use 1…%d", Lesson, b, MaxSliverBatch)
+		}
+		if f := 2 * float64(b) * float64(s.Width) * float64(s.Width); f > MaxSliverFLOPs {
+			return fmt.Errorf("%s: batch %d at width %d is %.3g FLOPs a call, refused before anything is allocated: at most %.3g keep it in seconds (lower the batch or the width)", Lesson, b, s.Width, f, float64(MaxSliverFLOPs))
+		}
+	}
+	return nil
+}
+
+// SliverOn times (B×Width) @ (Width×Width) on dev for each of s's batches (s is not validated
+// here: Sliver does that).
+func SliverOn(dev *devices.Device, s SliverSizes) ([]measure.Result, error) {
 	var out []measure.Result
-	for _, b := range SliverBatches {
-		w := workloads.MatMul{M: b, K: SliverWidth, N: SliverWidth, Type: dtypes.Float32, Seed: 1}
+	for _, b := range s.Batches {
+		w := workloads.MatMul{M: b, K: s.Width, N: s.Width, Type: dtypes.Float32, Seed: 1}
 		r, err := measure.Run(dev, w, experiments.StepTiming, true)
 		if err != nil {
 			return out, err
@@ -275,19 +315,22 @@ func SliverOn(dev *devices.Device) ([]measure.Result, error) {
 	return out, nil
 }
 
-// Sliver times one sample and 256 samples through a 512×512 layer on every XLA device here, and
-// adds recorded results for devices not here.
-func Sliver() ([]measure.Result, error) {
-	out, err := experiments.LiveOnEachDevice(SliverOn)
+// Sliver times the learner's batches through a Width×Width layer on every XLA device here, and
+// adds recorded results for devices not here (at the sizes they were recorded at, DefaultSliver).
+func Sliver(s SliverSizes) ([]measure.Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	out, err := experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) { return SliverOn(d, s) })
 	if err != nil {
 		return out, err
 	}
 	return experiments.WithRecorded(out, Lesson, SliverName)
 }
 
-// SliverTable compares the two batches on each device: 256× the work, how much more time. Without
-// a GPU result it adds the datasheet model's two rows; its notes say how much of the datasheet GPU's
-// FP32 lanes each batch could occupy.
+// SliverTable compares the batches on each device: the last batch's work over the first's (the
+// batches' ratio, the width being the same), how much more time. Without a GPU result it adds the datasheet model's rows at the live results'
+// sizes; its notes say how much of the datasheet GPU's FP32 lanes each batch could occupy.
 func SliverTable(results []measure.Result) units.Table {
 	t := units.Table{Header: []string{"device", "source", "work", "FLOPs", "outputs (independent dot products)", "time"}}
 	byDev := map[string][]measure.Result{}
@@ -302,23 +345,44 @@ func SliverTable(results []measure.Result) units.Table {
 			fmt.Sprint(r.Params["m"]*r.Params["n"]), units.Duration(r.Seconds()))
 	}
 	for _, k := range order {
-		if rs := byDev[k]; len(rs) == 2 {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s (%s): 256× the work takes %.1f× the time.",
-				rs[0].Provenance.Device, sourceText(rs[0].Provenance), rs[1].Seconds()/rs[0].Seconds()))
+		if rs := byDev[k]; len(rs) >= 2 {
+			first, last := rs[0], rs[len(rs)-1]
+			t.Notes = append(t.Notes, fmt.Sprintf("%s (%s): %.3g× the work takes %.1f× the time.",
+				first.Provenance.Device, sourceText(first.Provenance), float64(last.Params["m"])/float64(first.Params["m"]), last.Seconds()/first.Seconds()))
 		}
 	}
-	if !experiments.HasGPU(results) {
+	if !experiments.HasGPU(results) && len(order) > 0 {
 		var es []gpumodel.Estimate
-		for _, b := range SliverBatches {
-			w := workloads.MatMul{M: b, K: SliverWidth, N: SliverWidth, Type: dtypes.Float32}
+		var ws []workloads.MatMul
+		for _, r := range byDev[order[0]] {
+			w := workloads.MatMul{M: r.Params["m"], K: r.Params["k"], N: r.Params["n"], Type: dtypes.Float32}
+			if w.K == 0 {
+				w.K = w.N
+			}
 			e := gpumodel.EstimateMatMul(w)
-			es = append(es, e)
+			es, ws = append(es, e), append(ws, w)
 			t.Rows = append(t.Rows, []string{experiments.StepModelName, "model band (" + e.Note() + ")", w.String(), fmt.Sprintf("%.3g", w.FLOPs()),
-				fmt.Sprint(b * SliverWidth), e.Band()})
+				fmt.Sprint(w.M * w.N), e.Band()})
 		}
-		r1, r2 := es[1].Low.Seconds()/es[0].Low.Seconds(), es[1].High.Seconds()/es[0].High.Seconds()
-		t.Notes = append(t.Notes, fmt.Sprintf("%s, a model band and not a measurement: 256× the work takes %.2f–%.2f× the time (%s, then %s); both are %s: the GPU waits on starting its kernel, not on arithmetic. 256 samples of 512 outputs are %d output tiles of 128×128, so a GPU can take 256 samples in one pass where one sample leaves most of its %d SMs idle.",
-			experiments.StepModelName, min(r1, r2), max(r1, r2), es[0].Band(), es[1].Band(), es[1].Bound, es[1].Tiles, GPU.GPU.SMs))
+		if len(es) >= 2 {
+			e0, e1, w0, w1 := es[0], es[len(es)-1], ws[0], ws[len(ws)-1]
+			r1, r2 := e1.Low.Seconds()/e0.Low.Seconds(), e1.High.Seconds()/e0.High.Seconds()
+			bound := fmt.Sprintf("the first is %s, the last %s", e0.Bound, e1.Bound)
+			if e0.Bound == e1.Bound {
+				bound = "both are " + e1.Bound
+			}
+			if e1.Bound == "launch-bound" {
+				bound += ": the GPU waits on starting its kernel, not on arithmetic"
+			}
+			tiles := fmt.Sprintf("%d samples of %d outputs are %d output tiles of 128×128", w1.M, w1.N, e1.Tiles)
+			if e1.Waves <= 1 {
+				tiles += fmt.Sprintf(", so a GPU can take %d samples in one pass where a batch of %d leaves most of its %d SMs idle", w1.M, w0.M, GPU.GPU.SMs)
+			} else {
+				tiles += fmt.Sprintf(", %d waves over its %d SMs", e1.Waves, GPU.GPU.SMs)
+			}
+			t.Notes = append(t.Notes, fmt.Sprintf("%s, a model band and not a measurement: %.3g× the work takes %.2f–%.2f× the time (%s, then %s); %s. %s.",
+				experiments.StepModelName, w1.FLOPs()/w0.FLOPs(), min(r1, r2), max(r1, r2), e0.Band(), e1.Band(), bound, tiles))
+		}
 	}
 	return t
 }
