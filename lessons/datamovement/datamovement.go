@@ -32,8 +32,10 @@ const Lesson = "04-moving-data"
 const (
 	KeepTransfer = Lesson + "-transfer"
 	KeepResident = Lesson + "-resident"
-	KeepSync     = Lesson + "-sync"
-	KeepUnsynced = Lesson + "-unsynced"
+	// KeepResidentModel is the Model the residency cell measured, for GPUModelTable.
+	KeepResidentModel = Lesson + "-resident-model"
+	KeepSync          = Lesson + "-sync"
+	KeepUnsynced      = Lesson + "-unsynced"
 )
 
 func init() {
@@ -41,28 +43,29 @@ func init() {
 		Lesson: Lesson, Name: "transfer-sweep",
 		Doc: "host→device and device→host bandwidth vs transfer size",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return TransferSweep(dev, TransferSizes(s))
+			return TransferSweep(dev, DefaultTransfers(s).Sizes)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "resident",
 		Doc: "an MLP training step with everything resident vs re-uploading the batch, vs the parameters too",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return Resident(dev, ResidentModel(s))
+			return Resident(dev, DefaultResident(s).MLP())
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "sync-variants",
 		Doc: "a training loop reading the loss every step, every 10 steps, only at the end",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return SyncVariants(dev, SyncModel(s), experiments.Pick(s, 30, 200), experiments.Pick(s, 2*time.Millisecond, 2*time.Millisecond))
+			l := DefaultLoop(s)
+			return SyncVariants(dev, l.Model.MLP(), l.Steps, time.Duration(l.HostWorkUS)*time.Microsecond)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "unsynced",
 		Doc: "a matmul timed with the clock stopped at launch (wrong) and at completion",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			u, err := Unsynced(dev, experiments.Pick(s, 512, 4096))
+			u, err := Unsynced(dev, DefaultMatMul(s).N)
 			if err != nil {
 				return nil, err
 			}
@@ -101,11 +104,15 @@ func TransferSweep(dev *devices.Device, sizes []int) ([]measure.Result, error) {
 	return out, nil
 }
 
-// TransferOnEachDevice runs the sweep on every XLA device here, adds recorded results of devices
-// this machine lacks, and keeps them for the chart cell.
-func TransferOnEachDevice() ([]measure.Result, error) {
+// TransferOnEachDevice runs the sweep at the cell's sizes on every XLA device here, adds recorded
+// results of devices this machine lacks (at the sizes they were recorded at), and keeps them for the
+// chart cell. Sizes Validate refuses are refused before anything is allocated.
+func TransferOnEachDevice(t Transfers) ([]measure.Result, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "transfer-sweep", KeepTransfer, func(d *devices.Device) ([]measure.Result, error) {
-		return TransferSweep(d, TransferSizes(experiments.CurrentScale()))
+		return TransferSweep(d, t.Sizes)
 	})
 }
 
@@ -220,12 +227,8 @@ func SourceTransferTable() units.Table {
 
 // ---- resident vs re-uploaded ----
 
-// ResidentModel is the MLP of the residency experiment.
-func ResidentModel(s experiments.Scale) workloads.MLP {
-	return experiments.Pick(s,
-		workloads.MLP{Batch: 64, In: 256, Hidden: 512, Out: 16, Depth: 2, Type: dtypes.Float32},
-		workloads.MLP{Batch: 256, In: 1024, Hidden: 4096, Out: 64, Depth: 4, Type: dtypes.Float32})
-}
+// ResidentModel is the MLP of the residency experiment at scale s (DefaultResident's).
+func ResidentModel(s experiments.Scale) workloads.MLP { return DefaultResident(s).MLP() }
 
 // Residency variants.
 const (
@@ -321,10 +324,18 @@ func Resident(dev *devices.Device, w workloads.MLP) ([]measure.Result, error) {
 	return out, nil
 }
 
-// ResidentOnEachDevice runs Resident on every XLA device here and adds recorded results.
-func ResidentOnEachDevice() ([]measure.Result, error) {
+// ResidentOnEachDevice runs Resident with the cell's model on every XLA device here, adds recorded
+// results (at the model they were recorded with), and keeps the model for GPUModelTable. A model
+// Validate refuses is refused before anything is allocated.
+func ResidentOnEachDevice(m Model) ([]measure.Result, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := measure.KeepValue(KeepResidentModel, m); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "resident", KeepResident, func(d *devices.Device) ([]measure.Result, error) {
-		return Resident(d, ResidentModel(experiments.CurrentScale()))
+		return Resident(d, m.MLP())
 	})
 }
 
@@ -374,12 +385,8 @@ func GPUModelRows(w workloads.MLP) units.Table {
 
 // ---- hidden sync points ----
 
-// SyncModel is the MLP of the sync experiment.
-func SyncModel(s experiments.Scale) workloads.MLP {
-	return experiments.Pick(s,
-		workloads.MLP{Batch: 32, In: 256, Hidden: 256, Out: 16, Depth: 2, Type: dtypes.Float32},
-		workloads.MLP{Batch: 256, In: 1024, Hidden: 2048, Out: 64, Depth: 4, Type: dtypes.Float32})
-}
+// SyncModel is the MLP of the sync experiment at scale s (DefaultLoop's).
+func SyncModel(s experiments.Scale) workloads.MLP { return DefaultLoop(s).Model.MLP() }
 
 // ReadEvery are the loop variants: the loss read every step, every 10 steps, only at the end (0).
 var ReadEvery = []int{1, 10, 0}
@@ -449,11 +456,15 @@ func readLabel(k int) string {
 	return fmt.Sprintf("loss read every %d steps", k)
 }
 
-// SyncOnEachDevice runs SyncVariants on every XLA device here and adds recorded results.
-func SyncOnEachDevice() ([]measure.Result, error) {
-	s := experiments.CurrentScale()
+// SyncOnEachDevice runs SyncVariants with the cell's loop on every XLA device here and adds recorded
+// results (at the loop they were recorded with). A loop Validate refuses is refused before anything
+// is allocated.
+func SyncOnEachDevice(l Loop) ([]measure.Result, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "sync-variants", KeepSync, func(d *devices.Device) ([]measure.Result, error) {
-		return SyncVariants(d, SyncModel(s), experiments.Pick(s, 30, 200), 2*time.Millisecond)
+		return SyncVariants(d, l.Model.MLP(), l.Steps, time.Duration(l.HostWorkUS)*time.Microsecond)
 	})
 }
 
@@ -482,12 +493,15 @@ func Unsynced(dev *devices.Device, n int) (measure.Unsynced, error) {
 	return measure.TimeWithoutWaiting(dev, workloads.Square(n, dtypes.Float32), measure.Options{Warmup: 2, Reps: 10})
 }
 
-// UnsyncedOnEachDevice runs Unsynced on every XLA device here (n = 512 on a laptop, 4096 on a GPU)
-// and keeps the pairs as results: launch-timed first, then completion-timed.
-func UnsyncedOnEachDevice() ([]measure.Result, error) {
-	n := experiments.Pick(experiments.CurrentScale(), 512, 4096)
+// UnsyncedOnEachDevice runs Unsynced at the cell's side on every XLA device here (the lesson's is
+// 512; `whygpu record` uses 4096 on a GPU) and keeps the pairs as results: launch-timed first, then
+// completion-timed. A side Validate refuses is refused before anything is allocated.
+func UnsyncedOnEachDevice(m MatMul) ([]measure.Result, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "unsynced", KeepUnsynced, func(d *devices.Device) ([]measure.Result, error) {
-		u, err := Unsynced(d, n)
+		u, err := Unsynced(d, m.N)
 		if err != nil {
 			return nil, err
 		}
@@ -548,7 +562,12 @@ func BandwidthLines(results []measure.Result) string {
 	return s
 }
 
-// GPUModelTable is GPUModelRows for the MLP ResidentModel measures at the current scale.
-func GPUModelTable() units.Table {
-	return GPUModelRows(ResidentModel(experiments.CurrentScale()))
+// GPUModelTable is GPUModelRows for the model the residency cell measured last (kept by
+// ResidentOnEachDevice); before that cell ran, the error says to run it.
+func GPUModelTable() (units.Table, error) {
+	m, err := measure.RecallValue[Model](KeepResidentModel)
+	if err != nil {
+		return units.Table{}, err
+	}
+	return GPUModelRows(m.MLP()), nil
 }
