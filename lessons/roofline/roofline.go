@@ -101,10 +101,17 @@ func Points(dev *devices.Device, s Sizes) ([]measure.Result, error) {
 	return out, nil
 }
 
-// PointsOnEachDevice runs Points live on every XLA device here at the current scale, adds the
-// results recorded on devices this machine lacks, and keeps them all for the chart cells.
-func PointsOnEachDevice() ([]measure.Result, error) {
-	s := SizesFor(experiments.CurrentScale())
+// PointsOnEachDevice runs Points live at the learner's sizes on every XLA device here (float32
+// when MatMulTypes is empty), adds the results recorded on devices this machine lacks (at the sizes
+// they were recorded at, SizesFor the GPU scale), and keeps them all for the chart cells. The
+// notebook's literal is SizesFor(experiments.Laptop) without the types.
+func PointsOnEachDevice(s Sizes) ([]measure.Result, error) {
+	if len(s.MatMulTypes) == 0 {
+		s.MatMulTypes = []dtypes.DType{dtypes.Float32}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "points", KeepPoints, func(d *devices.Device) ([]measure.Result, error) {
 		return Points(d, s)
 	})
