@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
@@ -24,11 +25,10 @@ const (
 
 // Validate says why a sweep is refused: no size, too many, a size or device count out of range.
 func (a AllReduce) Validate() error {
+	if err := experiments.CheckPoints(Lesson, "gradient size", len(a.Values), MaxAllReduceSizes); err != nil {
+		return err
+	}
 	switch {
-	case len(a.Values) == 0:
-		return fmt.Errorf("%s: give at least one gradient size", Lesson)
-	case len(a.Values) > MaxAllReduceSizes:
-		return fmt.Errorf("%s: %d sizes: at most %d keep the cell in seconds", Lesson, len(a.Values), MaxAllReduceSizes)
 	case a.Devices < 2 || a.Devices > MaxAllReduceDevs:
 		return fmt.Errorf("%s: %d devices refused: an all-reduce needs 2…%d", Lesson, a.Devices, MaxAllReduceDevs)
 	}

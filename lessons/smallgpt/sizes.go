@@ -28,11 +28,10 @@ const (
 // a width the heads do not divide.
 func (c Contexts) Validate() error {
 	heads := Config(experiments.Laptop).Heads
+	if err := experiments.CheckPoints(Lesson, "sequence length", len(c.Lengths), MaxSweepLengths); err != nil {
+		return err
+	}
 	switch {
-	case len(c.Lengths) == 0:
-		return fmt.Errorf("%s: give at least one sequence length", Lesson)
-	case len(c.Lengths) > MaxSweepLengths:
-		return fmt.Errorf("%s: %d lengths: at most %d keep the cell in seconds", Lesson, len(c.Lengths), MaxSweepLengths)
 	case c.Embed < heads || c.Embed > MaxSweepEmbed || c.Embed%heads != 0:
 		return fmt.Errorf("%s: width %d refused: use a multiple of the %d heads in %d…%d", Lesson, c.Embed, heads, heads, MaxSweepEmbed)
 	case c.Layers < 1 || c.Layers > MaxSweepLayers:
