@@ -168,15 +168,19 @@ const KeepStudyName = Lesson + "-gradients"
 // StudySteps are the training stages of Study: untrained, after 300 and after 3000 SGD steps.
 var StudySteps = []int{0, 300, 3000}
 
-// Study runs UnderflowStudy of DefaultGradModel on xla:cpu (lr 0.1, StudySteps), keeps it, and
-// returns it. The gradients are a numeric property of the model, not of the device: any device
-// computing them in float32 gives the same census up to rounding.
-func Study() ([]Underflow, error) {
+// Study runs UnderflowStudy of the cell's model at its step counts on xla:cpu (lr 0.1), keeps it,
+// and returns it (the lesson's is DefaultGradStudy). The gradients are a numeric property of the
+// model, not of the device: any device computing them in float32 gives the same census up to
+// rounding. A study Validate refuses is refused before anything is allocated.
+func Study(g GradStudy) ([]Underflow, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
 	dev, err := devices.Open(devices.CPU)
 	if err != nil {
 		return nil, err
 	}
-	us, err := UnderflowStudy(dev, DefaultGradModel, StudySteps, 0.1)
+	us, err := UnderflowStudy(dev, g.Model(), g.Steps, 0.1)
 	if err != nil {
 		return us, err
 	}

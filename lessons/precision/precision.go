@@ -34,14 +34,15 @@ func init() {
 		Lesson: Lesson, Name: "matmul-dtypes",
 		Doc: "n×n matmul in float64, float32 (and TF32 on CUDA), bfloat16, float16",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return MatMulDTypes(dev, experiments.Pick(s, 512, 8192))
+			return MatMulDTypes(dev, DefaultDTypes(s).N)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "mixed-precision",
 		Doc: "the same MLP trained in float32, bfloat16 and float16 (f32 master weights): step time, memory, final loss",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return Mixed(dev, MixedModel(s), experiments.Pick(s, 60, 200))
+			t := DefaultTraining(s)
+			return Mixed(dev, t.MLP(), t.Steps)
 		},
 	})
 }
@@ -54,8 +55,13 @@ var DTypes = []dtypes.DType{dtypes.Float64, dtypes.Float32, dtypes.BFloat16, dty
 // whose float32 matmuls run in TF32 on the tensor cores (go-xla's default); Result.Precision says
 // which. A dtype the device cannot run is skipped.
 func MatMulDTypes(dev *devices.Device, n int) ([]measure.Result, error) {
+	return matMulTypes(dev, n, DTypes)
+}
+
+// matMulTypes is MatMulDTypes in the given types.
+func matMulTypes(dev *devices.Device, n int, types []dtypes.DType) ([]measure.Result, error) {
 	var out []measure.Result
-	for _, dt := range DTypes {
+	for _, dt := range types {
 		d := dev
 		if dt == dtypes.Float32 && dev.TF32 {
 			if strict, err := devices.Open(devices.CUDANoTF32); err == nil {
@@ -90,12 +96,16 @@ func timeMatMul(dev *devices.Device, n int, dt dtypes.DType) (measure.Result, er
 	return r, nil
 }
 
-// DTypesOnEachDevice runs MatMulDTypes on every XLA device here (n = 512 on a laptop, 8192 on a GPU),
-// adds recorded results of devices this machine lacks, and keeps them.
-func DTypesOnEachDevice() ([]measure.Result, error) {
-	n := experiments.Pick(experiments.CurrentScale(), 512, 8192)
+// DTypesOnEachDevice runs MatMulDTypes at the cell's side and types on every XLA device here (a
+// type a device cannot run is skipped), adds recorded results of devices this machine lacks (at the
+// side they were recorded at: 8192 on a GPU), and keeps them. A matmul Validate refuses is refused
+// before anything is allocated.
+func DTypesOnEachDevice(m MatMuls) ([]measure.Result, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "matmul-dtypes", KeepDTypes, func(d *devices.Device) ([]measure.Result, error) {
-		return MatMulDTypes(d, n)
+		return matMulTypes(d, m.N, m.types())
 	})
 }
 
@@ -199,12 +209,8 @@ func CPUFlags() string {
 
 // ---- mixed precision ----
 
-// MixedModel is the MLP of the mixed-precision experiment.
-func MixedModel(s experiments.Scale) workloads.MLP {
-	return experiments.Pick(s,
-		workloads.MLP{Batch: 128, In: 256, Hidden: 512, Out: 16, Depth: 2, Seed: 7},
-		workloads.MLP{Batch: 1024, In: 1024, Hidden: 4096, Out: 64, Depth: 4, Seed: 7})
-}
+// MixedModel is the MLP of the mixed-precision experiment at scale s (DefaultTraining's).
+func MixedModel(s experiments.Scale) workloads.MLP { return DefaultTraining(s).MLP() }
 
 // Mixed trains w (same seed, so the same initial weights and batch) for steps SGD steps in float32,
 // bfloat16 and float16 on dev. For the 16-bit runs workloads.MLP keeps float32 master parameters,
@@ -262,11 +268,15 @@ func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, e
 	return out, nil
 }
 
-// MixedOnEachDevice runs Mixed on every XLA device here and adds recorded results.
-func MixedOnEachDevice() ([]measure.Result, error) {
-	s := experiments.CurrentScale()
+// MixedOnEachDevice runs Mixed with the cell's model and steps on every XLA device here and adds
+// recorded results (at the model they were recorded with). A run Validate refuses is refused before
+// anything is allocated.
+func MixedOnEachDevice(t Training) ([]measure.Result, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "mixed-precision", KeepMixed, func(d *devices.Device) ([]measure.Result, error) {
-		return Mixed(d, MixedModel(s), experiments.Pick(s, 60, 200))
+		return Mixed(d, t.MLP(), t.Steps)
 	})
 }
 

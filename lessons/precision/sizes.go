@@ -9,6 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -62,4 +63,126 @@ func MatMulsHere(m MatMuls) ([]measure.Result, error) {
 		}
 		return out, nil
 	})
+}
+
+// DefaultDTypes is the lesson's throughput sweep at scale s: every type in DTypes at side 512 on a
+// laptop, 8192 on a GPU (what `whygpu record` measures; a cell may ask for at most MaxMatMulN).
+func DefaultDTypes(s experiments.Scale) MatMuls {
+	var names []string
+	for _, dt := range DTypes {
+		names = append(names, dt.String())
+	}
+	return MatMuls{N: experiments.Pick(s, 512, 8192), DTypes: names}
+}
+
+// types is m's element types, known to be valid (Validate).
+func (m MatMuls) types() []dtypes.DType {
+	var out []dtypes.DType
+	for _, name := range m.DTypes {
+		out = append(out, dtypes.MapOfNames[name])
+	}
+	return out
+}
+
+// GradStudy is the gradient census the learner writes in a cell: the float32 MLP trained by SGD
+// (seed 1, learning rate 0.1) and the step counts at which its gradients are taken.
+type GradStudy struct {
+	Batch, In, Hidden, Out, Depth int
+	Steps                         []int // SGD steps trained before each census, ascending (0: untrained)
+}
+
+// Limits of a GradStudy, checked before anything is compiled or allocated.
+const (
+	MaxStudyDim    = 4096
+	MaxStudyDepth  = 16
+	MaxStudyStages = 6
+	MaxStudyFLOPs  = 1e13 // the whole training run: about 100× the lesson's, minutes on a laptop
+)
+
+// DefaultGradStudy is the lesson's: DefaultGradModel at StudySteps.
+var DefaultGradStudy = GradStudy{Batch: DefaultGradModel.Batch, In: DefaultGradModel.In, Hidden: DefaultGradModel.Hidden,
+	Out: DefaultGradModel.Out, Depth: DefaultGradModel.Depth, Steps: StudySteps}
+
+// Model is g's network as the workload that takes its gradients.
+func (g GradStudy) Model() workloads.GradModel {
+	return workloads.GradModel{Batch: g.Batch, In: g.In, Hidden: g.Hidden, Out: g.Out, Depth: g.Depth, Seed: DefaultGradModel.Seed}
+}
+
+// Validate says why a study is refused: a size out of range, step counts out of order, or more
+// training than a cell may run (counted from the shapes, nothing allocated).
+func (g GradStudy) Validate() error {
+	for _, d := range []struct {
+		name string
+		v    int
+	}{{"batch", g.Batch}, {"In", g.In}, {"Hidden", g.Hidden}, {"Out", g.Out}} {
+		if d.v < 1 || d.v > MaxStudyDim {
+			return fmt.Errorf("%s: %s %d refused before anything is allocated: use 1…%d", Lesson, d.name, d.v, MaxStudyDim)
+		}
+	}
+	if g.Depth < 1 || g.Depth > MaxStudyDepth {
+		return fmt.Errorf("%s: depth %d refused: use 1…%d hidden layers", Lesson, g.Depth, MaxStudyDepth)
+	}
+	if err := experiments.CheckPoints(Lesson, "training stage", len(g.Steps), MaxStudyStages); err != nil {
+		return err
+	}
+	for i, n := range g.Steps {
+		if n < 0 || (i > 0 && n <= g.Steps[i-1]) {
+			return fmt.Errorf("%s: training stages %v refused: give step counts ≥ 0 in ascending order", Lesson, g.Steps)
+		}
+	}
+	if f := float64(g.Steps[len(g.Steps)-1]) * g.Model().FLOPs(); f > MaxStudyFLOPs {
+		return fmt.Errorf("%s: %d steps of this model refused before anything runs: %.3g FLOPs of training, over the %.0g a cell may run",
+			Lesson, g.Steps[len(g.Steps)-1], f, float64(MaxStudyFLOPs))
+	}
+	return nil
+}
+
+// Training is the mixed-precision run the learner writes in a cell: the MLP (seed 7) and its SGD
+// steps, trained once per compute type.
+type Training struct {
+	Batch, In, Hidden, Out, Depth int
+	Steps                         int
+}
+
+// Limits of a Training, checked before anything is compiled or allocated.
+const (
+	MaxTrainingDim   = 16384
+	MaxTrainingDepth = 32
+	MaxTrainingSteps = 10000
+	MaxTrainingBytes = 4 << 30 // parameters, gradients, activations and batch of one step
+)
+
+// MLP is t's network (float32; Mixed sets the compute type of each run).
+func (t Training) MLP() workloads.MLP {
+	return workloads.MLP{Batch: t.Batch, In: t.In, Hidden: t.Hidden, Out: t.Out, Depth: t.Depth, Seed: 7, Type: dtypes.Float32}
+}
+
+// Validate says why a run is refused: a size or step count out of range, or a step that needs more
+// memory than a cell may take (computed from the shapes, nothing allocated).
+func (t Training) Validate() error {
+	for _, d := range []struct {
+		name string
+		v    int
+	}{{"batch", t.Batch}, {"In", t.In}, {"Hidden", t.Hidden}, {"Out", t.Out}} {
+		if d.v < 1 || d.v > MaxTrainingDim {
+			return fmt.Errorf("%s: %s %d refused before anything is allocated: use 1…%d", Lesson, d.name, d.v, MaxTrainingDim)
+		}
+	}
+	if t.Depth < 1 || t.Depth > MaxTrainingDepth {
+		return fmt.Errorf("%s: depth %d refused: use 1…%d hidden layers", Lesson, t.Depth, MaxTrainingDepth)
+	}
+	if t.Steps < 2 || t.Steps > MaxTrainingSteps {
+		return fmt.Errorf("%s: %d steps refused: use 2…%d (the first step is compilation-warm-up, not timed)", Lesson, t.Steps, MaxTrainingSteps)
+	}
+	if b := t.MLP().Memory().Total(); b > MaxTrainingBytes {
+		return fmt.Errorf("%s: %v refused before anything is allocated: one float32 step needs %s, over the %s a cell may hold",
+			Lesson, t.MLP(), units.Bytes(float64(b)), units.Bytes(MaxTrainingBytes))
+	}
+	return nil
+}
+
+// DefaultTraining is the mixed-precision run at scale s.
+func DefaultTraining(s experiments.Scale) Training {
+	return experiments.Pick(s, Training{Batch: 128, In: 256, Hidden: 512, Out: 16, Depth: 2, Steps: 60},
+		Training{Batch: 1024, In: 1024, Hidden: 4096, Out: 64, Depth: 4, Steps: 200})
 }
