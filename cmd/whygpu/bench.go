@@ -113,7 +113,9 @@ func (l loadProbe) stop() measure.Disturbance {
 }
 
 // othersPercent is OthersCores as a percentage of all cores.
-func othersPercent(d measure.Disturbance) float64 { return 100 * d.OthersCores / float64(runtime.NumCPU()) }
+func othersPercent(d measure.Disturbance) float64 {
+	return 100 * d.OthersCores / float64(runtime.NumCPU())
+}
 
 // worst merges the disturbances of an implementation's rounds: the most CPU others used in any, and
 // all the quota's pauses.

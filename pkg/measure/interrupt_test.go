@@ -12,10 +12,13 @@ import (
 // slowCompile is an instance whose compilation takes long (as XLA's does for a large graph).
 type slowCompile struct{ closed chan struct{} }
 
-func (s slowCompile) Compile() (time.Duration, error) { time.Sleep(3 * time.Second); return 3 * time.Second, nil }
-func (slowCompile) Run() error                       { return nil }
-func (slowCompile) Check() (float64, error)          { return 0, nil }
-func (s slowCompile) Close()                         { close(s.closed) }
+func (s slowCompile) Compile() (time.Duration, error) {
+	time.Sleep(3 * time.Second)
+	return 3 * time.Second, nil
+}
+func (slowCompile) Run() error              { return nil }
+func (slowCompile) Check() (float64, error) { return 0, nil }
+func (s slowCompile) Close()                { close(s.closed) }
 
 // interruptAfter sends this process SIGINT (what GoNB sends a cell's program on Kernel → Interrupt)
 // after d, and returns when it was sent.
