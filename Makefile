@@ -65,9 +65,11 @@ test-classroom: setup
 # --- Authoring tools: cmd/whygpu check|run|new|record (lessons/AUTHORING.md) ---
 .PHONY: run-notebooks new record whygpu-bin
 
-## lint: notebook conventions (whygpu check): kernel, stripped outputs, objectives, recall checks, recap, gofmt, imports
+## lint: notebook conventions (whygpu check): kernel, stripped outputs, objectives, recall checks, recap, gofmt, imports; gofmt of every Go file
 lint:
 	go run ./cmd/whygpu check -q
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed (run gofmt -w on these):"; echo "$$unformatted"; exit 1; fi
 
 ## test-browser: the course in JupyterLab in Debian's headless Chromium (screenshots: tests/artifacts/browser/)
 test-browser: setup-test
