@@ -572,8 +572,12 @@ func raceHTML(v raceView) string {
 		if f, r, ok := charts.Speedup(v.lanes); ok {
 			text += fmt.Sprintf(" — %s× faster than %s", strconv.FormatFloat(units.Round3(f), 'f', -1, 64), v.lanes[r].Device)
 		}
-		if v.lanes[w].Source != charts.Live {
-			text += " (" + v.lanes[w].Describe() + ")"
+		switch l := v.lanes[w]; {
+		case l.Source == charts.Recorded:
+			text += " (" + l.Describe() + ")"
+		case l.Source != charts.Live:
+			// A model's note is long (its assumptions); the lane shows it, the winner line names the source.
+			text += " (" + l.Source.String() + ": the band's middle; its assumptions are in the lane's note)"
 		}
 		d.WinnerText = text
 		d.WinnerDelay = pct(math.Max(0.05, raceDuration*v.lanes[w].Time.Seconds()/longest))

@@ -90,6 +90,14 @@ func TestRaceHTML(t *testing.T) {
 			[]string{`data-race-state="racing"`, "racing…", "whygpu-race-stale", `data-race-winner=""`}, []string{"Winner:"}, []float64{100, 25}},
 		{"error", raceView{title: "one step", batch: 8, hidden: 16, state: "error", round: 1, err: errors.New("no devices <here>")},
 			[]string{`data-race-state="error"`, "whygpu-error", "no devices &lt;here&gt;"}, []string{`class="whygpu-race-lane"`}, nil},
+		{"a model winner names its source, its note stays in the lane", raceView{title: "t", batch: 1, hidden: 64, state: "done", round: 1,
+			lanes: []Lane{
+				{Device: "xla:cpu", Time: 80 * time.Microsecond, Source: charts.Live},
+				{Device: "H200 model", Time: 50 * time.Microsecond, Low: 20 * time.Microsecond, High: 80 * time.Microsecond,
+					Source: charts.Model, Note: "19 kernels counted on xla:cpu, launches 1–4 µs each"},
+			}},
+			[]string{"Winner: H200 model", "(datasheet model: the band", "19 kernels counted on xla:cpu"},
+			[]string{"Winner: H200 model — 1.6× faster than xla:cpu (datasheet model (19 kernels"}, []float64{100}},
 		{"one lane", raceView{title: "t", batch: 1, hidden: 16, lanes: lanes()[:1], state: "done", round: 1},
 			[]string{"Winner: xla:cpu<", `data-race-winner="xla:cpu"`}, []string{"faster than"}, []float64{100}},
 	}
