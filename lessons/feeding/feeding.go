@@ -58,18 +58,18 @@ func init() {
 		Lesson: Lesson, Name: "launch-bound",
 		Doc: "a tiny MLP forward at batch 1: one executable per op vs one fused executable",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return LaunchBound(dev)
+			return LaunchBound(dev, DefaultTiny)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "oversubscription",
 		Doc: "throughput and latency of concurrent multi-threaded matmul jobs vs job count",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			ws := OverWorkers()
+			ws := DefaultOversub.Workers()
 			if dev.IsGPU() {
 				ws = []int{1, 2, 4, 8} // one compiled instance per worker: keep the GPU recording short
 			}
-			return Oversubscription(dev, ws, 0)
+			return Oversubscription(dev, ws, DefaultOversub.Jobs)
 		},
 	})
 }

@@ -78,7 +78,7 @@ func TestOnGoBackend(t *testing.T) {
 	if _, err := TimelineChart(Timeline{Report: rep}, 3); err != nil {
 		t.Errorf("TimelineChart: %v", err)
 	}
-	rs, err := LaunchBound(dev)
+	rs, err := LaunchBound(dev, DefaultTiny)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,21 +14,19 @@ import (
 
 // Launch-bound tiny models: per-call overhead, and what fusing a step into one executable saves.
 
-// LaunchPass is the launch-bound experiment's forward pass (workloads.TiedForward): launchLayers
-// layers of width launchWidth at batch 1, as one executable per op or one fused executable.
-func LaunchPass(fused bool) workloads.TiedForward {
-	return workloads.TiedForward{Batch: 1, Width: launchWidth, Layers: launchLayers, Fused: fused}
-}
+// LaunchPass is the launch-bound experiment's forward pass (workloads.TiedForward): DefaultTiny's
+// layers, width and batch, as one executable per op or one fused executable.
+func LaunchPass(fused bool) workloads.TiedForward { return DefaultTiny.pass(fused) }
 
-// LaunchBound times the forward pass of a tiny MLP at batch 1 (LaunchPass: weights tied) two ways on
+// LaunchBound times the forward pass of the tiny MLP t (weights tied; DefaultTiny is the lesson's) two ways on
 // dev: as one executable per operation (matmul, bias add, tanh: what an eager framework launches, one
 // kernel each) and as one compiled executable for the whole pass (what XLA does: it fuses the step),
 // each checked against float64. Each result's median is the time of one forward pass; Params carry
 // the number of executable calls (ParamCalls).
-func LaunchBound(dev *devices.Device) (rs []measure.Result, err error) {
+func LaunchBound(dev *devices.Device, t Tiny) (rs []measure.Result, err error) {
 	opt := measure.Options{Warmup: 3, Reps: 7, SampleTime: 20 * time.Millisecond}
 	for _, fused := range []bool{false, true} {
-		w := LaunchPass(fused)
+		w := t.pass(fused)
 		r, err := measure.Run(dev, w, opt, true)
 		if err != nil {
 			return rs, fmt.Errorf("launch-bound experiment on %s: %w", dev.Name, err)
@@ -41,10 +39,16 @@ func LaunchBound(dev *devices.Device) (rs []measure.Result, err error) {
 	return rs, nil
 }
 
-// LaunchHere runs LaunchBound on every XLA device here, adds recorded results for devices this
-// machine lacks, and keeps them.
-func LaunchHere() ([]measure.Result, error) {
-	return experiments.OnEachDevice(Lesson, "launch-bound", KeepLaunch, LaunchBound)
+// LaunchHere runs LaunchBound of the cell's pass on every XLA device here, adds recorded results for
+// devices this machine lacks (at the pass they were recorded with), and keeps them. A pass Validate
+// refuses is refused before anything is compiled.
+func LaunchHere(t Tiny) ([]measure.Result, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	return experiments.OnEachDevice(Lesson, "launch-bound", KeepLaunch, func(d *devices.Device) ([]measure.Result, error) {
+		return LaunchBound(d, t)
+	})
 }
 
 // LaunchTable formats LaunchBound results: calls, time per pass and per call, and how much of the

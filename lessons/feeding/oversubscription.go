@@ -2,7 +2,6 @@ package feeding
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -19,11 +18,9 @@ import (
 
 // Thread oversubscription: more workers than cores, each calling a multi-threaded library.
 
-// OverWorkers are the concurrent job counts the oversubscription experiment tries: up to 8× the cores.
-func OverWorkers() []int {
-	c := devices.NumCPU()
-	return slices.Compact([]int{1, c, 2 * c, 4 * c, 8 * c})
-}
+// OverWorkers are the concurrent job counts the oversubscription experiment tries: up to 8× the
+// cores (DefaultOversub's).
+func OverWorkers() []int { return DefaultOversub.Workers() }
 
 // Oversubscription runs jobs matmuls (overMatmulDim², float32, on dev: XLA's multi-threaded CPU
 // kernels) spread over k concurrent workers for each k, and reports throughput (jobs/s, as
@@ -108,14 +105,18 @@ func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.R
 	return rs, nil
 }
 
-// OversubscriptionHere runs Oversubscription on xla:cpu (the machine's cores are the point) and
-// keeps the results.
-func OversubscriptionHere() ([]measure.Result, error) {
+// OversubscriptionHere runs Oversubscription of the cell's worker counts and jobs on xla:cpu (the
+// machine's cores are the point) and keeps the results. A run Validate refuses is refused before
+// anything is compiled.
+func OversubscriptionHere(o Oversub) ([]measure.Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	dev, err := devices.Open(devices.CPU)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := Oversubscription(dev, OverWorkers(), 0)
+	rs, err := Oversubscription(dev, o.Workers(), o.Jobs)
 	if err != nil {
 		return rs, err
 	}

@@ -44,7 +44,9 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "fusion",
 		Doc: "8 elementwise ops over ~128 MB as 8 executables vs one graph, with XLA's kernel count",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) { return Fusion(dev, s) },
+		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			return Fusion(dev, DefaultChain(s))
+		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "double-the-work",
@@ -116,7 +118,7 @@ func SharesTable(rs []measure.Result) units.Table { return stepshares.Table(rs, 
 // FusionChain is the fusion experiment's chain: 8 ops over 32 Mi float32 (128 MiB) on a laptop,
 // 256 Mi (1 GiB) on a GPU.
 func FusionChain(s experiments.Scale, fused bool) workloads.ElementwiseChain {
-	return workloads.ElementwiseChain{N: experiments.Pick(s, 32<<20, 256<<20), Ops: 8, Fused: fused, Type: dtypes.Float32}
+	return DefaultChain(s).chain(fused)
 }
 
 // KernelsOf compiles the chain (on a small array: the kernel count does not depend on its size)
@@ -141,12 +143,12 @@ func KernelsOf(dev *devices.Device, w workloads.ElementwiseChain) (kernels, fuse
 	return kernels, fusedOps, nil
 }
 
-// Fusion measures the chain fused and unfused (checked against float64) and records each one's
+// Fusion measures the chain c fused and unfused (checked against float64) and records each one's
 // kernel and fused-op counts from XLA's optimized HLO in its Metrics.
-func Fusion(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+func Fusion(dev *devices.Device, c Chain) ([]measure.Result, error) {
 	var out []measure.Result
 	for _, fused := range []bool{false, true} {
-		w := FusionChain(s, fused)
+		w := c.chain(fused)
 		r, err := measure.Run(dev, w, measure.Options{Warmup: -1, Reps: 3}, true) // the check warmed it up
 		if err != nil {
 			return out, err
@@ -165,10 +167,14 @@ func Fusion(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) 
 	return out, nil
 }
 
-// FusionOnEachDevice runs Fusion live on every XLA device, adds recordings, keeps them.
-func FusionOnEachDevice() ([]measure.Result, error) {
-	s := experiments.CurrentScale()
-	return experiments.OnEachDevice(Lesson, "fusion", KeepFusion, func(d *devices.Device) ([]measure.Result, error) { return Fusion(d, s) })
+// FusionOnEachDevice runs Fusion of the cell's chain live on every XLA device, adds recordings (at
+// the chain they were recorded with: 256 Mi values on a GPU), keeps them. A chain Validate refuses is
+// refused before anything is allocated.
+func FusionOnEachDevice(c Chain) ([]measure.Result, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return experiments.OnEachDevice(Lesson, "fusion", KeepFusion, func(d *devices.Device) ([]measure.Result, error) { return Fusion(d, c) })
 }
 
 // FusionTable shows time, effective bandwidth (minimum bytes ÷ time) and kernels per chain.

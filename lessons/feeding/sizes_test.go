@@ -1,0 +1,55 @@
+package feeding
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+func TestDefaultsValid(t *testing.T) {
+	for name, v := range map[string]interface{ Validate() error }{
+		"tiny": DefaultTiny, "laptop chain": DefaultChain(experiments.Laptop), "GPU chain": DefaultChain(experiments.GPU), "oversub": DefaultOversub,
+	} {
+		if err := v.Validate(); err != nil {
+			t.Errorf("default %s refused: %v", name, err)
+		}
+	}
+	c := devices.NumCPU()
+	if got, want := DefaultOversub.Workers(), slices.Compact([]int{1, c, 2 * c, 4 * c, 8 * c}); !slices.Equal(got, want) {
+		t.Errorf("DefaultOversub.Workers() = %v, want %v", got, want)
+	}
+}
+
+func TestExperimentSizesRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func() ([]measure.Result, error)
+		want string
+	}{
+		{"tiny batch 1e9", func() ([]measure.Result, error) { return LaunchHere(Tiny{Batch: 1e9, Width: 16, Layers: 16}) }, "batch 1000000000 refused"},
+		{"tiny width 0", func() ([]measure.Result, error) { return LaunchHere(Tiny{Batch: 1, Layers: 16}) }, "width 0 refused"},
+		{"tiny 1000 layers", func() ([]measure.Result, error) { return LaunchHere(Tiny{Batch: 1, Width: 16, Layers: 1000}) }, "1000 layers refused"},
+		{"chain 1e9 values", func() ([]measure.Result, error) { return FusionOnEachDevice(Chain{N: 1e9, Ops: 8}) }, "1000000000 values refused before anything is allocated"},
+		{"chain no ops", func() ([]measure.Result, error) { return FusionOnEachDevice(Chain{N: 1024}) }, "0 ops refused"},
+		{"oversub 1e9× cores", func() ([]measure.Result, error) {
+			return OversubscriptionHere(Oversub{TimesCores: []int{1e9}, Jobs: 240})
+		}, "1000000000× the cores refused"},
+		{"oversub nothing", func() ([]measure.Result, error) { return OversubscriptionHere(Oversub{Jobs: 240}) }, "at least one"},
+		{"oversub 1e9 jobs", func() ([]measure.Result, error) {
+			return OversubscriptionHere(Oversub{TimesCores: []int{1}, Jobs: 1e9})
+		}, "1000000000 jobs refused"},
+	}
+	for _, tc := range tests {
+		rs, err := tc.run()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+		if len(rs) != 0 {
+			t.Errorf("%s: measured %d results of refused sizes", tc.name, len(rs))
+		}
+	}
+}
