@@ -133,28 +133,85 @@ func ModelRates() []Rate {
 	}
 }
 
-// StepModel is the MLP whose training step measures a device's achieved rate: float32 on CPUs,
-// bfloat16 mixed precision on GPUs (what a GPU run would use), Adam, sized by scale.
-func StepModel(dev *devices.Device, s experiments.Scale) workloads.MLP {
-	w := experiments.Pick(s,
-		workloads.MLP{Batch: 256, In: 512, Hidden: 512, Depth: 3, Out: 512, Type: dtypes.Float32, Optimizer: workloads.Adam},
-		workloads.MLP{Batch: 8192, In: 4096, Hidden: 4096, Depth: 4, Out: 4096, Type: dtypes.Float32, Optimizer: workloads.Adam})
-	if dev.IsGPU() {
+// StepSizes is the training step that measures a device's achieved rate, as the learner writes it
+// in a cell: a Width-wide MLP (Width inputs, Depth hidden layers of Width, Width outputs) trained
+// with Adam on batches of Batch, float32 on CPUs and bfloat16 mixed precision on GPUs.
+type StepSizes struct {
+	Batch int // samples per step
+	Width int // inputs, hidden width and outputs
+	Depth int // hidden layers
+}
+
+// DefaultStep is the step measured at a scale: batch 256 of a 512-wide, 3-deep MLP on a laptop
+// (the notebook's literal), batch 8192 of a 4096-wide, 4-deep one at GPU scale (what `whygpu
+// record` records).
+func DefaultStep(s experiments.Scale) StepSizes {
+	return experiments.Pick(s, StepSizes{Batch: 256, Width: 512, Depth: 3}, StepSizes{Batch: 8192, Width: 4096, Depth: 4})
+}
+
+// Limits of StepSizes, checked before anything is compiled or allocated.
+const (
+	MaxStepBatch  = 65536
+	MaxStepWidth  = 8192
+	MaxStepDepth  = 16
+	MaxStepFLOPs  = 2e11    // one step: seconds on a laptop CPU, and it is timed several times
+	MaxStepParams = 1 << 28 // Adam keeps 4 float32 copies: 4 GiB
+)
+
+// Validate says why a step is refused: a batch, width or depth out of range, more parameters than
+// Adam's state fits in memory, or a step too large to time in seconds.
+func (z StepSizes) Validate() error {
+	switch {
+	case z.Batch < 1 || z.Batch > MaxStepBatch:
+		return fmt.Errorf("%s: batch %d refused before anything is allocated: use 1…%d", Lesson, z.Batch, MaxStepBatch)
+	case z.Width < 1 || z.Width > MaxStepWidth:
+		return fmt.Errorf("%s: width %d refused before anything is allocated: use 1…%d", Lesson, z.Width, MaxStepWidth)
+	case z.Depth < 1 || z.Depth > MaxStepDepth:
+		return fmt.Errorf("%s: depth %d refused: use 1…%d hidden layers", Lesson, z.Depth, MaxStepDepth)
+	}
+	w := z.Model(nil)
+	if p := w.NumParams(); p > MaxStepParams {
+		return fmt.Errorf("%s: %.3g parameters refused before anything is allocated: Adam's weights, gradients and two moments would take %.3g GB; at most %d parameters", Lesson, float64(p), 16*float64(p)/1e9, MaxStepParams)
+	}
+	if f := w.FLOPs(); f > MaxStepFLOPs {
+		return fmt.Errorf("%s: a step of %.3g FLOPs refused before anything is allocated: at most %.3g keep it in seconds (lower the batch, width or depth)", Lesson, f, float64(MaxStepFLOPs))
+	}
+	return nil
+}
+
+// Model is the step's MLP on dev: float32, or bfloat16 mixed precision on a GPU (dev nil: float32).
+func (z StepSizes) Model(dev *devices.Device) workloads.MLP {
+	w := workloads.MLP{Batch: z.Batch, In: z.Width, Hidden: z.Width, Depth: z.Depth, Out: z.Width, Type: dtypes.Float32, Optimizer: workloads.Adam}
+	if dev != nil && dev.IsGPU() {
 		w.Type = dtypes.BFloat16
 	}
 	return w
 }
 
+// StepModel is the MLP whose training step measures a device's achieved rate at a scale:
+// DefaultStep(s).Model(dev).
+func StepModel(dev *devices.Device, s experiments.Scale) workloads.MLP {
+	return DefaultStep(s).Model(dev)
+}
+
 // StepRate measures StepModel's training step on dev: its achieved FLOP/s is the rate a real
 // training step gets there, optimizer and memory-bound operations included.
 func StepRate(dev *devices.Device, s experiments.Scale) (measure.Result, error) {
-	return measure.Run(dev, StepModel(dev, s), measure.Options{Warmup: 2, Reps: 5}, false)
+	return stepRateOf(dev, StepModel(dev, s))
+}
+
+func stepRateOf(dev *devices.Device, w workloads.MLP) (measure.Result, error) {
+	return measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5}, false)
 }
 
 // RatesHere measures this machine's rates on the default device — its measured float32 matmul
-// ceiling and a real MLP training step — keeps the step results (with any recorded ones) for later
-// cells, and returns all the rates: the source's (model), this machine's (live) and recorded GPUs'.
-func RatesHere() ([]Rate, []measure.Result, error) {
+// ceiling and a real MLP training step of the learner's sizes — keeps the step results (with any
+// recorded ones, at the sizes they were recorded at) for later cells, and returns all the rates:
+// the source's (model), this machine's (live) and recorded GPUs'.
+func RatesHere(z StepSizes) ([]Rate, []measure.Result, error) {
+	if err := z.Validate(); err != nil {
+		return nil, nil, err
+	}
 	dev, err := devices.Default()
 	if err != nil {
 		return nil, nil, err
@@ -172,7 +229,7 @@ func RatesHere() ([]Rate, []measure.Result, error) {
 		rates = append(rates, Rate{Name: fmt.Sprintf("%s: large %s matmul (its best case)", dev.Name, prec), FLOPS: f, Source: charts.Live,
 			Note: "measured matmul ceiling, " + dev.Model, Disturbed: measure.WhyDisturbed(c.Results...)})
 	}
-	r, err := StepRate(dev, experiments.CurrentScale())
+	r, err := stepRateOf(dev, z.Model(dev))
 	if err != nil {
 		return rates, nil, err
 	}
@@ -321,11 +378,15 @@ func inferenceOf(dev *devices.Device, w workloads.MLPForward) (measure.Result, e
 	return r, nil
 }
 
-// InferenceHere runs Inference on every XLA device here, adds recorded results for devices this
-// machine lacks, and keeps them.
-func InferenceHere() ([]measure.Result, error) {
+// InferenceHere times the learner's request (SmallMLP's in the notebook: batch 1, hidden 256,
+// depth 2) on every XLA device here, adds recorded results for devices this machine lacks (at
+// SmallMLP, where they were recorded), and keeps them.
+func InferenceHere(q Request) ([]measure.Result, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "batch1-inference", KeepInference, func(d *devices.Device) ([]measure.Result, error) {
-		r, err := Inference(d)
+		r, err := inferenceOf(d, q.forward())
 		if err != nil {
 			return nil, err
 		}
