@@ -323,14 +323,18 @@ const (
 	MetricOptimizerBytes = "optimizer_bytes"
 )
 
-// MeasureMemory runs one step of the lesson's GPT and reads the bytes of its parameters and of
-// Adam's state from GoMLX's store; gradients are one float32 per parameter (as big as the parameters).
-func MeasureMemory() (Memory, error) {
+// MeasureMemory runs one step of the learner's GPT (GPT's sizes in the notebook) and reads the bytes
+// of its parameters and of Adam's state from GoMLX's store; gradients are one float32 per parameter
+// (as big as the parameters).
+func MeasureMemory(s State) (Memory, error) {
+	if err := s.Validate(); err != nil {
+		return Memory{}, err
+	}
 	dev, err := devices.Default()
 	if err != nil {
 		return Memory{}, err
 	}
-	c := GPT()
+	c := s.Model()
 	tr, err := workloads.NewGPTTrainer(dev, c)
 	if err != nil {
 		return Memory{}, err

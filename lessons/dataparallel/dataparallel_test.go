@@ -58,7 +58,7 @@ func TestOnCPU(t *testing.T) {
 	if _, err := AllReduceChart(rs); err != nil {
 		t.Error(err)
 	}
-	m, err := MeasureMemory()
+	m, err := MeasureMemory(State{Embed: 64, Layers: 2, Heads: 4, Context: 64})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // AllReduce is an all-reduce sweep the learner writes in a cell: over how many devices, and the
@@ -56,4 +57,49 @@ func AllReduceAt(a AllReduce, progress func(done, total int, format string, args
 		return nil, fmt.Errorf("%s: %d devices asked for, %s exposes %d: lower Devices", Lesson, a.Devices, dev.Name, n)
 	}
 	return AllReduceSweepOn(dev, a.Devices, a.Values, progress)
+}
+
+// State is the GPT whose training state MeasureMemory reads, as the learner writes it in a cell:
+// lesson 09's GPT (GPT) with its width, depth, heads and context changed; its vocabulary and batch
+// of 4 sequences stay.
+type State struct {
+	Embed   int // model width; a multiple of Heads
+	Layers  int // transformer blocks
+	Heads   int // attention heads
+	Context int // sequence length
+}
+
+// Limits of State, checked before anything is compiled or allocated.
+const (
+	MaxStateEmbed   = 2048
+	MaxStateLayers  = 24
+	MaxStateContext = 2048
+	MaxStateParams  = 1 << 27 // weights, gradients and Adam's two moments in float32: 2 GiB
+)
+
+// Model is lesson 09's GPT with the state's sizes.
+func (s State) Model() workloads.GPT {
+	g := GPT()
+	g.Embed, g.Layers, g.Heads, g.Context = s.Embed, s.Layers, s.Heads, s.Context
+	return g
+}
+
+// Validate says why a state measurement is refused: a width, depth, head count or context out of
+// range, heads that do not divide the width, or more parameters than its state fits in memory.
+func (s State) Validate() error {
+	switch {
+	case s.Embed < 1 || s.Embed > MaxStateEmbed:
+		return fmt.Errorf("%s: width %d refused before anything is allocated: use 1…%d", Lesson, s.Embed, MaxStateEmbed)
+	case s.Layers < 1 || s.Layers > MaxStateLayers:
+		return fmt.Errorf("%s: %d layers refused: use 1…%d", Lesson, s.Layers, MaxStateLayers)
+	case s.Heads < 1 || s.Embed%s.Heads != 0:
+		return fmt.Errorf("%s: %d heads refused: use a number of heads that divides the width %d", Lesson, s.Heads, s.Embed)
+	case s.Context < 2 || s.Context > MaxStateContext:
+		return fmt.Errorf("%s: context %d refused before anything is allocated: use 2…%d", Lesson, s.Context, MaxStateContext)
+	}
+	if p := s.Model().NumParams(); p > MaxStateParams {
+		return fmt.Errorf("%s: %.3g parameters refused before anything is allocated: weights, gradients and Adam's two moments would take %s; at most %d",
+			Lesson, float64(p), units.Bytes(16*float64(p)), MaxStateParams)
+	}
+	return nil
 }
