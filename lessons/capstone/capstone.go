@@ -61,11 +61,48 @@ func (r Run) Validate() error {
 // FLOPs is 6·N·T: 2 per parameter per token forward, about 4 backward.
 func (r Run) FLOPs() float64 { return 6 * r.Params * r.Tokens }
 
-// StepModel is the training step whose achieved FLOP/s stands in for the run's here: an MLP with
-// matrices large enough to keep the cores busy (its FLOPs come from workloads.MLP's formula).
-func StepModel(s experiments.Scale) workloads.MLP {
-	return workloads.MLP{Batch: experiments.Pick(s, 256, 4096), In: 784, Hidden: experiments.Pick(s, 512, 4096), Out: 10, Depth: 2, Type: dtypes.Float32}
+// Step is the training step whose achieved FLOP/s stands in for the run's here, as the learner
+// writes it in a cell: an MLP (784 inputs, two hidden layers of Hidden, 10 outputs, float32, SGD)
+// on batches of Batch, with matrices large enough to keep the cores busy.
+type Step struct {
+	Batch  int // samples per step
+	Hidden int // hidden width
 }
+
+// DefaultStep is the step at a scale: batch 256, hidden 512 on a laptop (the notebook's literal);
+// 4096, 4096 at GPU scale (what `whygpu record` records).
+func DefaultStep(s experiments.Scale) Step {
+	return experiments.Pick(s, Step{Batch: 256, Hidden: 512}, Step{Batch: 4096, Hidden: 4096})
+}
+
+// Limits of a Step, checked before anything is allocated.
+const (
+	MaxStepHidden = 8192
+	MaxStepFLOPs  = 2e11 // one step: seconds on a laptop CPU, and it is timed several times
+)
+
+// Model is the step's MLP (its FLOPs come from workloads.MLP's formula).
+func (z Step) Model() workloads.MLP {
+	return workloads.MLP{Batch: z.Batch, In: 784, Hidden: z.Hidden, Out: 10, Depth: 2, Type: dtypes.Float32}
+}
+
+// Validate says why a step is refused: a batch or width out of range, or a step too large to time
+// in seconds.
+func (z Step) Validate() error {
+	switch {
+	case z.Batch < 1 || z.Batch > MaxBatch:
+		return fmt.Errorf("%s: batch %d refused before anything is allocated: use 1…%d", Lesson, z.Batch, MaxBatch)
+	case z.Hidden < 1 || z.Hidden > MaxStepHidden:
+		return fmt.Errorf("%s: hidden width %d refused before anything is allocated: use 1…%d", Lesson, z.Hidden, MaxStepHidden)
+	}
+	if f := z.Model().FLOPs(); f > MaxStepFLOPs {
+		return fmt.Errorf("%s: a step of %.3g FLOPs refused before anything is allocated: at most %.3g keep it in seconds (lower the batch or the width)", Lesson, f, float64(MaxStepFLOPs))
+	}
+	return nil
+}
+
+// StepModel is DefaultStep(s)'s MLP.
+func StepModel(s experiments.Scale) workloads.MLP { return DefaultStep(s).Model() }
 
 func init() {
 	experiments.Register(experiments.Experiment{
@@ -78,10 +115,13 @@ func init() {
 	})
 }
 
-// StepHere times StepModel on every XLA device here, with this device's measured matmul ceiling,
-// adds recordings of devices not here, and keeps them.
-func StepHere() ([]measure.Result, error) {
-	w := StepModel(experiments.CurrentScale())
+// StepHere times the learner's step on every XLA device here, with this device's measured matmul
+// ceiling, adds recordings of devices not here (at the sizes they were recorded at), and keeps them.
+func StepHere(z Step) ([]measure.Result, error) {
+	if err := z.Validate(); err != nil {
+		return nil, err
+	}
+	w := z.Model()
 	return experiments.OnEachDevice(Lesson, "step", KeepStep, func(d *devices.Device) ([]measure.Result, error) {
 		c, err := measure.MeasureCeilings(d)
 		if err != nil {

@@ -31,6 +31,33 @@ func TestPlannedFLOPs(t *testing.T) {
 	}
 }
 
+func TestStepRefused(t *testing.T) {
+	def := Step{Batch: 256, Hidden: 512} // notebooks/11-capstone.ipynb
+	if err := def.Validate(); err != nil {
+		t.Fatalf("the cell's default step is refused: %v", err)
+	}
+	if def != DefaultStep(experiments.Laptop) {
+		t.Errorf("the cell's default %+v is not DefaultStep(Laptop) %+v", def, DefaultStep(experiments.Laptop))
+	}
+	for _, tc := range []struct {
+		z    Step
+		want string
+	}{
+		{Step{Batch: 1e9, Hidden: 512}, "batch 1000000000 refused before anything is allocated"},
+		{Step{Batch: 0, Hidden: 512}, "batch 0 refused"},
+		{Step{Batch: 256, Hidden: 1e9}, "hidden width 1000000000 refused"},
+		{Step{Batch: 65536, Hidden: 8192}, "FLOPs refused"},
+	} {
+		err := tc.z.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.z, err, tc.want)
+		}
+		if _, err := StepHere(tc.z); err == nil {
+			t.Errorf("StepHere ran a refused step %+v", tc.z)
+		}
+	}
+}
+
 func TestGridRefused(t *testing.T) {
 	ok := DefaultGrid
 	if err := ok.Validate(); err != nil {
