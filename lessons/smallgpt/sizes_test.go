@@ -1,8 +1,11 @@
 package smallgpt
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
 func TestContextsRefused(t *testing.T) {
@@ -28,5 +31,20 @@ func TestContextsRefused(t *testing.T) {
 		if _, err := SweepContexts(tc.c, nil); err == nil {
 			t.Errorf("SweepContexts ran a refused sweep %+v", tc.c)
 		}
+		if _, err := Sweep(tc.c, nil); err == nil {
+			t.Errorf("Sweep ran a refused sweep %+v", tc.c)
+		}
+	}
+}
+
+// TestSweepCellDefaults: the context sweep's cell writes the laptop scale's model and lengths.
+func TestSweepCellDefaults(t *testing.T) {
+	c := Contexts{Embed: 64, Layers: 2, Lengths: []int{64, 256, 1024}} // notebooks/09-small-gpt.ipynb
+	if err := c.Validate(); err != nil {
+		t.Fatalf("the cell's sweep is refused: %v", err)
+	}
+	g := Config(experiments.Laptop)
+	if c.Embed != g.Embed || c.Layers != g.Layers || fmt.Sprint(c.Lengths) != fmt.Sprint(SweepLengths(experiments.Laptop)) {
+		t.Errorf("the cell's sweep %+v is not the laptop scale's (%v, lengths %v)", c, g, SweepLengths(experiments.Laptop))
 	}
 }

@@ -273,15 +273,12 @@ func ShareTable(c workloads.GPT, lengths []int) units.Table {
 	return units.Table{Header: header, Rows: rows}
 }
 
-// Sweep measures one training step of the scale's model on the default device at each sweep length,
-// keeping the tokens per step fixed (batch × length = the model's own), and keeps the results.
-func Sweep(progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
-	dev, err := devices.Default()
-	if err != nil {
-		return nil, err
-	}
-	s := experiments.CurrentScale()
-	rs, err := SweepOn(dev, Config(s), SweepLengths(s), progress)
+// Sweep measures one training step of the lesson's model at the learner's width and depth on the
+// default device at each of their lengths (SweepContexts: the notebook's literal is Config and
+// SweepLengths at laptop scale), keeping the tokens per step fixed (batch × length = the model's
+// own), and keeps the results for SweepWithRecorded.
+func Sweep(c Contexts, progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+	rs, err := SweepContexts(c, progress)
 	if err != nil {
 		return rs, err
 	}
@@ -371,7 +368,8 @@ func SweepChart(results []measure.Result) (*plot.Plot, error) {
 		LogX: true, LogY: true}, series...)
 }
 
-// SweepWithRecorded is the kept live sweep plus recordings from devices not here.
+// SweepWithRecorded is the kept live sweep (Sweep, at the learner's sizes) plus recordings from
+// devices not here (at the sizes they were recorded at: Config and SweepLengths at GPU scale).
 func SweepWithRecorded() ([]measure.Result, error) {
 	live, err := measure.Recall(KeepSweep)
 	if err != nil {
