@@ -247,7 +247,7 @@ func bench(args []string) error {
 	goBudget := fs.Duration("go-budget", 6*time.Second, "most time to spend on one matmul point on the pure-Go backend")
 	noGo := fs.Bool("no-go", false, "skip the pure-Go backend")
 	noAsync := fs.Bool("no-async", false, "skip xla:cpu with the plugin's asynchronous client (the course runs it synchronous: devices.CPUAsync)")
-	noOne := fs.Bool("no-onedevice", false, "skip the training step on xla:cpu opened as one device (devices.CPUOneDevice: a thread per core, JAX's pool shape)")
+	noSplit := fs.Bool("no-split", false, "skip xla:cpu opened as four devices (devices.CPUSplit: the plugin's default and the course's before 2026-12-01, four pool threads; lesson 10 splits its step over them)")
 	noJAX := fs.Bool("no-jax", false, "skip JAX and numpy")
 	python := fs.String("python", filepath.Join(repoRoot(), ".venv", "bench", "bin", "python"), "python of the bench venv (jax[cpu], numpy: requirements-bench.txt)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
@@ -292,9 +292,9 @@ func bench(args []string) error {
 			return err
 		}
 	}
-	var oneDev *devices.Device
-	if !*noOne {
-		if oneDev, err = devices.Open(devices.CPUOneDevice); err != nil {
+	var splitDev *devices.Device
+	if !*noSplit {
+		if splitDev, err = devices.Open(devices.CPUSplit); err != nil {
 			return err
 		}
 	}
@@ -330,7 +330,7 @@ func bench(args []string) error {
 
 	for i, c := range cases {
 		fmt.Fprintf(os.Stderr, "bench [%d/%d] %s\n", i+1, len(cases), c.w)
-		rep.Points = append(rep.Points, benchOne(c, cpuDev, asyncDev, oneDev, goDev, worker, *rounds, *minTime, *minReps, *sampleTime, *goBudget))
+		rep.Points = append(rep.Points, benchOne(c, cpuDev, asyncDev, splitDev, goDev, worker, *rounds, *minTime, *minReps, *sampleTime, *goBudget))
 		rep.Others = max(rep.Others, rep.Points[len(rep.Points)-1].Others)
 	}
 	printBench(rep)
@@ -356,7 +356,7 @@ func orDash(s string) string {
 }
 
 // benchOne measures one case on every implementation, interleaved over rounds.
-func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, worker *jaxWorker, rounds int, minTime time.Duration, minReps int, sampleTime, goBudget time.Duration) measure.BenchPoint {
+func benchOne(c benchCase, cpuDev, asyncDev, splitDev, goDev *devices.Device, worker *jaxWorker, rounds int, minTime time.Duration, minReps int, sampleTime, goBudget time.Duration) measure.BenchPoint {
 	pt := measure.BenchPoint{Workload: c.w.Name(), Label: c.w.String(), Params: c.params, Metric: c.metric, Impls: map[string]measure.BenchImpl{}}
 	var proc *process.Process
 	if worker != nil {
@@ -390,8 +390,8 @@ func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, work
 	if asyncDev != nil {
 		defer addGoMLX(devices.CPUAsync, asyncDev)()
 	}
-	if oneDev != nil && c.kind == "mlp" {
-		defer addGoMLX(devices.CPUOneDevice, oneDev)()
+	if splitDev != nil {
+		defer addGoMLX(devices.CPUSplit, splitDev)()
 	}
 	if worker != nil {
 		names := []string{measure.BenchJAX}
@@ -482,7 +482,7 @@ func benchOne(c benchCase, cpuDev, asyncDev, oneDev, goDev *devices.Device, work
 }
 
 // benchCols are the report's columns, in order.
-var benchCols = []string{devices.CPU, devices.CPUAsync, devices.CPUOneDevice, measure.BenchJAX, measure.BenchJAXPipelined, measure.BenchNumPy, devices.Go}
+var benchCols = []string{devices.CPU, devices.CPUAsync, devices.CPUSplit, measure.BenchJAX, measure.BenchJAXPipelined, measure.BenchNumPy, devices.Go}
 
 // benchTarget is issue 11's target for a point: GoMLX's per-call time at most Max × JAX's (latency
 // points), or GoMLX's throughput at least Min × the better of JAX and numpy (large points). 0: none.
@@ -506,8 +506,8 @@ func printBench(rep measure.BenchReport) {
 		switch c {
 		case devices.CPUAsync:
 			c = "xla:cpu async client"
-		case devices.CPUOneDevice:
-			c = "xla:cpu 1 device (2 threads)"
+		case devices.CPUSplit:
+			c = "xla:cpu as 4 devices (old)"
 		}
 		fmt.Printf(" %-30s", c)
 	}
@@ -607,8 +607,8 @@ func missedWhy(rep measure.BenchReport) []string {
 				" (1) GoMLX's builder cannot mark donated parameters as aliased to the new ones (JAX's module has" +
 				" input_output_alias), so XLA allocates the 7 outputs each step and frees the 6 donated buffers, and" +
 				" (2) the synchronous client runs the step on the calling thread while the pool threads spin between" +
-				" its parallel pieces, 4 of them on 2 cores by default (the plugin's 4 CPU devices; JAX: 1 device, 2" +
-				" threads, caller asleep) — compare the \"1 device\" column"
+				" its parallel pieces (xla:cpu is one device with a pool thread per core, as JAX's client; the" +
+				" \"as 4 devices\" column is the plugin's default, four pool threads)"
 		}
 		if p.Disturbed() {
 			why += "; disturbed (" + p.DisturbedWhy() + "): re-run on a quiet machine"

@@ -48,7 +48,7 @@ func TestMissedWhy(t *testing.T) {
 		{"met", pt("mlp-sgd", map[string]int{"batch": 1}, 0, 18e-6, 17e-6), nil},
 		{"no target", pt("matmul", map[string]int{"n": 64}, 0, 90e-6, 10e-6), nil},
 		{"step missed", pt("mlp-sgd", map[string]int{"batch": 256}, 0, 300e-6, 250e-6),
-			[]string{"1.20× JAX's time against ≤ 1.1×", "50.0 µs more", "input_output_alias", "1 device"}},
+			[]string{"1.20× JAX's time against ≤ 1.1×", "50.0 µs more", "input_output_alias", "one device"}},
 		{"matmul missed, disturbed", pt("matmul", map[string]int{"n": 8}, 40, 20e-6, 10e-6),
 			[]string{"2.00×", "disturbed"}},
 		{"throughput met", pt("matmul", map[string]int{"n": 1024}, 0, 200, 205), nil},

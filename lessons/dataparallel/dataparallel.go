@@ -52,6 +52,13 @@ func init() {
 		Lesson: Lesson, Name: "allreduce",
 		Doc: "AllReduce (sum) of a float32 gradient across the device's devices vs its size (laptop 4 KiB–16 MiB, GPU up to 256 MiB); needs ≥ 2 devices",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			if !dev.IsGPU() && dev.Backend().NumDevices() < 2 {
+				split, err := devices.Open(devices.CPUSplit) // the CPU opened as four devices, as the lesson does
+				if err != nil {
+					return nil, err
+				}
+				dev = split
+			}
 			n := dev.Backend().NumDevices()
 			if n < 2 {
 				return nil, fmt.Errorf("%w: %s exposes %d device; an all-reduce needs at least 2 (with one GPU the lesson shows the NVLink and network models only)", experiments.ErrNotApplicable, dev.Name, n)
@@ -61,9 +68,20 @@ func init() {
 	})
 }
 
-// DevicesHere says how many devices the default device's backend exposes and what they are.
-func DevicesHere() (string, error) {
+// splitDevice is the device this lesson splits its step over: the GPU when there is one (one GPU is
+// one device), else the CPU plugin opened as four devices (devices.CPUSplit) — the course's other
+// lessons open it as one device, which runs a single step faster (a pool thread per core).
+func splitDevice() (*devices.Device, error) {
 	dev, err := devices.Default()
+	if err != nil || dev.IsGPU() {
+		return dev, err
+	}
+	return devices.Open(devices.CPUSplit)
+}
+
+// DevicesHere says how many devices the lesson's device's backend exposes and what they are.
+func DevicesHere() (string, error) {
+	dev, err := splitDevice()
 	if err != nil {
 		return "", err
 	}
@@ -81,7 +99,7 @@ func DevicesHere() (string, error) {
 // Check runs the data-parallel step on every device count from 2 to what the default device has
 // (at most 4) and on one device, and tabulates the comparison (measured live).
 func Check() (units.Table, error) {
-	dev, err := devices.Default()
+	dev, err := splitDevice()
 	if err != nil {
 		return units.Table{}, err
 	}
@@ -108,7 +126,7 @@ func Check() (units.Table, error) {
 // AllReduceSweep times the all-reduce on the default device for the scale's sizes and keeps the
 // results for the chart.
 func AllReduceSweep(progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
-	dev, err := devices.Default()
+	dev, err := splitDevice()
 	if err != nil {
 		return nil, err
 	}

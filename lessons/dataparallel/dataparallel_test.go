@@ -34,7 +34,7 @@ func TestZeROTable(t *testing.T) {
 }
 
 func TestOnCPU(t *testing.T) {
-	dev, err := devices.Open(devices.CPU)
+	dev, err := devices.Open(devices.CPUSplit)
 	if err != nil {
 		t.Skipf("xla:cpu: %v", err)
 	}

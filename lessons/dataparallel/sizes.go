@@ -3,7 +3,6 @@ package dataparallel
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
@@ -49,7 +48,7 @@ func AllReduceAt(a AllReduce, progress func(done, total int, format string, args
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	dev, err := devices.Default()
+	dev, err := splitDevice()
 	if err != nil {
 		return nil, err
 	}

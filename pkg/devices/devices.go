@@ -49,13 +49,16 @@ const CUDANoTF32 = CUDA + ",tf32=false"
 // "Where a call's time goes"). Large executables still spread their work over the intra-op threads.
 const CPUAsync = CPU + ",asynchronous=true"
 
-// CPUOneDevice opens the CPU plugin as one device instead of its default four ("devices=N" sets the
-// plugin's client option cpu_device_count). The plugin sizes its intra-op thread pool as the larger of
-// the cores and the devices, so the default four devices bring four pool threads even on two cores,
-// while one device brings one per core — the shape of JAX's CPU client (one device, two threads here).
-// [CPU] keeps the four devices, which lesson 10's data-parallel step splits over; `whygpu bench`
-// times both on the training step (README, "Where a step's time goes").
-const CPUOneDevice = CPU + ",devices=1"
+// CPUSplit opens the CPU plugin as four devices ("devices=N" sets the plugin's client option
+// cpu_device_count), the plugin's own default, for lesson 10's data-parallel step, which splits its
+// batch over them. [CPU] opens one device: the plugin sizes its intra-op thread pool as the larger of
+// the cores and the devices, so four devices bring four pool threads even on two cores, which spin
+// between the parallel pieces of a step, while one device brings one per core — the shape of JAX's CPU
+// client. Measured by `whygpu bench` on a quiet 2-core machine (2026-12-01, others 0–1%): one device
+// was as fast on matmuls (1024³ 211 vs 198 GFLOP/s, 2048³ 202 vs 199) and faster at the batch-256
+// training step (219 vs 288 µs) and the 8192×4096 layernorm (5.2 vs 3.6 GB/s) — README, "Where a step's
+// time goes". `whygpu bench` times this configuration too, as the old default.
+const CPUSplit = CPU + ",devices=4"
 
 // Names lists the device names in the order lessons show them.
 var Names = []string{CPU, CUDA, Go}
@@ -267,15 +270,15 @@ func open(config string) (*Device, error) {
 }
 
 // newCPUBackend opens the XLA CPU plugin with the client option "asynchronous" (false unless the
-// options say asynchronous=true; see [CPUAsync]) and, with devices=N, cpu_device_count N (see
-// [CPUOneDevice]); other options go to go-xla as in a GOMLX_BACKEND string.
+// options say asynchronous=true; see [CPUAsync]) and cpu_device_count 1, or N with devices=N (see
+// [CPUSplit]); other options go to go-xla as in a GOMLX_BACKEND string.
 func newCPUBackend(options string) (b compute.Backend, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	opts := pjrt.NamedValuesMap{"asynchronous": false}
+	opts := pjrt.NamedValuesMap{"asynchronous": false, "cpu_device_count": int64(1)}
 	config := "cpu"
 	for _, o := range strings.Split(options, ",") {
 		switch k, v, _ := strings.Cut(o, "="); {

@@ -17,7 +17,7 @@ func TestOpenConfigs(t *testing.T) {
 		{"xla:cpu,nonsense=1", "unknown plugin options"},
 		{CPUAsync, ""},
 		{"xla:cpu,asynchronous=maybe", "not a boolean"},
-		{CPUOneDevice, ""},
+		{CPUSplit, ""},
 		{"xla:cpu,devices=0", "not a positive number"},
 	} {
 		t.Run(tc.config, func(t *testing.T) {
@@ -37,8 +37,10 @@ func TestOpenConfigs(t *testing.T) {
 			if d.TF32 {
 				t.Errorf("%s reports TF32 on a CPU", tc.config)
 			}
-			if tc.config == CPUOneDevice && d.Backend().NumDevices() != 1 {
-				t.Errorf("%s has %d devices, want 1", tc.config, d.Backend().NumDevices())
+			// One device by default (a pool thread per core); four when split for lesson 10.
+			want := map[string]int{CPU: 1, CPUAsync: 1, CPUSplit: 4}
+			if n, ok := want[tc.config]; ok && d.Backend().NumDevices() != n {
+				t.Errorf("%s has %d devices, want %d", tc.config, d.Backend().NumDevices(), n)
 			}
 			if again, _ := Open(tc.config); again != d {
 				t.Error("a second Open did not return the same Device")

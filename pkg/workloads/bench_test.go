@@ -117,11 +117,11 @@ func benchCall(b *testing.B, device string, n int) {
 //
 //	go test ./pkg/workloads -run '^$' -bench StepOverhead -benchtime 2s
 //
-// Each runs on devices.CPU, devices.CPUOneDevice (the plugin as one device: a pool thread per core,
-// like JAX's client) and devices.CPUAsync.
+// Each runs on devices.CPU (the plugin as one device: a pool thread per core, like JAX's client),
+// devices.CPUSplit (four devices, the plugin's default: four pool threads) and devices.CPUAsync.
 func BenchmarkStepOverhead(b *testing.B) {
 	for _, batch := range []int{1, 32, 256} {
-		for _, d := range []string{devices.CPU, devices.CPUOneDevice, devices.CPUAsync} {
+		for _, d := range []string{devices.CPU, devices.CPUSplit, devices.CPUAsync} {
 			b.Run(fmt.Sprintf("mlp/batch=%d/%s", batch, d), func(b *testing.B) { benchStep(b, d, batch) })
 		}
 	}

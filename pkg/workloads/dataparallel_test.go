@@ -11,7 +11,7 @@ import (
 // TestDataParallelEqualsSingleDevice checks the SPMD step over 2 and 4 devices against the
 // single-device step on the whole batch.
 func TestDataParallelEqualsSingleDevice(t *testing.T) {
-	dev := openDevice(t, devices.CPU)
+	dev := openDevice(t, devices.CPUSplit)
 	tests := []DataParallel{
 		{MLP: MLP{Batch: 16, In: 8, Hidden: 16, Out: 4, Depth: 1, Type: dtypes.Float32, Seed: 3}, Devices: 2},
 		{MLP: MLP{Batch: 64, In: 32, Hidden: 64, Out: 8, Depth: 2, Type: dtypes.Float32, Seed: 5}, Devices: 4},
@@ -35,7 +35,7 @@ func TestDataParallelEqualsSingleDevice(t *testing.T) {
 }
 
 func TestDataParallelValidate(t *testing.T) {
-	dev := openDevice(t, devices.CPU)
+	dev := openDevice(t, devices.CPUSplit)
 	bad := []DataParallel{
 		{MLP: MLP{Batch: 10, In: 4, Hidden: 4, Out: 2, Depth: 1, Type: dtypes.Float32}, Devices: 4},
 		{MLP: MLP{Batch: 8, In: 4, Hidden: 4, Out: 2, Depth: 1, Type: dtypes.Float32}, Devices: 64},
@@ -49,7 +49,7 @@ func TestDataParallelValidate(t *testing.T) {
 }
 
 func TestAllReduceTime(t *testing.T) {
-	dev := openDevice(t, devices.CPU)
+	dev := openDevice(t, devices.CPUSplit)
 	if dev.Backend().NumDevices() < 2 {
 		t.Skip("one device")
 	}
