@@ -72,16 +72,12 @@ func (m Model) MLP() workloads.MLP {
 // Validate says why a model is refused: a size out of range, or a step that needs more memory than a
 // cell may take (computed from the shapes, nothing allocated).
 func (m Model) Validate() error {
-	for _, d := range []struct {
-		name string
-		v    int
-	}{{"batch", m.Batch}, {"In", m.In}, {"Hidden", m.Hidden}, {"Out", m.Out}} {
-		if d.v < 1 || d.v > MaxModelDim {
-			return fmt.Errorf("%s: %s %d refused before anything is allocated: use 1…%d", Lesson, d.name, d.v, MaxModelDim)
-		}
+	if err := experiments.CheckDims(Lesson, MaxModelDim, experiments.Dim{Name: "batch", Value: m.Batch}, experiments.Dim{Name: "In", Value: m.In},
+		experiments.Dim{Name: "Hidden", Value: m.Hidden}, experiments.Dim{Name: "Out", Value: m.Out}); err != nil {
+		return err
 	}
-	if m.Depth < 1 || m.Depth > MaxModelDepth {
-		return fmt.Errorf("%s: depth %d refused: use 1…%d hidden layers", Lesson, m.Depth, MaxModelDepth)
+	if err := experiments.CheckDepth(Lesson, m.Depth, MaxModelDepth); err != nil {
+		return err
 	}
 	if b := m.MLP().Memory().Total(); b > MaxModelBytes {
 		return fmt.Errorf("%s: %v refused before anything is allocated: one step needs %s (parameters, gradients, activations, batch), over the %s a cell may hold",

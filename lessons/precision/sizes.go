@@ -111,16 +111,12 @@ func (g GradStudy) Model() workloads.GradModel {
 // Validate says why a study is refused: a size out of range, step counts out of order, or more
 // training than a cell may run (counted from the shapes, nothing allocated).
 func (g GradStudy) Validate() error {
-	for _, d := range []struct {
-		name string
-		v    int
-	}{{"batch", g.Batch}, {"In", g.In}, {"Hidden", g.Hidden}, {"Out", g.Out}} {
-		if d.v < 1 || d.v > MaxStudyDim {
-			return fmt.Errorf("%s: %s %d refused before anything is allocated: use 1…%d", Lesson, d.name, d.v, MaxStudyDim)
-		}
+	if err := experiments.CheckDims(Lesson, MaxStudyDim, experiments.Dim{Name: "batch", Value: g.Batch}, experiments.Dim{Name: "In", Value: g.In},
+		experiments.Dim{Name: "Hidden", Value: g.Hidden}, experiments.Dim{Name: "Out", Value: g.Out}); err != nil {
+		return err
 	}
-	if g.Depth < 1 || g.Depth > MaxStudyDepth {
-		return fmt.Errorf("%s: depth %d refused: use 1…%d hidden layers", Lesson, g.Depth, MaxStudyDepth)
+	if err := experiments.CheckDepth(Lesson, g.Depth, MaxStudyDepth); err != nil {
+		return err
 	}
 	if err := experiments.CheckPoints(Lesson, "training stage", len(g.Steps), MaxStudyStages); err != nil {
 		return err
@@ -160,16 +156,12 @@ func (t Training) MLP() workloads.MLP {
 // Validate says why a run is refused: a size or step count out of range, or a step that needs more
 // memory than a cell may take (computed from the shapes, nothing allocated).
 func (t Training) Validate() error {
-	for _, d := range []struct {
-		name string
-		v    int
-	}{{"batch", t.Batch}, {"In", t.In}, {"Hidden", t.Hidden}, {"Out", t.Out}} {
-		if d.v < 1 || d.v > MaxTrainingDim {
-			return fmt.Errorf("%s: %s %d refused before anything is allocated: use 1…%d", Lesson, d.name, d.v, MaxTrainingDim)
-		}
+	if err := experiments.CheckDims(Lesson, MaxTrainingDim, experiments.Dim{Name: "batch", Value: t.Batch}, experiments.Dim{Name: "In", Value: t.In},
+		experiments.Dim{Name: "Hidden", Value: t.Hidden}, experiments.Dim{Name: "Out", Value: t.Out}); err != nil {
+		return err
 	}
-	if t.Depth < 1 || t.Depth > MaxTrainingDepth {
-		return fmt.Errorf("%s: depth %d refused: use 1…%d hidden layers", Lesson, t.Depth, MaxTrainingDepth)
+	if err := experiments.CheckDepth(Lesson, t.Depth, MaxTrainingDepth); err != nil {
+		return err
 	}
 	if t.Steps < 2 || t.Steps > MaxTrainingSteps {
 		return fmt.Errorf("%s: %d steps refused: use 2…%d (the first step is compilation-warm-up, not timed)", Lesson, t.Steps, MaxTrainingSteps)

@@ -51,3 +51,28 @@ func CheckPoints(lesson, point string, n, max int) error {
 	}
 	return nil
 }
+
+// Dim is one named size of a learner's experiment ("batch", "Hidden"), checked by CheckDims.
+type Dim struct {
+	Name  string
+	Value int
+}
+
+// CheckDims refuses the first of dims outside 1…max, naming it and the range, so a cell's sizes are
+// refused before anything is compiled or allocated.
+func CheckDims(lesson string, max int, dims ...Dim) error {
+	for _, d := range dims {
+		if d.Value < 1 || d.Value > max {
+			return fmt.Errorf("%s: %s %d refused before anything is allocated: use 1…%d", lesson, d.Name, d.Value, max)
+		}
+	}
+	return nil
+}
+
+// CheckDepth refuses a network depth outside 1…max hidden layers.
+func CheckDepth(lesson string, depth, max int) error {
+	if depth < 1 || depth > max {
+		return fmt.Errorf("%s: depth %d refused: use 1…%d hidden layers", lesson, depth, max)
+	}
+	return nil
+}
