@@ -72,11 +72,7 @@ func (m Model) MLP() workloads.MLP {
 // Validate says why a model is refused: a size out of range, or a step that needs more memory than a
 // cell may take (computed from the shapes, nothing allocated).
 func (m Model) Validate() error {
-	if err := experiments.CheckDims(Lesson, MaxModelDim, experiments.Dim{Name: "batch", Value: m.Batch}, experiments.Dim{Name: "In", Value: m.In},
-		experiments.Dim{Name: "Hidden", Value: m.Hidden}, experiments.Dim{Name: "Out", Value: m.Out}); err != nil {
-		return err
-	}
-	if err := experiments.CheckDepth(Lesson, m.Depth, MaxModelDepth); err != nil {
+	if err := experiments.CheckMLP(Lesson, MaxModelDim, MaxModelDepth, m.Batch, m.In, m.Hidden, m.Out, m.Depth); err != nil {
 		return err
 	}
 	if b := m.MLP().Memory().Total(); b > MaxModelBytes {

@@ -111,11 +111,7 @@ func (g GradStudy) Model() workloads.GradModel {
 // Validate says why a study is refused: a size out of range, step counts out of order, or more
 // training than a cell may run (counted from the shapes, nothing allocated).
 func (g GradStudy) Validate() error {
-	if err := experiments.CheckDims(Lesson, MaxStudyDim, experiments.Dim{Name: "batch", Value: g.Batch}, experiments.Dim{Name: "In", Value: g.In},
-		experiments.Dim{Name: "Hidden", Value: g.Hidden}, experiments.Dim{Name: "Out", Value: g.Out}); err != nil {
-		return err
-	}
-	if err := experiments.CheckDepth(Lesson, g.Depth, MaxStudyDepth); err != nil {
+	if err := experiments.CheckMLP(Lesson, MaxStudyDim, MaxStudyDepth, g.Batch, g.In, g.Hidden, g.Out, g.Depth); err != nil {
 		return err
 	}
 	if err := experiments.CheckPoints(Lesson, "training stage", len(g.Steps), MaxStudyStages); err != nil {
@@ -156,11 +152,7 @@ func (t Training) MLP() workloads.MLP {
 // Validate says why a run is refused: a size or step count out of range, or a step that needs more
 // memory than a cell may take (computed from the shapes, nothing allocated).
 func (t Training) Validate() error {
-	if err := experiments.CheckDims(Lesson, MaxTrainingDim, experiments.Dim{Name: "batch", Value: t.Batch}, experiments.Dim{Name: "In", Value: t.In},
-		experiments.Dim{Name: "Hidden", Value: t.Hidden}, experiments.Dim{Name: "Out", Value: t.Out}); err != nil {
-		return err
-	}
-	if err := experiments.CheckDepth(Lesson, t.Depth, MaxTrainingDepth); err != nil {
+	if err := experiments.CheckMLP(Lesson, MaxTrainingDim, MaxTrainingDepth, t.Batch, t.In, t.Hidden, t.Out, t.Depth); err != nil {
 		return err
 	}
 	if t.Steps < 2 || t.Steps > MaxTrainingSteps {

@@ -69,6 +69,15 @@ func CheckDims(lesson string, max int, dims ...Dim) error {
 	return nil
 }
 
+// CheckMLP refuses a cell's fully connected network whose batch or widths are outside 1…maxDim or
+// whose depth is outside 1…maxDepth hidden layers (CheckDims, then CheckDepth).
+func CheckMLP(lesson string, maxDim, maxDepth, batch, in, hidden, out, depth int) error {
+	if err := CheckDims(lesson, maxDim, Dim{"batch", batch}, Dim{"In", in}, Dim{"Hidden", hidden}, Dim{"Out", out}); err != nil {
+		return err
+	}
+	return CheckDepth(lesson, depth, maxDepth)
+}
+
 // CheckDepth refuses a network depth outside 1…max hidden layers.
 func CheckDepth(lesson string, depth, max int) error {
 	if depth < 1 || depth > max {
