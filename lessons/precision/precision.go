@@ -109,17 +109,24 @@ func DTypesOnEachDevice(m MatMuls) ([]measure.Result, error) {
 	})
 }
 
-// SoftwareContrast times the source's numpy example — a 128×128 matmul in float64, float32 and
-// float16 — on GoMLX's pure-Go backend, which like numpy has no 16-bit hardware path and does
-// float16 in software.
-func SoftwareContrast() ([]measure.Result, error) {
+// SoftwareContrast times the source's numpy example — by default (DefaultSoftware) a 128×128 matmul
+// in float64, float32 and float16, at the side and types the cell writes — on GoMLX's pure-Go
+// backend, which like numpy has no 16-bit hardware path and does float16 in software. A matmul
+// ValidateSoftware refuses is refused before anything is allocated.
+func SoftwareContrast(m MatMuls) ([]measure.Result, error) {
+	if err := m.ValidateSoftware(); err != nil {
+		return nil, err
+	}
 	d, err := devices.Open(devices.Go)
 	if err != nil {
 		return nil, err
 	}
 	var out []measure.Result
-	for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32, dtypes.Float16} {
-		r, err := timeMatMul(d, 128, dt)
+	for _, dt := range m.types() {
+		if ok, why := workloads.Supports(d, dt); !ok {
+			return out, fmt.Errorf("%s: %s cannot run %s: %s", Lesson, d.Name, dt, why)
+		}
+		r, err := timeMatMul(d, m.N, dt)
 		if err != nil {
 			return out, err
 		}

@@ -41,6 +41,24 @@ func (m MatMuls) Validate() error {
 	return nil
 }
 
+// MaxSoftwareN is the largest side the Go-backend contrast may ask for: its float16 is done in
+// software, about a second per timed sample at 512 on a laptop.
+const MaxSoftwareN = 512
+
+// DefaultSoftware is the Go-backend contrast of the lesson: the source's numpy example, a 128×128
+// matmul in float64, float32 and float16.
+var DefaultSoftware = MatMuls{N: 128, DTypes: []string{"float64", "float32", "float16"}}
+
+// ValidateSoftware says why a Go-backend matmul is refused: what Validate refuses, or a side over
+// MaxSoftwareN (pure Go, float16 in software).
+func (m MatMuls) ValidateSoftware() error {
+	if m.N > MaxSoftwareN {
+		return fmt.Errorf("%s: side %d refused on the Go backend before anything is allocated: use 1…%d (pure Go, float16 in software: %.3g FLOPs per matmul at %d already take seconds)",
+			Lesson, m.N, MaxSoftwareN, 2*float64(MaxSoftwareN)*MaxSoftwareN*MaxSoftwareN, MaxSoftwareN)
+	}
+	return m.Validate()
+}
+
 // MatMulsHere times the learner's matmul in each of its element types on every XLA device here,
 // checked against float64 like the lesson's sweep (which it is, at a side and types from the cell).
 // A type a device cannot run is an error that says why.

@@ -41,6 +41,9 @@ func TestDefaultsValid(t *testing.T) {
 			t.Errorf("default %s refused: %v", name, err)
 		}
 	}
+	if err := DefaultSoftware.ValidateSoftware(); err != nil {
+		t.Errorf("default software contrast refused: %v", err)
+	}
 	if g := DefaultGradStudy.Model(); g != DefaultGradModel {
 		t.Errorf("DefaultGradStudy's model %+v, want the lesson's %+v", g, DefaultGradModel)
 	}
@@ -73,6 +76,19 @@ func TestExperimentSizesRefused(t *testing.T) {
 			us, err := Study(GradStudy{Batch: 8, In: 8, Hidden: 8, Out: 2, Depth: 1})
 			return len(us), err
 		}, "at least one"},
+		{"software side 1e9", func() (int, error) {
+			rs, err := SoftwareContrast(MatMuls{N: 1e9, DTypes: []string{"float16"}})
+			return len(rs), err
+		}, "side 1000000000 refused on the Go backend before anything is allocated"},
+		{"software side over the Go limit", func() (int, error) {
+			rs, err := SoftwareContrast(MatMuls{N: MaxSoftwareN + 1, DTypes: []string{"float64"}})
+			return len(rs), err
+		}, "use 1…512"},
+		{"software no types", func() (int, error) { rs, err := SoftwareContrast(MatMuls{N: 128}); return len(rs), err }, "at least one"},
+		{"software int8", func() (int, error) {
+			rs, err := SoftwareContrast(MatMuls{N: 128, DTypes: []string{"int8"}})
+			return len(rs), err
+		}, `"int8" refused`},
 		{"mixed batch 1e9", func() (int, error) {
 			rs, err := MixedOnEachDevice(Training{Batch: 1e9, In: 256, Hidden: 512, Out: 16, Depth: 2, Steps: 60})
 			return len(rs), err
