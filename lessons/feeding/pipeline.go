@@ -142,15 +142,19 @@ func KeepTimelines(tls []Timeline) error { return measure.KeepValue(KeepTimeline
 // RecallTimelines loads what KeepTimelines saved.
 func RecallTimelines() ([]Timeline, error) { return measure.RecallValue[[]Timeline](KeepTimelinesName) }
 
-// SweepHere runs WorkersSweep on the default device at the current scale, adds results recorded on
-// devices this machine lacks, and keeps results and timelines for the chart cells.
-func SweepHere(step func(done, total int, what string)) ([]measure.Result, error) {
+// SweepHere runs WorkersSweep at the cell's worker counts on the default device at the current
+// scale, adds results recorded on devices this machine lacks (at the counts they were recorded with:
+// Workers), and keeps results and timelines for the chart cells. Counts Validate refuses are refused
+// before anything starts.
+func SweepHere(l Loader, step func(done, total int, what string)) ([]measure.Result, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
 	dev, err := devices.Default()
 	if err != nil {
 		return nil, err
 	}
-	s := experiments.CurrentScale()
-	rs, tls, err := WorkersSweep(dev, s, Workers(s), step)
+	rs, tls, err := WorkersSweep(dev, experiments.CurrentScale(), l.Workers, step)
 	if err != nil {
 		return rs, err
 	}

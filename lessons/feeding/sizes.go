@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -121,4 +122,96 @@ func (o Oversub) Workers() []int {
 		ws = append(ws, m*c)
 	}
 	return slices.Compact(ws)
+}
+
+// Net is the training step's network the learner writes in a cell: a float32 MLP (trained with Adam
+// in the step-parts experiment, with SGD in double-the-work).
+type Net struct{ Batch, In, Hidden, Out, Depth int }
+
+// Limits of a Net, checked before anything is compiled or allocated.
+const (
+	MaxNetDim   = 8192
+	MaxNetDepth = 16
+	MaxNetBytes = 4 << 30 // parameters, gradients, activations and batch of one float32 step
+)
+
+// DefaultNet is the pipeline's network at scale s (Model): batch 64, 256 → 2×256 → 16 on a laptop.
+func DefaultNet(s experiments.Scale) Net {
+	m := Model(s)
+	return Net{Batch: m.Batch, In: m.In, Hidden: m.Hidden, Out: m.Out, Depth: m.Depth}
+}
+
+// mlp is n as a float32 SGD MLP.
+func (n Net) mlp() workloads.MLP {
+	return workloads.MLP{Batch: n.Batch, In: n.In, Hidden: n.Hidden, Out: n.Out, Depth: n.Depth, Type: dtypes.Float32}
+}
+
+// Validate says why a network is refused: a size out of range, or a step that needs more memory
+// than a cell may take (computed from the shapes, nothing allocated).
+func (n Net) Validate() error {
+	if err := experiments.CheckMLP(Lesson, MaxNetDim, MaxNetDepth, n.Batch, n.In, n.Hidden, n.Out, n.Depth); err != nil {
+		return err
+	}
+	w := n.mlp()
+	w.Optimizer = workloads.Adam
+	if b := w.Memory().Total(); b > MaxNetBytes {
+		return fmt.Errorf("%s: %v refused before anything is allocated: one step needs %s, over the %s a cell may hold",
+			Lesson, w, units.Bytes(float64(b)), units.Bytes(MaxNetBytes))
+	}
+	return nil
+}
+
+// Doubling is the double-the-work test the learner writes in a cell: the sizes of three of its
+// workloads, each measured at that size and at twice it (a tiny batch-1 MLP is always the first pair).
+type Doubling struct {
+	Step    Net // the training step (its batch doubled)
+	ChainN  int // float32 values of the fused 8-op chain (doubled)
+	MatMulN int // n of the 256×n by n×n matmul (its 256 rows doubled)
+}
+
+// MaxDoublingMatMulN is the largest n of the doubling matmul: 2·512·8192² ≈ 6.9·10¹⁰ FLOPs doubled.
+const MaxDoublingMatMulN = 8192
+
+// DefaultDoubling is the lesson's at scale s: the pipeline's step, a 16 Mi-value chain (64 MiB: twice
+// a laptop's 32 MiB L3 already, so doubling changes no cache level) and n = 1024 on a laptop; 128 Mi
+// values and n = 8192 on a GPU.
+func DefaultDoubling(s experiments.Scale) Doubling {
+	return Doubling{Step: DefaultNet(s), ChainN: DefaultChain(s).N / 2, MatMulN: experiments.Pick(s, 1024, 8192)}
+}
+
+// Validate says why a doubling test is refused (every size is checked doubled, nothing allocated).
+func (d Doubling) Validate() error {
+	if err := d.Step.Validate(); err != nil {
+		return err
+	}
+	twice := d.Step
+	twice.Batch *= 2
+	if err := twice.Validate(); err != nil {
+		return fmt.Errorf("%s: batch %d refused: the test also runs it doubled (%w)", Lesson, d.Step.Batch, err)
+	}
+	switch {
+	case d.ChainN < 1 || d.ChainN > MaxChainN/2:
+		return fmt.Errorf("%s: a chain of %d values refused before anything is allocated: use 1…%d (doubled, %d MiB of float32 per array)", Lesson, d.ChainN, MaxChainN/2, MaxChainN*4>>20)
+	case d.MatMulN < 1 || d.MatMulN > MaxDoublingMatMulN:
+		return fmt.Errorf("%s: matmul n %d refused before anything is allocated: use 1…%d", Lesson, d.MatMulN, MaxDoublingMatMulN)
+	}
+	return nil
+}
+
+// Pairs are d's workloads, each with its doubled version: a batch-1 MLP (batch ×2), the training
+// step (batch ×2), the fused chain (elements ×2) and the 256-row matmul (rows ×2).
+func (d Doubling) Pairs() [][2]workloads.Workload {
+	step := d.Step.mlp()
+	step2 := step
+	step2.Batch *= 2
+	chain := Chain{N: d.ChainN, Ops: 8}.chain(true)
+	chain2 := chain
+	chain2.N *= 2
+	mm := workloads.MatMul{M: 256, K: d.MatMulN, N: d.MatMulN, Type: dtypes.Float32}
+	mm2 := mm
+	mm2.M *= 2
+	tiny := workloads.MLP{Batch: 1, In: 16, Hidden: 16, Depth: 2, Out: 4, Type: dtypes.Float32}
+	tiny2 := tiny
+	tiny2.Batch *= 2
+	return [][2]workloads.Workload{{tiny, tiny2}, {step, step2}, {chain, chain2}, {mm, mm2}}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
 	"gonum.org/v1/plot"
 
@@ -38,7 +37,7 @@ func init() {
 		Lesson: Lesson, Name: "step-parts",
 		Doc: "the MLP training step's op classes (matmuls, bias+activation, loss, optimizer) timed apart, and the whole step",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return StepParts(dev, s, nil)
+			return StepParts(dev, DefaultNet(s), nil)
 		},
 	})
 	experiments.Register(experiments.Experiment{
@@ -52,23 +51,26 @@ func init() {
 		Lesson: Lesson, Name: "double-the-work",
 		Doc: "each workload at its size and at twice it: overhead-, memory- or compute-bound",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			return DoubleWork(dev, s, nil)
+			return DoubleWork(dev, DefaultDoubling(s), nil)
 		},
 	})
 }
 
 // PartsModel is the network whose step is split: the pipeline's model with Adam, so the optimizer
 // has work worth seeing.
-func PartsModel(s experiments.Scale) workloads.MLP {
-	w := Model(s)
+func PartsModel(s experiments.Scale) workloads.MLP { return DefaultNet(s).parts() }
+
+// parts is n trained with Adam, the step-parts experiment's network.
+func (n Net) parts() workloads.MLP {
+	w := n.mlp()
 	w.Optimizer = workloads.Adam
 	return w
 }
 
-// StepParts times each op class of PartsModel's step on its own (checked against float64), then
-// the whole step. progress, if not nil, is told after each.
-func StepParts(dev *devices.Device, s experiments.Scale, progress func(done, total int)) ([]measure.Result, error) {
-	w := PartsModel(s)
+// StepParts times each op class of n's step (Adam) on its own (checked against float64), then the
+// whole step. progress, if not nil, is told after each.
+func StepParts(dev *devices.Device, n Net, progress func(done, total int)) ([]measure.Result, error) {
+	w := n.parts()
 	var ws []workloads.Workload
 	for _, p := range workloads.StepParts {
 		ws = append(ws, workloads.MLPPart{MLP: w, Part: p})
@@ -92,11 +94,15 @@ func StepParts(dev *devices.Device, s experiments.Scale, progress func(done, tot
 	return out, nil
 }
 
-// StepPartsOnEachDevice runs StepParts live on every XLA device, adds recordings, keeps them.
-func StepPartsOnEachDevice(progress func(done, total int)) ([]measure.Result, error) {
-	s := experiments.CurrentScale()
+// StepPartsOnEachDevice runs StepParts of the cell's network live on every XLA device, adds
+// recordings (at the network they were recorded with: DefaultNet of the GPU scale on a GPU), keeps
+// them. A network Validate refuses is refused before anything is allocated.
+func StepPartsOnEachDevice(n Net, progress func(done, total int)) ([]measure.Result, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
 	return experiments.OnEachDevice(Lesson, "step-parts", KeepParts, func(d *devices.Device) ([]measure.Result, error) {
-		return StepParts(d, s, progress)
+		return StepParts(d, n, progress)
 	})
 }
 
@@ -208,33 +214,12 @@ func FusionSpeedup(rs []measure.Result) string {
 	return b.String()
 }
 
-// DoublePairs are the workloads of the double-the-work test at a scale, each with its doubled
-// version: the pipeline's training step (batch ×2), the fused chain (elements ×2) and a 256-row
-// matmul (rows ×2).
-func DoublePairs(s experiments.Scale) [][2]workloads.Workload {
-	step := Model(s)
-	step2 := step
-	step2.Batch *= 2
-	chain := FusionChain(s, true)
-	chain.N /= 2 // 64 MiB on a laptop: twice its 32 MiB L3 already, so doubling changes no cache level
-	chain2 := chain
-	chain2.N *= 2
-	n := experiments.Pick(s, 1024, 8192)
-	mm := workloads.MatMul{M: 256, K: n, N: n, Type: dtypes.Float32}
-	mm2 := mm
-	mm2.M *= 2
-	tiny := workloads.MLP{Batch: 1, In: 16, Hidden: 16, Depth: 2, Out: 4, Type: dtypes.Float32}
-	tiny2 := tiny
-	tiny2.Batch *= 2
-	return [][2]workloads.Workload{{tiny, tiny2}, {step, step2}, {chain, chain2}, {mm, mm2}}
-}
-
-// DoubleWork measures every pair of DoublePairs (after dev's ceilings, which the verdict uses).
-func DoubleWork(dev *devices.Device, s experiments.Scale, progress func(done, total int)) ([]measure.Result, error) {
+// DoubleWork measures every pair of d.Pairs (after dev's ceilings, which the verdict uses).
+func DoubleWork(dev *devices.Device, d Doubling, progress func(done, total int)) ([]measure.Result, error) {
 	if _, err := measure.MeasureCeilings(dev); err != nil {
 		return nil, err
 	}
-	pairs := DoublePairs(s)
+	pairs := d.Pairs()
 	var out []measure.Result
 	for i, p := range pairs {
 		for k, w := range p {
@@ -252,11 +237,15 @@ func DoubleWork(dev *devices.Device, s experiments.Scale, progress func(done, to
 	return out, nil
 }
 
-// DoubleOnEachDevice runs DoubleWork live on every XLA device, adds recordings, keeps them.
-func DoubleOnEachDevice(progress func(done, total int)) ([]measure.Result, error) {
-	s := experiments.CurrentScale()
-	return experiments.OnEachDevice(Lesson, "double-the-work", KeepDouble, func(d *devices.Device) ([]measure.Result, error) {
-		return DoubleWork(d, s, progress)
+// DoubleOnEachDevice runs DoubleWork of the cell's sizes live on every XLA device, adds recordings
+// (at the sizes they were recorded with: DefaultDoubling of the GPU scale on a GPU), keeps them. Sizes
+// Validate refuses are refused before anything is allocated.
+func DoubleOnEachDevice(d Doubling, progress func(done, total int)) ([]measure.Result, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return experiments.OnEachDevice(Lesson, "double-the-work", KeepDouble, func(dev *devices.Device) ([]measure.Result, error) {
+		return DoubleWork(dev, d, progress)
 	})
 }
 

@@ -84,7 +84,7 @@ func TestStepPartsAddUpToTheStep(t *testing.T) {
 	if m := (workloads.MLPPart{MLP: w, Part: workloads.PartMatMuls}).FLOPs(); m/sum < 0.9 {
 		t.Errorf("matmuls are %.0f%% of the step's FLOPs, want most", 100*m/sum)
 	}
-	if n := len(DoublePairs(experiments.Laptop)); n != 4 {
+	if n := len(DefaultDoubling(experiments.Laptop).Pairs()); n != 4 {
 		t.Errorf("%d pairs", n)
 	}
 }
