@@ -52,12 +52,9 @@ func init() {
 		Lesson: Lesson, Name: "allreduce",
 		Doc: "AllReduce (sum) of a float32 gradient across the device's devices vs its size (laptop 4 KiB–16 MiB, GPU up to 256 MiB); needs ≥ 2 devices",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			if !dev.IsGPU() && dev.Backend().NumDevices() < 2 {
-				split, err := devices.Open(devices.CPUSplit) // the CPU opened as four devices, as the lesson does
-				if err != nil {
-					return nil, err
-				}
-				dev = split
+			dev, err := splitOf(dev)
+			if err != nil {
+				return nil, err
 			}
 			n := dev.Backend().NumDevices()
 			if n < 2 {
@@ -73,8 +70,17 @@ func init() {
 // lessons open it as one device, which runs a single step faster (a pool thread per core).
 func splitDevice() (*devices.Device, error) {
 	dev, err := devices.Default()
-	if err != nil || dev.IsGPU() {
-		return dev, err
+	if err != nil {
+		return nil, err
+	}
+	return splitOf(dev)
+}
+
+// splitOf is dev as this lesson splits a step over it: the XLA CPU plugin reopened as four devices
+// (devices.CPUSplit); any other device (a GPU, the Go backend) as it is.
+func splitOf(dev *devices.Device) (*devices.Device, error) {
+	if dev.Name != devices.CPU || dev.Backend().NumDevices() >= 2 {
+		return dev, nil
 	}
 	return devices.Open(devices.CPUSplit)
 }
