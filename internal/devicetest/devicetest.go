@@ -6,6 +6,7 @@ package devicetest
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
@@ -36,17 +37,32 @@ func NeedCPUPlugin(t testing.TB) {
 }
 
 // Open opens a device for a test: it skips when the device is not available here (fails for the
-// XLA CPU plugin under RequireEnv) and fails when an available device does not open.
+// XLA CPU plugin under RequireEnv) and fails when an available device does not open. name may be a
+// config with options ([devices.CPUSplit], [devices.CUDANoTF32]): availability is that of the device
+// before the comma, and a config that is available but does not open (a broken option) fails.
 func Open(t testing.TB, name string) *devices.Device {
 	t.Helper()
+	base, _, _ := strings.Cut(name, ",")
 	for _, s := range devices.Probe() {
-		if s.Name == name && !s.Available {
-			missing(t, name, s.Detail)
+		if s.Name == base && !s.Available {
+			missing(t, base, s.Detail)
 		}
 	}
 	d, err := devices.Open(name)
 	if err != nil {
 		t.Fatalf("opening %s: %v", name, err)
+	}
+	return d
+}
+
+// OpenDevices opens a config that must bring at least n PJRT devices (e.g. [devices.CPUSplit] for
+// the data-parallel step) and fails t when it brings fewer: a "devices=" option that stopped working
+// must fail the SPMD tests, not skip them.
+func OpenDevices(t testing.TB, name string, n int) *devices.Device {
+	t.Helper()
+	d := Open(t, name)
+	if got := d.Backend().NumDevices(); got < n {
+		t.Fatalf("%s opened %d device(s), want at least %d: the devices= option did not take", name, got, n)
 	}
 	return d
 }

@@ -1,6 +1,7 @@
 package dataparallel
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"strings"
 	"testing"
 
@@ -34,13 +35,7 @@ func TestZeROTable(t *testing.T) {
 }
 
 func TestOnCPU(t *testing.T) {
-	dev, err := devices.Open(devices.CPUSplit)
-	if err != nil {
-		t.Skipf("xla:cpu: %v", err)
-	}
-	if dev.Backend().NumDevices() < 2 {
-		t.Skip("one device")
-	}
+	dev := devicetest.OpenDevices(t, devices.CPUSplit, 2)
 	tb, err := Check()
 	rows := tb.Rows
 	if err != nil {

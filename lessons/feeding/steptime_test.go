@@ -1,6 +1,7 @@
 package feeding
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 	"time"
 
@@ -52,10 +53,7 @@ func TestShares(t *testing.T) {
 // Analytic expectation for the fusion count: XLA compiles 8 one-op executables into 8 kernels and
 // the one graph into a single fusion holding the 8 operations.
 func TestKernelsOfTheChain(t *testing.T) {
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		t.Skip(err)
-	}
+	dev := devicetest.Open(t, devices.CPU)
 	for _, fused := range []bool{false, true} {
 		w := FusionChain(experiments.Laptop, fused)
 		k, f, err := KernelsOf(dev, w)

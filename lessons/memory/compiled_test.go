@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -14,10 +15,7 @@ import (
 // and Adam's step counter); its outputs are the new state plus the loss and the output tuple's
 // pointer table (8 bytes per output). Both are checked from shapes.
 func TestCompiledMemoryMatchesShapes(t *testing.T) {
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		t.Skip(err)
-	}
+	dev := devicetest.Open(t, devices.CPU)
 	w := workloads.MLP{Batch: 32, In: 64, Hidden: 64, Depth: 2, Out: 8, Type: dtypes.Float32, Optimizer: workloads.Adam}
 	r, err := CompiledMemory(dev, w, 0)
 	if err != nil {

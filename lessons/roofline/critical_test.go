@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"math"
 	"testing"
 
@@ -41,10 +42,7 @@ func TestBatchIntensityAndCriticalBatch(t *testing.T) {
 }
 
 func TestBatchSweepShort(t *testing.T) {
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		t.Skip(err)
-	}
+	dev := devicetest.Open(t, devices.CPU)
 	s := BatchSizes{D: 256, Batches: []int{1, 16, 256}, Types: []dtypes.DType{dtypes.Float32}}
 	calls := 0
 	rs, err := BatchSweep(dev, s, func(done, total int) { calls++ })

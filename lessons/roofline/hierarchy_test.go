@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
@@ -37,10 +38,7 @@ func TestLevelsAssignsWorkingSets(t *testing.T) {
 }
 
 func TestHierarchyShort(t *testing.T) {
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		t.Skip(err)
-	}
+	dev := devicetest.Open(t, devices.CPU)
 	s := HierarchySizes{WorkingSets: []int{16 << 10, 1 << 20}, Ops: []string{"copy", "axpb"}, MinTraffic: 4 << 20, MinPasses: 2}
 	rs, err := Hierarchy(dev, s, nil)
 	if err != nil {

@@ -119,10 +119,7 @@ func TestOfWithoutDumpNameHasMemoryOnly(t *testing.T) {
 }
 
 func TestGoBackendIsNotXLA(t *testing.T) {
-	dev, err := devices.Open(devices.Go)
-	if err != nil {
-		t.Skip(err)
-	}
+	dev := devicetest.Open(t, devices.Go)
 	e, err := graph.NewExec(dev.Backend(), chain(2))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -11,15 +12,12 @@ import (
 // TestDataParallelEqualsSingleDevice checks the SPMD step over 2 and 4 devices against the
 // single-device step on the whole batch.
 func TestDataParallelEqualsSingleDevice(t *testing.T) {
-	dev := openDevice(t, devices.CPUSplit)
+	dev := devicetest.OpenDevices(t, devices.CPUSplit, 4)
 	tests := []DataParallel{
 		{MLP: MLP{Batch: 16, In: 8, Hidden: 16, Out: 4, Depth: 1, Type: dtypes.Float32, Seed: 3}, Devices: 2},
 		{MLP: MLP{Batch: 64, In: 32, Hidden: 64, Out: 8, Depth: 2, Type: dtypes.Float32, Seed: 5}, Devices: 4},
 	}
 	for _, w := range tests {
-		if dev.Backend().NumDevices() < w.Devices {
-			t.Skipf("%s has %d devices", dev.Name, dev.Backend().NumDevices())
-		}
 		c, err := CompareSteps(dev, w)
 		if err != nil {
 			t.Fatal(err)
@@ -49,10 +47,7 @@ func TestDataParallelValidate(t *testing.T) {
 }
 
 func TestAllReduceTime(t *testing.T) {
-	dev := openDevice(t, devices.CPUSplit)
-	if dev.Backend().NumDevices() < 2 {
-		t.Skip("one device")
-	}
+	dev := devicetest.OpenDevices(t, devices.CPUSplit, 2)
 	d, err := AllReduceTime(dev, 2, 1024, 3)
 	if err != nil || len(d) != 3 || d[0] <= 0 {
 		t.Fatalf("%v %v", d, err)

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -8,18 +9,14 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 )
 
-func cpuOrSkip(t *testing.T) *devices.Device {
+func cpuDevice(t *testing.T) *devices.Device {
 	t.Helper()
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		t.Skip(err)
-	}
-	return dev
+	return devicetest.Open(t, devices.CPU)
 }
 
 // Every new workload computes what its float64 reference says.
 func TestIssue13WorkloadsCheck(t *testing.T) {
-	dev := cpuOrSkip(t)
+	dev := cpuDevice(t)
 	mlp := MLP{Batch: 16, In: 32, Hidden: 24, Depth: 2, Out: 8, Type: dtypes.Float32, Seed: 3}
 	adam := mlp
 	adam.Optimizer = Adam
@@ -90,7 +87,7 @@ func TestIssue13Formulas(t *testing.T) {
 }
 
 func TestIssue13Errors(t *testing.T) {
-	dev := cpuOrSkip(t)
+	dev := cpuDevice(t)
 	for _, w := range []Workload{
 		Passes{N: 0, Passes: 1, Op: "copy", Type: dtypes.Float32},
 		Passes{N: 8, Passes: 1, Op: "scale", Type: dtypes.Float32},
