@@ -134,6 +134,13 @@ func doctor(args []string) error {
 	} else {
 		info("gpu", noGPULine(experiments.RecordedDevices(), gpumodel.Default().GPU.Name))
 	}
+	if _, found := devices.FindPlugin("cuda"); found && devices.HasNVIDIAGPU() {
+		if err := devices.GPUFailure(); err != nil {
+			bad("xla:cuda", devices.GPUFailureNote(err, "recordings and the course's GPU model in every lesson"), "scripts/setup.sh --cuda, then check the driver (nvidia-smi)")
+		} else {
+			ok("xla:cuda", "opens")
+		}
+	}
 	if gpumodel.DatasheetErr != nil {
 		bad("gpu model", gpumodel.DatasheetErr.Error(), "restore the row in pkg/devices' datasheet table")
 	}

@@ -1,6 +1,7 @@
 package race
 
 import (
+	"errors"
 	"math"
 	"regexp"
 	"strconv"
@@ -350,3 +351,20 @@ func TestRace(t *testing.T) {
 
 // TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
+
+// A GPU here that failed to open is never called live: Describe and the GPU lane say why it is not.
+func TestBrokenGPUIsSaid(t *testing.T) {
+	t.Setenv("WHYGPU_ROOT", t.TempDir())
+	undo := devices.SimulateGPUFailure(errors.New("CUDA_ERROR_NO_DEVICE"))
+	defer undo()
+	if GPUHere() {
+		t.Errorf("GPUHere with a GPU that failed to open")
+	}
+	d := Describe(32, 64)
+	if !strings.HasPrefix(d, "GPU found but it failed to open: CUDA_ERROR_NO_DEVICE — showing ") || strings.Contains(d, "measured live") {
+		t.Errorf("Describe: %q", d)
+	}
+	if lane := GPULane(32, 64); !strings.Contains(lane.Note, "failed to open: CUDA_ERROR_NO_DEVICE") {
+		t.Errorf("GPU lane note: %q", lane.Note)
+	}
+}

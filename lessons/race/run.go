@@ -92,37 +92,50 @@ func sameParams(a, b map[string]int) bool {
 // GPULane is the race's GPU lane where there is no GPU: the step recorded on a GPU at this size,
 // its note saying how far the GPU model's band for the same step lies from it (gpumodel's Versus),
 // or the model itself until a recording has it.
+//
+// A GPU that is here but failed to open (devices.GPUFailure) puts devices.GPUFailureNote first in the
+// lane's note, so the lane says why it is not live.
 func GPULane(batch, hidden int) charts.Lane {
+	var lane charts.Lane
+	instead := "the course's GPU model"
 	if r, ok := RecordedStep(batch, hidden); ok {
-		lane := fromresult.Lane(r)
+		lane = fromresult.Lane(r)
 		if v := experiments.ModelVersus([]measure.Result{r}); len(v) > 0 {
 			lane.Note += "; " + v[0]
 		}
-		return lane
+		instead = "the recording"
+	} else {
+		lane = experiments.BandLane(experiments.StepEstimate(Step(batch, hidden)))
 	}
-	return experiments.BandLane(experiments.StepEstimate(Step(batch, hidden)))
+	if note := devices.GPUFailureNote(devices.GPUFailure(), instead); note != "" {
+		lane.Note = note + "; " + lane.Note
+	}
+	return lane
 }
 
-// Describe says, in a line, where the race's GPU lane comes from at a size.
+// Describe says, in a line, where the race's GPU lane comes from at a size: measured live only when
+// xla:cuda opened here, and the open error when a GPU is here but did not open.
 func Describe(batch, hidden int) string {
 	if GPUHere() {
-		return "There is an NVIDIA GPU here: the xla:cuda lane is measured live."
+		return "There is an NVIDIA GPU here and xla:cuda opened: the xla:cuda lane is measured live."
 	}
+	gpuErr := devices.GPUFailure()
 	if r, ok := RecordedStep(batch, hidden); ok {
+		if gpuErr != nil {
+			return devices.GPUFailureNote(gpuErr, fmt.Sprintf("the xla:cuda lane recorded on %s on %s (whygpu record), at this batch and width.",
+				r.Provenance.Model, r.Provenance.Date.Format("2006-01-02")))
+		}
 		return fmt.Sprintf("No GPU here: the xla:cuda lane was recorded on %s on %s (whygpu record), at this batch and width.",
 			r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
 	}
-	return fmt.Sprintf("No GPU here and no recording at this size yet: the %s lane is the course's GPU model of the step on an %s, drawn as a band from its optimistic to its pessimistic end (assumptions below), not a measurement.",
+	model := fmt.Sprintf("the %s lane, the course's GPU model of the step on an %s, drawn as a band from its optimistic to its pessimistic end (assumptions below), not a measurement.",
 		experiments.StepModelName, short(ModelGPU))
+	if gpuErr != nil {
+		return devices.GPUFailureNote(gpuErr, model)
+	}
+	return "No GPU here and no recording at this size yet: " + model
 }
 
-// GPUHere reports whether the xla:cuda device can be opened here (a GPU and its plugin), so the race
-// and the sweeps measure the GPU live.
-func GPUHere() bool {
-	for _, s := range devices.Probe() {
-		if s.Name == devices.CUDA {
-			return s.Available
-		}
-	}
-	return false
-}
+// GPUHere reports whether an NVIDIA GPU is here and xla:cuda opened on it, so the race and the
+// sweeps measure the GPU live. A GPU that fails to open is not here (devices.GPUFailure says why).
+func GPUHere() bool { return devices.HasNVIDIAGPU() && devices.GPUFailure() == nil }

@@ -113,6 +113,7 @@ type Status struct {
 var (
 	mu     sync.Mutex
 	opened = map[string]*Device{}
+	failed = map[string]error{} // the last open error of each config that did not open
 )
 
 // PluginDirs returns the directories searched for PJRT plugins ($PJRT_PLUGIN_LIBRARY_PATH).
@@ -196,8 +197,10 @@ func Open(name string) (*Device, error) {
 	}
 	d, err := open(name)
 	if err != nil {
+		failed[name] = err
 		return nil, err
 	}
+	delete(failed, name)
 	opened[name] = d
 	return d, nil
 }
@@ -325,8 +328,12 @@ func orDefault(s, def string) string {
 func OpenAll() ([]*Device, error) { return openWhere(func(string) bool { return true }) }
 
 // Accelerated opens the XLA devices available here (xla:cpu, and xla:cuda when present), the ones
-// lessons race against each other. The Go backend is left out: open it by name for contrasts. It is
-// an error only when none opens.
+// lessons race against each other. The Go backend is left out: open it by name for contrasts.
+//
+// With no device opened it returns an error. When some opened and another available one did not (a
+// GPU whose plugin fails to open), it returns the opened devices together with that device's error,
+// which is also kept for [GPUFailure]: callers go on with the devices that opened, and display shows
+// [GPUFailureNote] wherever the GPU lane would have been.
 func Accelerated() ([]*Device, error) {
 	devs, err := openWhere(func(name string) bool { return name != Go })
 	if len(devs) == 0 {
@@ -335,7 +342,80 @@ func Accelerated() ([]*Device, error) {
 		}
 		return nil, fmt.Errorf("devices: no XLA device could be opened: %w", err)
 	}
-	return devs, nil
+	return devs, err
+}
+
+var (
+	gpuMu      sync.Mutex
+	gpuChecked bool  // gpuErr is known for this process
+	gpuErr     error // why the GPU found here gives no live lane
+)
+
+// GPUFailure reports why an NVIDIA GPU found on this machine gives no live xla:cuda lane: nil when
+// there is no GPU here or xla:cuda opens. A GPU without its plugin, or whose plugin fails to open,
+// gives an error saying so. It opens xla:cuda (once per process, like Open) to find out.
+func GPUFailure() error {
+	gpuMu.Lock()
+	defer gpuMu.Unlock()
+	if !gpuChecked {
+		gpuErr = gpuFailure(HasNVIDIAGPU(), Probe(), func() error { _, err := Open(CUDA); return err })
+		gpuChecked = true
+	}
+	return gpuErr
+}
+
+// KnownGPUFailure is GPUFailure as far as this process knows without opening anything: the error
+// of an xla:cuda open that failed here (through Open, Accelerated or GPUFailure), else nil. Display
+// calls it for every chart and table.
+func KnownGPUFailure() error {
+	gpuMu.Lock()
+	defer gpuMu.Unlock()
+	if gpuChecked {
+		return gpuErr
+	}
+	mu.Lock()
+	err := failed[CUDA]
+	mu.Unlock()
+	if err != nil && HasNVIDIAGPU() {
+		return err
+	}
+	return nil
+}
+
+// SimulateGPUFailure makes GPUFailure and KnownGPUFailure report err (nil: a GPU that opened) until
+// undo is called: for tests of the code that shows the failure, on machines without a broken GPU.
+func SimulateGPUFailure(err error) (undo func()) {
+	gpuMu.Lock()
+	defer gpuMu.Unlock()
+	checked, old := gpuChecked, gpuErr
+	gpuChecked, gpuErr = true, err
+	return func() {
+		gpuMu.Lock()
+		defer gpuMu.Unlock()
+		gpuChecked, gpuErr = checked, old
+	}
+}
+
+// gpuFailure is GPUFailure given whether a GPU is here, the probe and how to open xla:cuda.
+func gpuFailure(hasGPU bool, probe []Status, open func() error) error {
+	if !hasGPU {
+		return nil
+	}
+	for _, s := range probe {
+		if s.Name == CUDA && !s.Available {
+			return fmt.Errorf("%s; fix: %s", s.Detail, orDefault(s.Fix, setupFix))
+		}
+	}
+	return open()
+}
+
+// GPUFailureNote is the line shown wherever the GPU lane appears when err (from GPUFailure) is not
+// nil: "GPU found but it failed to open: <err> — showing <instead>"; "" for a nil err.
+func GPUFailureNote(err error, instead string) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("GPU found but it failed to open: %v — showing %s", err, instead)
 }
 
 // openWhere opens the available devices whose name want accepts, in Names order, and joins the

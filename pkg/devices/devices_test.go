@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,43 @@ func TestUsageNeverFails(t *testing.T) {
 	}
 	if d.AvailableMemory() == 0 || HostAvailableMemory() == 0 {
 		t.Error("available host memory unknown")
+	}
+}
+
+// A GPU that is here but gives no live lane is an error that says why; no GPU is no failure.
+func TestGPUFailure(t *testing.T) {
+	cuda := func(available bool) []Status {
+		return []Status{{Name: CPU, Available: true}, {Name: CUDA, Available: available, Detail: "an NVIDIA GPU is present but pjrt_c_api_cuda_plugin.so not found", Fix: "scripts/setup.sh --cuda"}}
+	}
+	broken := errors.New("cuInit failed: CUDA_ERROR_NO_DEVICE")
+	tests := []struct {
+		name   string
+		hasGPU bool
+		probe  []Status
+		open   error
+		want   string // "" for no failure
+	}{
+		{"no GPU", false, cuda(false), broken, ""},
+		{"GPU opens", true, cuda(true), nil, ""},
+		{"GPU fails to open", true, cuda(true), broken, "CUDA_ERROR_NO_DEVICE"},
+		{"GPU without its plugin", true, cuda(false), nil, "scripts/setup.sh --cuda"},
+	}
+	for _, tc := range tests {
+		err := gpuFailure(tc.hasGPU, tc.probe, func() error { return tc.open })
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+		note := GPUFailureNote(err, "the model")
+		if (note == "") != (tc.want == "") || (note != "" && !strings.HasPrefix(note, "GPU found but it failed to open: ")) || (note != "" && !strings.HasSuffix(note, "— showing the model")) {
+			t.Errorf("%s: note %q", tc.name, note)
+		}
+	}
+	undo := SimulateGPUFailure(broken)
+	if GPUFailure() != broken || KnownGPUFailure() != broken {
+		t.Errorf("simulated failure not reported")
+	}
+	undo()
+	if !HasNVIDIAGPU() && (GPUFailure() != nil || KnownGPUFailure() != nil) {
+		t.Errorf("no GPU here, yet a GPU failure: %v", GPUFailure())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -42,6 +43,7 @@ func chart(p *plot.Plot, mime protocol.MIMEType, render func(*plot.Plot) (any, e
 	if err != nil {
 		return err
 	}
+	gpuFailureLine()
 	if !InNotebook() {
 		fmt.Printf("[chart: %s]\n", p.Title.Text)
 		return nil
@@ -107,6 +109,7 @@ func Markdown(md string) {
 // carry a "⚠ disturbed (n)" mark, explained with what to do in one footnote under the table. It is the
 // one way a lesson's table reaches the notebook.
 func Table(t units.Table) {
+	gpuFailureLine()
 	if !InNotebook() {
 		fmt.Print(t.Plain())
 	} else {
@@ -137,6 +140,24 @@ func tableHTML(header []string, rows [][]string) string {
 	}
 	b.WriteString("</tbody></table>")
 	return b.String()
+}
+
+// GPUFailureInstead is what a chart or table shows in place of a GPU that is here but did not open.
+const GPUFailureInstead = "a GPU recording or the course's GPU model in its place, each labeled as such"
+
+// gpuFailureLine shows, above a chart or table, devices.GPUFailureNote when this process found a GPU
+// that failed to open (devices.KnownGPUFailure): its lane is then a recording or the model, and the
+// learner must be told why, not left to think the course has no GPU here.
+func gpuFailureLine() {
+	note := devices.GPUFailureNote(devices.KnownGPUFailure(), GPUFailureInstead)
+	if note == "" {
+		return
+	}
+	if InNotebook() {
+		HTML(`<div class="whygpu-gpu-failed" style="border-left:4px solid #d55e00;padding:4px 8px">` + html.EscapeString(note) + `</div>`)
+		return
+	}
+	fmt.Println(note)
 }
 
 // Error shows an error as a clear message with what to do, without failing the cell. It returns

@@ -151,6 +151,7 @@ func Race(run RaceFunc, opt RaceOptions) error {
 // Lanes shows race results once, as the race widget draws them (no sliders): for a race already
 // run, e.g. the last row of a static sweep. batch is used for the samples/s column (0: none).
 func Lanes(title string, batch int, lanes []Lane) {
+	gpuFailureLine()
 	if !InNotebook() {
 		fmt.Printf("%s\n%s", title, lanesText(batch, lanes))
 		return

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 func TestRaceDefaults(t *testing.T) {
@@ -177,5 +179,15 @@ func TestSafeRace(t *testing.T) {
 		if _, err := safeRace(tc.run, 1, 16); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// Every table and chart of a process whose GPU failed to open says so above it.
+func TestGPUFailureLine(t *testing.T) {
+	undo := devices.SimulateGPUFailure(errors.New("CUDA_ERROR_NO_DEVICE"))
+	defer undo()
+	out := captureStdout(t, func() { Table(units.Table{Header: []string{"a"}, Rows: [][]string{{"1"}}}) })
+	if !strings.HasPrefix(out, "GPU found but it failed to open: CUDA_ERROR_NO_DEVICE — showing ") {
+		t.Errorf("table output: %q", out)
 	}
 }

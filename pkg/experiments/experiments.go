@@ -225,7 +225,9 @@ func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure
 // LiveOnEachDevice runs fn on every XLA device here (devices.Accelerated), one after another, and
 // returns all their results, live only: what a cell measuring at the learner's own sizes shows
 // (recordings are at the lesson's sizes). The first error stops it and is returned with the results
-// so far; with no XLA device at all, the error says why.
+// so far; with no XLA device at all, the error says why. A GPU that is here but fails to open is
+// left out and not forgotten: devices keeps its error, and every chart and table of the process says
+// "GPU found but it failed to open" above it (display, devices.KnownGPUFailure).
 func LiveOnEachDevice(fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
 	devs, err := devices.Accelerated()
 	if len(devs) == 0 {

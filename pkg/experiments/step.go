@@ -112,7 +112,8 @@ func Sweep(dev *devices.Device, sizes []Size, opt measure.Options, progress Prog
 	return out, nil
 }
 
-// SweepEveryDevice times the step at every size on every XLA device here.
+// SweepEveryDevice times the step at every size on every XLA device here; a GPU that fails to open
+// is left out and shown as such, as in LiveOnEachDevice.
 func SweepEveryDevice(sizes []Size, progress Progress) ([]measure.Result, error) {
 	devs, err := devices.Accelerated()
 	if len(devs) == 0 {
