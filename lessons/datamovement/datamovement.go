@@ -510,19 +510,16 @@ func UnsyncedOnEachDevice(m MatMul) ([]measure.Result, error) {
 }
 
 // UnsyncedTable shows both clocks next to the device's model peak and measured ceiling: the
-// launch-timed FLOP/s are impossible, above any roof. On xla:cpu the asynchronous launch is
-// emulated (measure.TimeWithoutWaiting queues the run on a goroutine and returns, as a CUDA launch
-// would), and the table says so.
+// launch-timed FLOP/s are impossible, above any roof. The asynchronous launch is emulated on every
+// device, a GPU included (measure.TimeWithoutWaiting queues the run on a goroutine and returns, as a
+// CUDA launch would: go-xla has no execute-without-waiting), and the table says so on every row.
 func UnsyncedTable(results []measure.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
 	for _, r := range results {
 		clock := "at completion (right)"
 		if strings.Contains(r.Label, "stopped at launch") {
-			clock = "at launch (wrong)"
-			if r.Provenance.Device != devices.CUDA {
-				clock = "at launch (wrong; emulated: the course's goroutine launch queue)"
-			}
+			clock = "at launch (wrong; emulated: the course's goroutine launch queue)"
 		}
 		ceil := "—"
 		if r.CeilingFLOPS > 0 {
@@ -535,17 +532,14 @@ func UnsyncedTable(results []measure.Result) units.Table {
 	return units.Table{Header: []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, Rows: rows, Disturbed: disturbed}
 }
 
-// UnsyncedLine says, in one line, what the launch-stopped clock claims and that it is impossible;
-// on a device without a real asynchronous launch it says the launch was emulated.
+// UnsyncedLine says, in one line, what the launch-stopped clock claims and that it is impossible,
+// and that the launch was emulated (on every device: measure.EmulatedLaunch).
 func UnsyncedLine(results []measure.Result) string {
 	if len(results) == 0 {
 		return "no unsynced timing"
 	}
 	r := results[0]
-	how := "emulated launch on " + r.Provenance.Device + ": the course's goroutine launch queue"
-	if r.Provenance.Device == devices.CUDA {
-		how = "a real CUDA launch"
-	}
+	how := "emulated launch on " + r.Provenance.Device + ": the course's goroutine launch queue, not a CUDA launch"
 	return fmt.Sprintf("timer stopped at launch: %.0f GFLOP/s (%.0f%% of the model peak; %s) — impossible", r.GFLOPS(), r.PercentOfPeak(), how)
 }
 

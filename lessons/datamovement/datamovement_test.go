@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
@@ -112,5 +113,21 @@ func TestSyncTableReadsOldRecordings(t *testing.T) {
 	_, got := SyncTable([]measure.Result{old}).Parts()
 	if !slices.Equal(got[0], want[0]) || want[0][2] != "30" {
 		t.Errorf("old %q, now %q", got[0], want[0])
+	}
+}
+
+// The launch is emulated on every device (go-xla has no execute-without-waiting): a GPU's result,
+// live or recorded, is never called a real CUDA launch.
+func TestUnsyncedIsEmulatedEverywhere(t *testing.T) {
+	for _, dev := range []string{devices.CPU, devices.CUDA} {
+		launch := measure.Result{Label: "matmul — timer stopped at launch (wrong; " + measure.EmulatedLaunch + ")", FLOPs: 1e9,
+			Stats: measure.Stats{Median: time.Microsecond}, Provenance: measure.Provenance{Device: dev, Model: "m"}}
+		synced := launch
+		synced.Label = "matmul"
+		_, rows := UnsyncedTable([]measure.Result{launch, synced}).Parts()
+		line := UnsyncedLine([]measure.Result{launch, synced})
+		if !strings.Contains(rows[0][1], "emulated") || !strings.Contains(line, "emulated") || strings.Contains(line, "real") {
+			t.Errorf("%s: table %q, line %q", dev, rows[0][1], line)
+		}
 	}
 }

@@ -24,8 +24,14 @@ func (u Unsynced) String() string {
 		u.Synced.Stats.Median, u.Synced.GFLOPS(), u.Synced.PercentOfPeak())
 }
 
-// TimeWithoutWaiting runs w on dev through an asynchronous launch (workloads.Stream: the work runs on
-// another goroutine and Launch returns at once, like a CUDA kernel launch) and times every run twice:
+// EmulatedLaunch says how TimeWithoutWaiting launches, on every device: go-xla (v0.4.1) has no
+// execute-without-waiting, so the asynchronous launch is the course's own emulation.
+const EmulatedLaunch = "emulated launch: the course's goroutine launch queue (workloads.Stream), on every device, since go-xla's execute always waits"
+
+// TimeWithoutWaiting runs w on dev through an emulated asynchronous launch (workloads.Stream: the work
+// runs on another goroutine and Launch returns at once, as a CUDA kernel launch would; go-xla has no
+// execute-without-waiting, so this is the emulation on every device, a GPU included — see
+// EmulatedLaunch, which the launch-timed result's label carries) and times every run twice:
 // from launch to Launch returning, and from launch to completion (Event.Wait, like
 // torch.cuda.synchronize()). Each run completes before the next starts, so both clocks see the same
 // runs. Options are as for Time; reps end when both MinTime and Reps are met on the completion clock.
@@ -68,7 +74,7 @@ func TimeWithoutWaiting(dev *devices.Device, w workloads.Workload, opt Options) 
 	}
 	synced.Stats = probe.Summarize(done)
 	lied := synced
-	lied.Label += " — timer stopped at launch (wrong)"
+	lied.Label += " — timer stopped at launch (wrong; " + EmulatedLaunch + ")"
 	lied.Stats = Summarize(launch)
 	lied.Stats.Disturbance = synced.Stats.Disturbance
 	return Unsynced{Launch: lied, Synced: synced}, nil
