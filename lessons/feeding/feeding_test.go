@@ -92,6 +92,11 @@ func TestOnGoBackend(t *testing.T) {
 	if len(os) != 2 || os[1].Seconds() <= 0 {
 		t.Errorf("Oversubscription = %+v", os)
 	}
+	for _, r := range os { // one wall time over the jobs: one sample, not four identical ones
+		if !r.Stats.OneSample() || r.Stats.RunsPerSample != 4 {
+			t.Errorf("%s: stats %+v, want one sample of 4 runs", r.Label, r.Stats)
+		}
+	}
 	if _, err := OverChart(os); err != nil {
 		t.Errorf("OverChart: %v", err)
 	}

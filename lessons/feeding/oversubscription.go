@@ -93,11 +93,9 @@ func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.R
 		if firstErr != nil {
 			return rs, firstErr
 		}
-		per := wall / time.Duration(jobs)
 		rs = append(rs, measure.Result{Workload: "matmul-jobs", Label: fmt.Sprintf("%d jobs of %s on %d concurrent workers", jobs, mm, k),
 			DType: "float32", FLOPs: mm.FLOPs(), Bytes: mm.Bytes(), RelErr: -1,
-			Stats: measure.Stats{N: jobs, Median: per, Min: per, P90: per, Mean: per,
-				Disturbance: probe.Stop()}, // the workers are this process: what others did is counted
+			Stats:      oneSample(wall, jobs, probe.Stop()), // the workers are this process: what others did is counted
 			Params:     map[string]int{ParamWorkers: k},
 			Metrics:    map[string]float64{ParamCores: float64(devices.NumCPU()), ParamLatUS: float64(lat) / float64(jobs) / 1e3},
 			Provenance: measure.ProvenanceOf(dev)})

@@ -118,14 +118,13 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 			return rs, tls, err
 		}
 		tls = append(tls, Timeline{Report: rep, CPU: tl})
-		per := rep.Wall / time.Duration(rep.Steps)
 		r := measure.Result{
 			Workload: "pipeline", Label: fmt.Sprintf("%s fed by %d loader workers × %v/batch", w, k, cost.Round(time.Microsecond)),
 			DType: "float32", FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
 			Params: map[string]int{ParamWorkers: k, "batch": w.Batch},
 			Metrics: map[string]float64{ParamCores: float64(devices.NumCPU()), ParamCostUS: float64(cost) / 1e3, ParamStepUS: float64(st) / 1e3,
 				ParamUtilPM: 1000 * rep.Utilization(), ParamCPUPM: 10 * tl.MeanCPU()},
-			Stats:      measure.Stats{N: rep.Steps, Median: per, Min: per, P90: per, Mean: per, Disturbance: probe.Stop()},
+			Stats:      oneSample(rep.Wall, rep.Steps, probe.Stop()),
 			Provenance: measure.ProvenanceOf(dev),
 		}
 		rs = append(rs, r)
@@ -255,4 +254,12 @@ func TimelineChart(tl Timeline, steps int) (*plot.Plot, error) {
 		Title: fmt.Sprintf("%d loader worker(s): device busy %.0f%%, CPU %.0f%% (first %d steps)",
 			r.Pipeline.Workers, 100*r.Utilization(), tl.CPU.MeanCPU(), steps),
 		X: "time since the loop started [s]", Y: "device computing [%]", YTicks: charts.PercentTicks{}}, s)
+}
+
+// oneSample is the Stats of runs timed together in wall (measure.OneSample: one sample, no spread),
+// with the disturbance seen meanwhile.
+func oneSample(wall time.Duration, runs int, d measure.Disturbance) measure.Stats {
+	s := measure.OneSample(wall, runs)
+	s.Disturbance = d
+	return s
 }

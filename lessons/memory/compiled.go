@@ -66,7 +66,7 @@ func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.
 	}
 	r := measure.Result{Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.Type.String()), Params: w.Params(),
 		FLOPs: w.FLOPs(), Bytes: w.Bytes(), Stats: stats, RelErr: -1, Provenance: measure.ProvenanceOf(dev)}
-	setMeasured(&r, dev, grew)
+	setMeasured(&r, dev, p, grew)
 	for name, v := range map[string]int64{ParamXLAArgs: m.Arguments, ParamXLAOut: m.Outputs, ParamXLAAlias: m.Aliases,
 		ParamXLATemp: m.Temporary, ParamXLACode: m.GeneratedCode} {
 		r.SetMetric(name, float64(v))
@@ -129,10 +129,7 @@ func CompiledTable(rs []measure.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		m, x := modelOf(r).Memory(), XLAFigures(r)
-		src := "process peak RSS"
-		if metric(r, ParamOnGPU) == 1 {
-			src = "GPU memory (NVML)"
-		}
+		src := measuredSource(r)
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
 			units.BytesFixed(float64(m.Total())) + " (shapes)",
 			units.BytesFixed(float64(x.Arguments)), units.BytesFixed(float64(x.Outputs)),

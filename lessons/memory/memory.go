@@ -28,6 +28,9 @@ const KeepBatch = Lesson + "-batch"
 const (
 	ParamMeasured = "measured_bytes"  // memory the process (CPU) or GPU 0 (GPU) grew by during the step
 	ParamOnGPU    = "measured_on_gpu" // 1 when ParamMeasured comes from NVML, 0 when from the process's peak RSS
+	// ParamPeakFallback is 1 when ParamMeasured is the resident set after the run, not its peak
+	// (measure.Peak.Fallback: the peak RSS could not be reset here).
+	ParamPeakFallback = "measured_peak_fallback"
 )
 
 func init() {

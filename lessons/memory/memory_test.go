@@ -123,3 +123,20 @@ func TestSweepOnGoBackend(t *testing.T) {
 
 // TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
+
+// A peak that could not be seen is shown as what it is, never as the peak.
+func TestMeasuredSourceSaysFallback(t *testing.T) {
+	tests := []struct {
+		metrics map[string]float64
+		want    string
+	}{
+		{map[string]float64{ParamOnGPU: 1}, "GPU memory (NVML)"},
+		{map[string]float64{ParamOnGPU: 0, ParamPeakFallback: 1}, measure.FallbackNote},
+		{map[string]float64{ParamOnGPU: 0, ParamPeakFallback: 0}, "process peak RSS"},
+	}
+	for _, tc := range tests {
+		if got := measuredSource(measure.Result{Metrics: tc.metrics}); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.metrics, got, tc.want)
+		}
+	}
+}

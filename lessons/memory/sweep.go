@@ -37,18 +37,34 @@ func measureFrom(dev *devices.Device, w workloads.MLP, base uint64) (measure.Res
 	if err != nil {
 		return r, err
 	}
-	setMeasured(&r, dev, grew)
+	setMeasured(&r, dev, p, grew)
 	return r, nil
 }
 
-// setMeasured records the measured growth in r's Metrics: ParamMeasured, and ParamOnGPU (1 when
-// it comes from NVML on a GPU).
-func setMeasured(r *measure.Result, dev *devices.Device, grew uint64) {
+// setMeasured records the measured growth in r's Metrics: ParamMeasured, ParamOnGPU (1 when it
+// comes from NVML on a GPU) and ParamPeakFallback (1 when p could not see the peak).
+func setMeasured(r *measure.Result, dev *devices.Device, p *measure.Peak, grew uint64) {
 	r.SetMetric(ParamMeasured, float64(grew))
 	r.SetMetric(ParamOnGPU, 0)
 	if dev.IsGPU() {
 		r.SetMetric(ParamOnGPU, 1)
 	}
+	r.SetMetric(ParamPeakFallback, 0)
+	if p.Fallback() {
+		r.SetMetric(ParamPeakFallback, 1)
+	}
+}
+
+// measuredSource says where a result's measured growth comes from: the process's peak RSS, GPU
+// memory (NVML), or the fallback (measure.FallbackNote) when the peak could not be seen.
+func measuredSource(r measure.Result) string {
+	switch {
+	case metric(r, ParamOnGPU) == 1:
+		return "GPU memory (NVML)"
+	case metric(r, ParamPeakFallback) == 1:
+		return measure.FallbackNote
+	}
+	return "process peak RSS"
 }
 
 // metric is r's measured value name (measure.Result.Metric), 0 when absent.
@@ -138,10 +154,7 @@ func SweepTable(rs []measure.Result) units.Table {
 	var disturbed []string
 	for _, r := range rs {
 		m := modelOf(r).Memory()
-		src := "process peak RSS"
-		if metric(r, ParamOnGPU) == 1 {
-			src = "GPU memory (NVML)"
-		}
+		src := measuredSource(r)
 		disturbed = append(disturbed, measure.WhyDisturbed(r))
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
 			units.BytesFixed(float64(m.Parameters + m.Gradients + m.OptimizerState)),

@@ -49,8 +49,7 @@ func Results(rs []measure.Result) {
 		rows = append(rows, []string{
 			r.Provenance.Label(), r.Label,
 			median(r, &advice),
-			fmt.Sprintf("%s / %s", r.Stats.Min.Round(time.Microsecond), r.Stats.P90.Round(time.Microsecond)),
-			fmt.Sprintf("%.1f%%", 100*r.Stats.CV),
+			minP90(r.Stats), cv(r.Stats),
 			fmt.Sprintf("%.1f", r.GFLOPS()),
 			fmt.Sprintf("%.2f", r.BytesPerSec()/1e9),
 		})
@@ -59,6 +58,22 @@ func Results(rs []measure.Result) {
 	for _, a := range advice {
 		Markdown(a)
 	}
+}
+
+// minP90 is "min / p90", or for one sample (measure.Stats.OneSample) what it is: no spread to show.
+func minP90(s measure.Stats) string {
+	if s.OneSample() {
+		return fmt.Sprintf("one sample of %d runs", max(s.RunsPerSample, 1))
+	}
+	return fmt.Sprintf("%s / %s", s.Min.Round(time.Microsecond), s.P90.Round(time.Microsecond))
+}
+
+// cv is the coefficient of variation, "—" for one sample (its 0 would read as perfectly steady).
+func cv(s measure.Stats) string {
+	if s.OneSample() {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f%%", 100*s.CV)
 }
 
 // median is a result's median time, marked "DISTURBED (n)" when other processes or a CPU quota
@@ -92,8 +107,7 @@ func ResultsTable(caption string, rs []measure.Result) {
 			fmt.Sprintf("%s [%d]", src, index[provenanceKey(r.Provenance)]),
 			r.Provenance.Device, r.Label,
 			median(r, &advice),
-			fmt.Sprintf("%s / %s", r.Stats.Min.Round(time.Microsecond), r.Stats.P90.Round(time.Microsecond)),
-			fmt.Sprintf("%.1f%%", 100*r.Stats.CV),
+			minP90(r.Stats), cv(r.Stats),
 			fmt.Sprintf("%.1f", r.GFLOPS()),
 			fmt.Sprintf("%.2f", r.BytesPerSec()/1e9),
 			peak,

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,6 +104,41 @@ func TestLiveOnEachDevice(t *testing.T) {
 		}
 		if tc.err != nil && len(seen) != 1 {
 			t.Errorf("%s: kept going after an error on %v", tc.name, seen)
+		}
+	}
+}
+
+// A retaken timing says it was retaken: how many timings, and the CV of those discarded.
+func TestKeepSteadiestSaysSo(t *testing.T) {
+	timing := func(cv float64) measure.Result {
+		return measure.Result{Label: "step", Stats: measure.Stats{N: 5, CV: cv}}
+	}
+	tests := []struct {
+		name    string
+		first   float64
+		again   []float64
+		wantCV  float64
+		timings float64 // 0: not retried, no metric
+	}{
+		{"steady", 0.1, nil, 0.1, 0},
+		{"disturbed then steady", 0.9, []float64{0.2}, 0.2, 2},
+		{"disturbed twice", 0.9, []float64{0.7, 0.8}, 0.7, 3},
+	}
+	for _, tc := range tests {
+		i := 0
+		got, err := keepSteadiest(timing(tc.first), func() (measure.Result, error) {
+			r := timing(tc.again[i])
+			i++
+			return r, nil
+		})
+		if err != nil || got.Stats.CV != tc.wantCV || got.Metrics[MetricTimings] != tc.timings {
+			t.Errorf("%s: CV %v, timings %v, err %v", tc.name, got.Stats.CV, got.Metrics[MetricTimings], err)
+		}
+		if retried := strings.Contains(got.Label, "lowest-CV of"); retried != (tc.timings > 0) {
+			t.Errorf("%s: label %q", tc.name, got.Label)
+		}
+		if tc.timings > 0 && got.Metrics[MetricDiscardedCV] < got.Stats.CV {
+			t.Errorf("%s: discarded CV %v below the kept %v", tc.name, got.Metrics[MetricDiscardedCV], got.Stats.CV)
 		}
 	}
 }

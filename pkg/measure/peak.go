@@ -34,7 +34,15 @@ func StartPeak(gpu bool, base uint64) *Peak {
 	return p
 }
 
-// Stop returns how much the memory in use rose above the start, at its peak.
+// Fallback reports whether Stop cannot see the run's peak: on a CPU device when
+// /proc/self/clear_refs could not be written (no VmHWM reset), Stop falls back to the resident set
+// after the run, which may be well below the peak. A result must say so (FallbackNote).
+func (p *Peak) Fallback() bool { return !p.gpu && !p.hwm }
+
+// FallbackNote is what a figure from a Peak whose Fallback is true says it is.
+const FallbackNote = "current RSS after the run, not its peak: /proc/self/clear_refs could not be written"
+
+// Stop returns how much the memory in use rose above the start, at its peak (see Fallback).
 func (p *Peak) Stop() uint64 {
 	var top uint64
 	if p.gpu {

@@ -207,9 +207,12 @@ func safeDiv(a, b float64) float64 {
 
 // String is a one-line summary.
 func (r Result) String() string {
-	return fmt.Sprintf("%-9s %-44s median %9s  (min %s, p90 %s, CV %.1f%%)  %8.1f GFLOP/s  %7.2f GB/s",
-		r.Provenance.Device, r.Label, r.Stats.Median.Round(time.Microsecond), r.Stats.Min.Round(time.Microsecond),
-		r.Stats.P90.Round(time.Microsecond), 100*r.Stats.CV, r.GFLOPS(), r.GBPerSec()) + disturbedSuffix(r.Stats)
+	spread := r.Stats.Spread()
+	if !r.Stats.OneSample() {
+		spread = fmt.Sprintf("min %s, p90 %s, CV %.1f%%", r.Stats.Min.Round(time.Microsecond), r.Stats.P90.Round(time.Microsecond), 100*r.Stats.CV)
+	}
+	return fmt.Sprintf("%-9s %-44s median %9s  (%s)  %8.1f GFLOP/s  %7.2f GB/s",
+		r.Provenance.Device, r.Label, r.Stats.Median.Round(time.Microsecond), spread, r.GFLOPS(), r.GBPerSec()) + disturbedSuffix(r.Stats)
 }
 
 func disturbedSuffix(s Stats) string {

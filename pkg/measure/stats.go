@@ -18,6 +18,7 @@
 package measure
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -42,6 +43,27 @@ type Stats struct {
 
 // Disturbed reports whether other processes or a CPU quota disturbed these timings (Disturbance).
 func (s Stats) Disturbed() bool { return s.Disturbance.Disturbed() }
+
+// OneSample is the Stats of one aggregate: total time over runs runs, timed as a whole (a batch of
+// concurrent jobs, a pipelined training loop), so there is no spread to report. N is 1 and
+// RunsPerSample is runs; Median, Min, P90 and Mean are the one per-run figure and CV is 0 by
+// construction, which Spread says instead of showing it as a steady measurement.
+func OneSample(total time.Duration, runs int) Stats {
+	runs = max(runs, 1)
+	per := total / time.Duration(runs)
+	return Stats{N: 1, RunsPerSample: runs, Median: per, Min: per, P90: per, Mean: per}
+}
+
+// OneSample reports whether these Stats are one sample (N is 1): Min, P90 and CV say nothing.
+func (s Stats) OneSample() bool { return s.N == 1 }
+
+// Spread is "min / p90, CV x%", or for one sample "one sample of N runs: no spread".
+func (s Stats) Spread() string {
+	if s.OneSample() {
+		return fmt.Sprintf("one sample of %d runs: no spread", max(s.RunsPerSample, 1))
+	}
+	return fmt.Sprintf("%s / %s, CV %.1f%%", s.Min.Round(time.Microsecond), s.P90.Round(time.Microsecond), 100*s.CV)
+}
 
 // Summarize computes Stats from samples. The p90 uses the nearest-rank method.
 func Summarize(samples []time.Duration) Stats {

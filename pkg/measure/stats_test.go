@@ -3,6 +3,7 @@ package measure
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,5 +130,22 @@ func TestTimeStopsAtTheFirstError(t *testing.T) {
 		if !errors.Is(err, boom) || calls != failAt {
 			t.Errorf("fail at call %d: err %v after %d calls", failAt, err, calls)
 		}
+	}
+}
+
+// One aggregate is one sample: no spread, and it says so instead of a CV of 0.
+func TestOneSample(t *testing.T) {
+	s := OneSample(10*time.Millisecond, 100)
+	if s.N != 1 || s.RunsPerSample != 100 || s.Median != 100*time.Microsecond || !s.OneSample() {
+		t.Errorf("OneSample: %+v", s)
+	}
+	if got := s.Spread(); got != "one sample of 100 runs: no spread" {
+		t.Errorf("Spread: %q", got)
+	}
+	if r := (Result{Label: "x", Stats: s}); strings.Contains(r.String(), "CV") {
+		t.Errorf("String of one sample shows a CV: %q", r.String())
+	}
+	if Summarize([]time.Duration{1, 2, 3}).OneSample() {
+		t.Errorf("three samples are not one")
 	}
 }
