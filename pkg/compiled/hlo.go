@@ -63,8 +63,11 @@ var free = map[string]bool{
 
 // instruction is one parsed HLO line.
 type instruction struct {
-	opcode string
-	attrs  string // everything after the operand list
+	name     string // without the %: "add.0"
+	typ      string // the result type: "f32[4]{0}", or a tuple type in parentheses
+	opcode   string
+	operands string // inside the operand list's parentheses
+	attrs    string // everything after the operand list
 }
 
 // computation is one HLO computation with its instructions.
@@ -78,7 +81,7 @@ var (
 	// "%name (p: f32[4]) -> f32[4] {", "ENTRY %main.1 (…) -> … {", also without the %.
 	compHeader = regexp.MustCompile(`^(ENTRY\s+)?%?([^\s(]+)\s.*\{\s*$`)
 	// "  ROOT %add.0 = f32[4]{0} add(…), metadata=…"
-	instLine = regexp.MustCompile(`^\s*(?:ROOT\s+)?%?[^\s=]+\s*=\s*(.*)$`)
+	instLine = regexp.MustCompile(`^\s*(?:ROOT\s+)?%?([^\s=]+)\s*=\s*(.*)$`)
 	// references to computations run as code: loop bodies and conditions, branches, called computations.
 	controlRef = regexp.MustCompile(`(?:body|condition|to_apply)=%?([^\s,{}]+)|branch_computations=\{([^}]*)\}`)
 	fusionRef  = regexp.MustCompile(`calls=%?([^\s,{}]+)`)
@@ -107,11 +110,12 @@ func parseModule(text string) ([]computation, error) {
 			if m == nil {
 				return nil, fmt.Errorf("compiled: not an HLO instruction: %q", trimmed)
 			}
-			op, attrs, err := splitOpcode(m[1])
+			in, err := splitOpcode(m[2])
 			if err != nil {
 				return nil, err
 			}
-			cur.insts = append(cur.insts, instruction{opcode: op, attrs: attrs})
+			in.name = m[1]
+			cur.insts = append(cur.insts, in)
 		}
 	}
 	if cur != nil {
@@ -121,29 +125,29 @@ func parseModule(text string) ([]computation, error) {
 }
 
 // splitOpcode takes "f32[4]{0} add(%a, %b), metadata=…" (or a tuple type in parentheses) and
-// returns the opcode and what follows its operand list.
-func splitOpcode(rhs string) (op, attrs string, err error) {
+// returns its result type, opcode, operand list and what follows the operand list.
+func splitOpcode(rhs string) (instruction, error) {
 	rest := rhs
 	if strings.HasPrefix(rest, "(") { // tuple type: skip the balanced parentheses
 		end := matchParen(rest)
 		if end < 0 {
-			return "", "", fmt.Errorf("compiled: unbalanced tuple type in %q", rhs)
+			return instruction{}, fmt.Errorf("compiled: unbalanced tuple type in %q", rhs)
 		}
 		rest = rest[end+1:]
 	} else if i := strings.IndexByte(rest, ' '); i >= 0 {
 		rest = rest[i:]
 	}
+	typ := strings.TrimSpace(rhs[:len(rhs)-len(rest)])
 	rest = strings.TrimSpace(rest)
 	open := strings.IndexByte(rest, '(')
 	if open <= 0 {
-		return "", "", fmt.Errorf("compiled: no opcode in %q", rhs)
+		return instruction{}, fmt.Errorf("compiled: no opcode in %q", rhs)
 	}
-	op = rest[:open]
 	end := matchParen(rest[open:])
 	if end < 0 {
-		return "", "", fmt.Errorf("compiled: unbalanced operands in %q", rhs)
+		return instruction{}, fmt.Errorf("compiled: unbalanced operands in %q", rhs)
 	}
-	return op, rest[open+end+1:], nil
+	return instruction{typ: typ, opcode: rest[:open], operands: rest[open+1 : open+end], attrs: rest[open+end+1:]}, nil
 }
 
 // matchParen returns the index of the parenthesis closing s[0], or −1.
@@ -166,22 +170,50 @@ func matchParen(s string) int {
 // CountKernels parses the text of an optimized HLO module (XLA's "*after_optimizations.txt" dump)
 // and counts its kernels. It is an error if the text holds no entry computation.
 func CountKernels(hlo string) (Kernels, error) {
-	comps, err := parseModule(hlo)
+	m, err := parseKernels(hlo)
 	if err != nil {
 		return Kernels{}, err
 	}
-	byName := map[string]*computation{}
+	k := Kernels{ByOpcode: map[string]int{}}
+	for _, in := range m.kernels {
+		k.Total++
+		k.ByOpcode[in.opcode]++
+		if in.opcode == "fusion" {
+			k.Fusions++
+			if f := fusionRef.FindStringSubmatch(in.attrs); f != nil {
+				k.FusedOps += fusedOps(m.byName, f[1], map[string]bool{})
+			}
+		}
+	}
+	return k, nil
+}
+
+// module is a parsed HLO module: its computations by name and, in execution order, the
+// instructions that run as kernels (those of the entry computation and of the bodies of its loops
+// and calls, a loop body once; not the bookkeeping ones in free), each with its computation.
+type module struct {
+	byName  map[string]*computation
+	kernels []instruction
+	in      []*computation // in[i] is the computation kernels[i] belongs to
+}
+
+// parseKernels parses hlo and lists its kernels; an error if it holds no entry computation.
+func parseKernels(hlo string) (module, error) {
+	comps, err := parseModule(hlo)
+	if err != nil {
+		return module{}, err
+	}
+	m := module{byName: map[string]*computation{}}
 	var entry *computation
 	for i := range comps {
-		byName[comps[i].name] = &comps[i]
+		m.byName[comps[i].name] = &comps[i]
 		if comps[i].entry {
 			entry = &comps[i]
 		}
 	}
 	if entry == nil {
-		return Kernels{}, fmt.Errorf("compiled: no ENTRY computation in the HLO text")
+		return module{}, fmt.Errorf("compiled: no ENTRY computation in the HLO text")
 	}
-	k := Kernels{ByOpcode: map[string]int{}}
 	seen := map[string]bool{}
 	var visit func(c *computation)
 	visit = func(c *computation) {
@@ -191,33 +223,26 @@ func CountKernels(hlo string) (Kernels, error) {
 		seen[c.name] = true
 		for _, in := range c.insts {
 			if in.opcode == "while" || in.opcode == "conditional" || in.opcode == "call" {
-				for _, m := range controlRef.FindAllStringSubmatch(in.attrs, -1) {
-					names := []string{m[1]}
-					if m[2] != "" {
-						names = strings.Split(m[2], ",")
+				for _, r := range controlRef.FindAllStringSubmatch(in.attrs, -1) {
+					names := []string{r[1]}
+					if r[2] != "" {
+						names = strings.Split(r[2], ",")
 					}
 					for _, n := range names {
-						if sub := byName[strings.TrimPrefix(strings.TrimSpace(n), "%")]; sub != nil {
+						if sub := m.byName[strings.TrimPrefix(strings.TrimSpace(n), "%")]; sub != nil {
 							visit(sub)
 						}
 					}
 				}
 			}
-			if free[in.opcode] {
-				continue
-			}
-			k.Total++
-			k.ByOpcode[in.opcode]++
-			if in.opcode == "fusion" {
-				k.Fusions++
-				if m := fusionRef.FindStringSubmatch(in.attrs); m != nil {
-					k.FusedOps += fusedOps(byName, m[1], map[string]bool{})
-				}
+			if !free[in.opcode] {
+				m.kernels = append(m.kernels, in)
+				m.in = append(m.in, c)
 			}
 		}
 	}
 	visit(entry)
-	return k, nil
+	return m, nil
 }
 
 // fusedOps counts the operations of a fused computation, descending into nested fusions.
