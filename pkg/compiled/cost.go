@@ -279,7 +279,7 @@ func operandNames(list string) []string {
 	var names []string
 	depth, start := 0, 0
 	add := func(part string) {
-		part = strings.TrimSpace(part)
+		part = strings.TrimSpace(comment.ReplaceAllString(part, ""))
 		if i := strings.LastIndexAny(part, " \t"); i >= 0 {
 			part = part[i+1:]
 		}
@@ -303,6 +303,8 @@ func operandNames(list string) []string {
 	add(list[start:])
 	return names
 }
+
+var comment = regexp.MustCompile(`/\*.*?\*/`)
 
 var dimsAttr = regexp.MustCompile(`([a-z_]+)=\{([0-9,]*)\}`)
 

@@ -98,7 +98,7 @@ func TestShapesOf(t *testing.T) {
 }
 
 func TestOperandNames(t *testing.T) {
-	got := operandNames("f32[4]{0} %a.1, %b, f32[2,2]{1,0} %c")
+	got := operandNames("f32[4]{0} %a.1, %b, /*index=2*/f32[2,2]{1,0} %c")
 	if len(got) != 3 || got[0] != "a.1" || got[1] != "b" || got[2] != "c" {
 		t.Errorf("operandNames = %q", got)
 	}

@@ -26,94 +26,139 @@ const CountBatchLimit = 4096
 // StepKernels is the kernel count of one training step of w: XLA's optimized HLO of the step
 // compiled on xla:cpu, counted by package compiled (fusions, library calls such as dots, and other
 // kernels), with where it comes from ("counted on xla:cpu", or "counted on xla:cpu at batch 4096,
-// same widths" beyond CountBatchLimit). Counts are kept per shape and plugin, in this process and
-// on disk (measure.KeepValue), so a slider that returns to a shape answers at once. When the count
-// is unavailable (no CPU plugin, a failed compile) it returns 0 and the reason, and the model falls
-// back to gpumodel.StepKernelsAssumed, saying so.
+// same widths" beyond CountBatchLimit). The kernels are kept per shape and plugin, in this process
+// and on disk (measure.KeepValue), so a slider that returns to a shape answers at once. When the
+// count is unavailable (no CPU plugin, a failed compile) it returns 0 and the reason, and the model
+// falls back to gpumodel.StepKernelsAssumed, saying so.
 func StepKernels(w workloads.MLP) (int, string) {
+	seq, from, _ := stepSequence(w)
+	return len(seq), from
+}
+
+// stepSequence is StepKernels with the kernels themselves (compiled.KernelsOf, as the GPU model
+// reads them); exact says whether they are w's own (false beyond CountBatchLimit: the count of the
+// same widths at the limit, whose shapes are not w's).
+func stepSequence(w workloads.MLP) (seq []gpumodel.Kernel, from string, exact bool) {
 	at := w
-	from := CountedOn
+	from, exact = CountedOn, true
 	if w.Batch > CountBatchLimit {
 		at.Batch = CountBatchLimit
-		from = fmt.Sprintf("%s at batch %d, same widths", CountedOn, CountBatchLimit)
+		from, exact = fmt.Sprintf("%s at batch %d, same widths", CountedOn, CountBatchLimit), false
 	}
-	n, err := countStep(at)
+	seq, err := kernelsOnce(at.String(), func(dev *devices.Device) (string, error) { return stepHLO(dev, at) })
 	if err != nil {
-		return 0, "no count from xla:cpu: " + err.Error()
+		return nil, "no count from xla:cpu: " + err.Error(), false
 	}
-	return n, from
+	return seq, from, exact
 }
 
 var (
 	countMu sync.Mutex
-	counts  = map[string]int{}
+	counts  = map[string][]gpumodel.Kernel{}
 )
 
 var nonKey = regexp.MustCompile(`[^A-Za-z0-9.]+`)
 
-// countStep counts w's kernels once per process and plugin, keeping the count on disk.
-func countStep(w workloads.MLP) (int, error) {
-	return countOnce(w.String(), func(dev *devices.Device) (compiled.Kernels, error) { return CountKernels(dev, w) })
-}
-
-// countOnce returns the kernel count of the step described by shape (a text naming every size that
-// changes the compiled graph), from this process's counts, from disk (measure.RecallValue), or by
-// calling count on xla:cpu and keeping what it returns.
-func countOnce(shape string, count func(*devices.Device) (compiled.Kernels, error)) (int, error) {
+// kernelsOnce returns the kernels of the step described by shape (a text naming every size that
+// changes the compiled graph), from this process's cache, from disk (measure.RecallValue), or by
+// compiling it on xla:cpu (hlo returns the optimized HLO) and keeping what compiled.KernelsOf reads.
+func kernelsOnce(shape string, hlo func(*devices.Device) (string, error)) ([]gpumodel.Kernel, error) {
 	dev, err := devices.Open(devices.CPU)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	key := nonKey.ReplaceAllString(fmt.Sprintf("kernels %s pjrt %s %s", dev.Plugin, dev.PJRTVersion, shape), "-")
+	key := nonKey.ReplaceAllString(fmt.Sprintf("kernelseq %s pjrt %s %s", dev.Plugin, dev.PJRTVersion, shape), "-")
 	if len(key) > 200 {
 		key = key[len(key)-200:]
 	}
 	countMu.Lock()
 	defer countMu.Unlock()
-	if n, ok := counts[key]; ok {
-		return n, nil
+	if seq, ok := counts[key]; ok {
+		return seq, nil
 	}
-	if n, err := measure.RecallValue[int](key); err == nil && n > 0 {
-		counts[key] = n
-		return n, nil
+	if seq, err := measure.RecallValue[[]gpumodel.Kernel](key); err == nil && len(seq) > 0 {
+		counts[key] = seq
+		return seq, nil
 	}
-	k, err := count(dev)
+	text, err := hlo(dev)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	counts[key] = k.Total
-	_ = measure.KeepValue(key, k.Total) // a cache: a failed write only costs a recount
-	return k.Total, nil
+	ks, err := compiled.KernelsOf(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(ks) == 0 {
+		return nil, fmt.Errorf("compiled: no kernels in the optimized HLO of %s", shape)
+	}
+	seq := ModelKernels(ks)
+	counts[key] = seq
+	_ = measure.KeepValue(key, seq) // a cache: a failed write only costs a recompile
+	return seq, nil
+}
+
+// ModelKernels are compiled kernels as the GPU model reads them: each with its FLOPs, bytes, class
+// and matrix products (a Dot is a GEMM, its batch kept).
+func ModelKernels(ks []compiled.Kernel) []gpumodel.Kernel {
+	out := make([]gpumodel.Kernel, len(ks))
+	for i, k := range ks {
+		g := make([]gpumodel.GEMM, len(k.Dots))
+		for j, d := range k.Dots {
+			g[j] = gpumodel.GEMM{M: d.M, N: d.N, K: d.K, Batch: d.Batch}
+		}
+		out[i] = gpumodel.Kernel{Name: k.Name, Class: k.Class, FLOPs: k.FLOPs, Bytes: k.Bytes, GEMMs: g}
+	}
+	return out
+}
+
+// stepHLO compiles one training step of w on dev (an XLA device), runs it once on fresh
+// parameters, and returns XLA's optimized HLO.
+func stepHLO(dev *devices.Device, w workloads.MLP) (string, error) {
+	tr, err := w.NewTrainer(dev)
+	if err != nil {
+		return "", err
+	}
+	defer tr.Close()
+	g, err := tr.StepGraph(compiled.DumpName("step"))
+	if err != nil {
+		return "", err
+	}
+	r, err := compiled.Of(g)
+	return r.HLO, err
 }
 
 // CountKernels compiles one training step of w on dev (an XLA device) and counts the kernels in
 // XLA's optimized HLO (package compiled). It runs the step once, on fresh parameters.
 func CountKernels(dev *devices.Device, w workloads.MLP) (compiled.Kernels, error) {
-	tr, err := w.NewTrainer(dev)
-	if err != nil {
-		return compiled.Kernels{}, err
-	}
-	defer tr.Close()
-	g, err := tr.StepGraph(compiled.DumpName("step"))
-	if err != nil {
-		return compiled.Kernels{}, err
-	}
-	r, err := compiled.Of(g)
-	if err == nil && r.Kernels.Total <= 0 {
-		err = fmt.Errorf("compiled: no kernels counted in the optimized HLO of %s", w)
-	}
-	return r.Kernels, err
+	return countHLO(stepHLO(dev, w))
 }
 
-// StepWork is the GPU model's description of one training step of w, with its kernel count from
-// StepKernels (gpumodel.StepKernelsAssumed, labeled as assumed, when no count is available).
+func countHLO(text string, err error) (compiled.Kernels, error) {
+	if err != nil {
+		return compiled.Kernels{}, err
+	}
+	k, err := compiled.CountKernels(text)
+	if err == nil && k.Total <= 0 {
+		err = fmt.Errorf("compiled: no kernels counted in the optimized HLO")
+	}
+	return k, err
+}
+
+// StepWork is the GPU model's description of one training step of w: its kernels as xla:cpu
+// compiled them (Work.Sequence, gpumodel.SequenceAssumption), or past CountBatchLimit the count at
+// the limit with kernels built from the formula's GEMMs, or, when nothing could be compiled,
+// gpumodel.StepKernelsAssumed, labeled as assumed.
 func StepWork(w workloads.MLP) gpumodel.Work {
-	n, from := StepKernels(w)
-	return gpumodel.Step(w, n, from)
+	seq, from, exact := stepSequence(w)
+	work := gpumodel.Step(w, len(seq), from)
+	if exact {
+		work.Sequence = seq
+	}
+	return work
 }
 
 // StepEstimate is the course's GPU model (gpumodel.Default, the H200) of one training step of w,
-// with the kernels counted on xla:cpu: how every lesson models a step.
+// kernel by kernel as xla:cpu compiled it: how every lesson models a step.
 func StepEstimate(w workloads.MLP) gpumodel.Estimate { return StepEstimateOn(gpumodel.Default(), w) }
 
 // StepEstimateOn is StepEstimate on another model (the source's H100).
@@ -127,39 +172,50 @@ func StepEstimateOn(m gpumodel.Model, w workloads.MLP) gpumodel.Estimate {
 // this process and on disk). When no count is available it returns 0 and the reason, and the model
 // falls back to gpumodel.GPTStepKernelsAssumed, saying so.
 func GPTStepKernels(c workloads.GPT) (int, string) {
-	n, err := countOnce(fmt.Sprintf("%s ffn=%d", c, c.FFNWidth()), func(dev *devices.Device) (compiled.Kernels, error) {
-		return CountGPTKernels(dev, c)
+	seq, from := gptSequence(c)
+	return len(seq), from
+}
+
+func gptSequence(c workloads.GPT) ([]gpumodel.Kernel, string) {
+	seq, err := kernelsOnce(fmt.Sprintf("%s ffn=%d", c, c.FFNWidth()), func(dev *devices.Device) (string, error) {
+		return gptHLO(dev, c)
 	})
 	if err != nil {
-		return 0, "no count from xla:cpu: " + err.Error()
+		return nil, "no count from xla:cpu: " + err.Error()
 	}
-	return n, CountedOn
+	return seq, CountedOn
+}
+
+// gptHLO compiles one training step of c on dev (an XLA device), without running it, and returns
+// XLA's optimized HLO.
+func gptHLO(dev *devices.Device, c workloads.GPT) (string, error) {
+	g, done, err := c.StepGraph(dev, compiled.DumpName("gpt_step"))
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	r, err := compiled.Of(g)
+	return r.HLO, err
 }
 
 // CountGPTKernels compiles one training step of c on dev (an XLA device), without running it, and
 // counts the kernels in XLA's optimized HLO (package compiled).
 func CountGPTKernels(dev *devices.Device, c workloads.GPT) (compiled.Kernels, error) {
-	g, done, err := c.StepGraph(dev, compiled.DumpName("gpt_step"))
-	if err != nil {
-		return compiled.Kernels{}, err
-	}
-	defer done()
-	r, err := compiled.Of(g)
-	if err == nil && r.Kernels.Total <= 0 {
-		err = fmt.Errorf("compiled: no kernels counted in the optimized HLO of the %s step", c)
-	}
-	return r.Kernels, err
+	return countHLO(gptHLO(dev, c))
 }
 
-// GPTStepWork is the GPU model's description of one training step of c, with its kernel count
-// from GPTStepKernels (gpumodel.GPTStepKernelsAssumed, labeled as assumed, when none is available).
+// GPTStepWork is the GPU model's description of one training step of c: its kernels as xla:cpu
+// compiled them (gpumodel.SequenceAssumption), or gpumodel.GPTStepKernelsAssumed, labeled as
+// assumed, when none could be compiled.
 func GPTStepWork(c workloads.GPT) gpumodel.Work {
-	n, from := GPTStepKernels(c)
-	return gpumodel.GPTStep(c, n, from)
+	seq, from := gptSequence(c)
+	work := gpumodel.GPTStep(c, len(seq), from)
+	work.Sequence = seq
+	return work
 }
 
 // GPTStepEstimate is the course's GPU model (gpumodel.Default, the H200) of one training step of c,
-// with the kernels counted on xla:cpu: how a lesson models a GPT step.
+// kernel by kernel as xla:cpu compiled it: how a lesson models a GPT step.
 func GPTStepEstimate(c workloads.GPT) gpumodel.Estimate {
 	return gpumodel.Default().Estimate(GPTStepWork(c))
 }

@@ -2,23 +2,29 @@
 // on an NVIDIA H200 (or H100, where the source text quotes one), as a BAND from an optimistic to a
 // pessimistic end, with the assumptions that produced it. No other package or lesson computes GPU time.
 //
-// What the model adds up, for work of F FLOPs, B bytes and k kernels (Model.Estimate):
+// The model works kernel by kernel (Model.Estimate). A step's kernels are read from the optimized
+// HLO of the step as XLA compiled it for xla:cpu (compiled.KernelsOf, through experiments.StepWork
+// and GPTStepWork): each kernel's FLOPs, its bytes (operands read + results written, from the HLO
+// shapes) and its matrix products. That the GPU would run the same sequence is an assumption, said
+// on every use (SequenceAssumption): XLA's GPU compiler fuses differently. For each kernel:
 //
 //   - Compute. Each matrix product (GEMM) is cut into 128×128 output tiles (narrower, down to 64, for
 //     a skinny product), one tile per SM at a time, so it runs in waves of 132 tiles (on 132 SMs): a
-//     product with 8 output tiles leaves 124 SMs idle for its whole duration (tile/wave quantization),
-//     unless the library splits the inner dimension K across idle SMs (split-K, modeled up to one
-//     piece per 256 of K). A tile's inner loop over K runs at a fraction of
-//     the SM's peak that grows with K, K/(K+K₀) (filling and draining the tile's pipeline costs about
-//     K₀ = 64 steps of K), times the fraction of peak a large, well-shaped GEMM reaches.
-//   - Memory. Bytes moved at a fraction of the HBM bandwidth. A step is max(compute, memory) (a
-//     roofline over the whole step).
-//   - Kernels on a stream. The host issues launches ahead of the GPU, so launch cost overlaps
-//     execution: the stream takes max(k × issue, device time), where device time is between
-//     max(work, k × floor) (when the floor hides inside long kernels) and work + k × floor (when every
-//     kernel is short), floor being the least time a kernel occupies the GPU. Plus a fixed cost per
-//     execution (enqueue the program, wait for its completion event). Launches are never added to
-//     compute one after another.
+//     product with 8 output tiles leaves 124 SMs idle for its whole duration (SM fill / wave
+//     quantization), unless the library splits the inner dimension K across idle SMs (split-K,
+//     modeled up to one piece per 256 of K). A tile's inner loop over K runs at a fraction of the SM's
+//     peak that grows with K, K/(K+K₀) (filling and draining the tile's pipeline costs about K₀ = 64
+//     steps of K), times the fraction of peak a large, well-shaped GEMM reaches. Other arithmetic runs
+//     on the CUDA cores (the FP32 peak) at the same fraction.
+//   - Memory. Its bytes at a fraction of the HBM bandwidth.
+//   - Its time is its own roofline, max(compute, memory), and at least the floor, the least time a
+//     kernel occupies the GPU (at the pessimistic end the floor is added).
+//
+// The kernels then run one after another on one stream: the host issues a launch every issue
+// seconds, ahead of the GPU, and a kernel starts once it is issued and the one before it has ended.
+// A step costs about Σᵢ max(Cᵢ, Mᵢ) plus the floor and launch terms — a memory-bound kernel
+// (softmax, layer norm, the optimizer update) cannot hide under a GEMM — plus a fixed cost per
+// execution (enqueue the program, wait for its completion event).
 //
 // The launch ranges come from published measurements (LaunchSource): CUDA.jl's documentation ("Graphs",
 // https://cuda.juliagpu.org/dev/usage/graphs/) times 80 tiny broadcast kernels (ten RK4 steps) at
@@ -134,11 +140,17 @@ var Published = Assumptions{
 	K0: 64,
 }
 
-// GEMM is one matrix product's shape: an M×K by K×N product, M×N outputs.
-type GEMM struct{ M, N, K int }
+// GEMM is one matrix product's shape: an M×K by K×N product, M×N outputs; Batch such products
+// side by side in one kernel (0 or 1: one).
+type GEMM struct {
+	M, N, K int
+	Batch   int `json:",omitempty"`
+}
 
-// FLOPs is 2·M·N·K.
-func (g GEMM) FLOPs() float64 { return 2 * float64(g.M) * float64(g.N) * float64(g.K) }
+// FLOPs is 2·Batch·M·N·K.
+func (g GEMM) FLOPs() float64 {
+	return 2 * float64(max(g.Batch, 1)) * float64(g.M) * float64(g.N) * float64(g.K)
+}
 
 // Work is what the model is asked about.
 type Work struct {
@@ -151,6 +163,10 @@ type Work struct {
 	// KernelsFrom says where Kernels comes from: "counted on xla:cpu" (fusions in XLA's optimized
 	// HLO, compiled for the CPU) or "assumed: …".
 	KernelsFrom string
+	// Sequence is the kernels one execution runs, in order, each with its FLOPs, bytes and GEMMs,
+	// when they were read from a compiled program (SequenceAssumption); empty, the model builds one
+	// kernel per GEMM and shares the rest of FLOPs and Bytes over the other Kernels.
+	Sequence []Kernel
 }
 
 // PrecisionFor is the peak XLA uses for a dtype's matrix products on a GPU: "tf32" for float32
@@ -182,78 +198,91 @@ type Estimate struct {
 	Compute, Memory, Launch, Device [2]float64
 	Tiles, Waves                    int     // of the largest GEMM
 	Fill                            float64 // SMs busy in the largest GEMM's waves: tiles / (waves × SMs)
-	Bound                           string  // what dominates at the pessimistic end: "launch-bound", "compute-bound", "memory-bound"
-	assumptions                     []string
-	model                           Model
+	// Bound is what dominates at the pessimistic end: "launch-bound" (the fixed costs per execution,
+	// per launch and per kernel are at least the kernels' own work: overhead-bound), else
+	// "compute-bound" or "memory-bound" by which kind of kernel holds more of the work.
+	Bound string
+	// Kernels are the modeled kernels in order (Work.Sequence, or one built from Work's GEMMs).
+	Kernels     []KernelTime
+	assumptions []string
+	model       Model
 }
 
-// Estimate computes the band for w.
+// Estimate computes the band for w, kernel by kernel: each kernel of w's sequence (Work.Sequence,
+// or one built from its GEMMs and kernel count) gets its own roofline time, max(compute, memory),
+// with at least the floor; the stream runs them in order as the host issues them; a fixed cost per
+// execution is added. The step is Σᵢ max(Cᵢ, Mᵢ) plus the launch and floor terms, not a roofline of
+// the summed work: a memory-bound kernel cannot hide under a GEMM that runs before or after it.
 func (m Model) Estimate(w Work) Estimate {
 	e := Estimate{Work: w, GPU: strings.TrimPrefix(m.GPU.Name, "NVIDIA "), model: m}
-	peak := m.GPU.Peak(w.Precision)
-	if peak == 0 {
-		peak = m.GPU.Peak("float32")
+	seq := w.sequence()
+	if len(w.Sequence) > 0 {
+		e.Work.Kernels = len(seq)
 	}
-	perSM := peak / float64(m.GPU.SMs)
-	fr := [2]float64{m.A.PeakFraction.Low, m.A.PeakFraction.High}
-	bw := [2]float64{m.A.BWFraction.Low, m.A.BWFraction.High}
-	issue := [2]float64{m.A.Issue.Low, m.A.Issue.High}
-	floor := [2]float64{m.A.Floor.Low, m.A.Floor.High}
-	run := [2]float64{m.A.PerRun.Low, m.A.PerRun.High}
-	gemmFLOPs, biggest := 0.0, -1
-	for i, g := range w.GEMMs {
-		gemmFLOPs += g.FLOPs()
-		if biggest < 0 || g.FLOPs() > w.GEMMs[biggest].FLOPs() {
-			biggest = i
+	biggest, bigFLOPs := GEMM{}, -1.0
+	for _, k := range seq {
+		kt := m.kernelTime(k, w.Precision)
+		e.Kernels = append(e.Kernels, kt)
+		for _, g := range k.GEMMs {
+			if g.FLOPs() > bigFLOPs {
+				biggest, bigFLOPs = g, g.FLOPs()
+			}
 		}
 	}
-	if biggest >= 0 {
-		g := w.GEMMs[biggest]
-		e.Tiles, e.Waves = m.tiles(g)
+	if bigFLOPs >= 0 {
+		e.Tiles, e.Waves = m.tiles(biggest)
 		e.Fill = float64(e.Tiles) / float64(e.Waves*m.GPU.SMs)
 	}
-	k := float64(max(w.Kernels, 1))
-	for end := 0; end < 2; end++ {
-		c := 0.0
-		for _, g := range w.GEMMs {
-			tm, tn := m.tileShape(g)
-			_, waves := m.tiles(g)
-			split := m.splitK(g)
-			tileFLOPs := 2 * float64(tm*tn) * (float64(ceilDiv(g.K, split)) + m.A.K0)
-			c += float64(waves) * tileFLOPs / (perSM * fr[end])
-		}
-		if rest := w.FLOPs - gemmFLOPs; rest > 0 {
-			c += rest / (peak * fr[end])
-		}
-		e.Compute[end] = c
-		if b := m.GPU.Bandwidth(); b > 0 {
-			e.Memory[end] = w.Bytes / (b * bw[end])
-		}
-		work := math.Max(e.Compute[end], e.Memory[end])
-		if end == 0 {
-			e.Device[end] = math.Max(work, k*floor[end])
-		} else {
-			e.Device[end] = work + k*floor[end]
+	k := float64(len(seq))
+	issue := [2]float64{m.A.Issue.Low, m.A.Issue.High}
+	run := [2]float64{m.A.PerRun.Low, m.A.PerRun.High}
+	var work [2]float64
+	for end := range 2 {
+		times := make([]float64, len(e.Kernels))
+		for i, kt := range e.Kernels {
+			times[i] = kt.Time[end]
+			e.Compute[end] += kt.Compute[end]
+			e.Memory[end] += kt.Memory[end]
+			e.Device[end] += kt.Time[end]
+			work[end] += math.Max(kt.Compute[end], kt.Memory[end])
 		}
 		e.Launch[end] = k * issue[end]
-		total := run[end] + math.Max(e.Launch[end], e.Device[end])
+		total := run[end] + stream(times, issue[end])
 		if end == 0 {
 			e.Low = seconds(total)
 		} else {
 			e.High = seconds(total)
 		}
 	}
-	work := math.Max(e.Compute[1], e.Memory[1])
+	// What dominates at the pessimistic end: the fixed costs (per execution, per launch, the floor
+	// of every kernel) or the kernels' own work, and of that work the compute- or memory-bound part.
+	var byBound = map[string]float64{}
+	for _, kt := range e.Kernels {
+		byBound[kt.Bound] += math.Max(kt.Compute[1], kt.Memory[1])
+	}
 	switch {
-	case run[1]+e.Launch[1]+k*floor[1] >= work:
+	case e.High.Seconds()-work[1] >= work[1]:
 		e.Bound = "launch-bound"
-	case e.Compute[1] >= e.Memory[1]:
+	case byBound["compute-bound"] >= byBound["memory-bound"]:
 		e.Bound = "compute-bound"
 	default:
 		e.Bound = "memory-bound"
 	}
 	e.assumptions = m.assumptionLines(w)
 	return e
+}
+
+// Overhead is the share of the pessimistic end that is not the kernels' own work (per-execution
+// cost, launches the GPU waits for, every kernel's floor): near 1 for an overhead-bound step.
+func (e Estimate) Overhead() float64 {
+	work := 0.0
+	for _, kt := range e.Kernels {
+		work += math.Max(kt.Compute[1], kt.Memory[1])
+	}
+	if e.High <= 0 {
+		return 0
+	}
+	return 1 - work/e.High.Seconds()
 }
 
 // GEMMRate is the sustained FLOP/s band of large, well-shaped matrix products of a precision: the
@@ -280,7 +309,7 @@ func (m Model) tileShape(g GEMM) (tm, tn int) {
 // tiles returns the output tiles of g and the waves they take on the GPU's SMs.
 func (m Model) tiles(g GEMM) (tiles, waves int) {
 	tm, tn := m.tileShape(g)
-	tiles = ceilDiv(g.M, tm) * ceilDiv(g.N, tn)
+	tiles = max(g.Batch, 1) * ceilDiv(g.M, tm) * ceilDiv(g.N, tn)
 	return tiles, ceilDiv(tiles, m.GPU.SMs)
 }
 
@@ -316,9 +345,13 @@ func (e Estimate) Label() string {
 // Note is the one-line summary of the assumptions, for a chart legend or a lane's note.
 func (e Estimate) Note() string {
 	a := e.model.A
-	return fmt.Sprintf("%s model band, not a measurement: %d kernel(s) (%s) at %s–%s issue each, overlapped on a stream; %s peak × %.0f–%.0f%%; %d×%d tiles on %d SMs",
-		e.GPU, e.Work.Kernels, e.Work.KernelsFrom, dur(a.Issue.Low), dur(a.Issue.High),
-		strings.ToUpper(e.Work.Precision), 100*a.PeakFraction.High, 100*a.PeakFraction.Low, a.TileM, a.TileN, e.model.GPU.SMs)
+	seq := "built from the formula's GEMMs"
+	if len(e.Work.Sequence) > 0 {
+		seq = "read from " + SequenceAssumption
+	}
+	return fmt.Sprintf("%s model band, not a measurement: %d kernel(s) (%s; %s), each its own roofline max(compute, memory), one after another, at %s–%s issue each, overlapped on a stream; %s peak × %.0f–%.0f%%, HBM × %.0f–%.0f%%; %d×%d tiles on %d SMs",
+		e.GPU, e.Work.Kernels, e.Work.KernelsFrom, seq, dur(a.Issue.Low), dur(a.Issue.High),
+		strings.ToUpper(e.Work.Precision), 100*a.PeakFraction.High, 100*a.PeakFraction.Low, 100*a.BWFraction.High, 100*a.BWFraction.Low, a.TileM, a.TileN, e.model.GPU.SMs)
 }
 
 // Assumptions are the model's assumptions for this estimate, one per line, each with its source.
@@ -335,7 +368,8 @@ func (m Model) assumptionLines(w Work) []string {
 		fmt.Sprintf("GPU: %s, %d SMs at %.2f GHz; %s peak %s, HBM %s (%s)", m.GPU.Name, m.GPU.SMs, m.GPU.BoostGHz,
 			strings.ToUpper(w.Precision), si(m.GPU.Peak(w.Precision), "FLOP/s"), si(c.BandwidthBytes, "B/s"), c.Source),
 		fmt.Sprintf("precision: %s (XLA runs float32 matmuls in TF32 on tensor cores by default)", w.Precision),
-		fmt.Sprintf("kernels per execution: %d (%s)", w.Kernels, kf),
+		fmt.Sprintf("kernels per execution: %d (%s)", max(w.Kernels, len(w.Sequence)), kf),
+		sequenceLine(w),
 		fmt.Sprintf("launch: %s–%s host issue per kernel, overlapped with execution on one stream; at least %s–%s per kernel on the GPU (%s)",
 			dur(a.Issue.Low), dur(a.Issue.High), dur(a.Floor.Low), dur(a.Floor.High), LaunchSource),
 		fmt.Sprintf("per execution: %s–%s to enqueue the program and wait for its completion (assumption)", dur(a.PerRun.Low), dur(a.PerRun.High)),
@@ -344,6 +378,14 @@ func (m Model) assumptionLines(w Work) []string {
 			100*a.PeakFraction.High, 100*a.PeakFraction.Low, 100*a.BWFraction.High, 100*a.BWFraction.Low),
 		"the batch is already on the GPU (no PCIe trip: " + m.GPU.PCIe + ", ~" + si(m.GPU.PCIeBytes, "B/s") + " per direction)",
 	}
+}
+
+// sequenceLine says where the kernel sequence comes from.
+func sequenceLine(w Work) string {
+	if len(w.Sequence) > 0 {
+		return "kernel by kernel: each kernel's FLOPs and bytes (operands + results) from the HLO shapes; the " + SequenceAssumption
+	}
+	return "kernel by kernel: one kernel per GEMM (operands + result bytes from its shape), the rest of the FLOPs and bytes shared evenly over the other kernels (the course's assumption: no compiled program was read)"
 }
 
 // Against compares the band with a measurement recorded for the same work (where names the
