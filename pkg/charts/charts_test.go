@@ -271,3 +271,26 @@ func TestRenderingTwiceKeepsTheLegend(t *testing.T) {
 		t.Error("rendering cleared the y label")
 	}
 }
+
+func TestLiveBytes(t *testing.T) {
+	lines := []LiveLine{
+		{Name: "batch 4 — XLA's plan", Points: []XY{{X: 0, Y: 1 << 20}, {X: 0.5, Y: 5 << 20}, {X: 1, Y: 2 << 20}}, Peak: "f32[4,64,64]"},
+		{Name: "batch 8 — XLA's plan", Points: []XY{{X: 0, Y: 1 << 20}, {X: 0.4, Y: 9 << 20}, {X: 1, Y: 2 << 20}}, Peak: "f32[8,64,64]"},
+	}
+	p, err := LiveBytes("bytes live — compiled on xla:cpu at 23:40", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := SVG(p, Width, Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"MiB", "batch 8", "peak 9 MiB: f32[8,64,64]", "23:40"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	if _, err := LiveBytes("empty", nil); err == nil {
+		t.Error("no lines accepted")
+	}
+}

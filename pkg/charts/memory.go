@@ -16,14 +16,17 @@ import (
 type Memory struct {
 	// Label names the bar: "batch 64".
 	Label string
-	// Weights, Gradients, Optimizer (state, e.g. Adam's two moments) and Activations, in bytes.
-	Weights, Gradients, Optimizer, Activations float64
+	// Weights, Gradients, Optimizer (state, e.g. Adam's two moments), Activations and Workspace
+	// (transient buffers such as the logits' gradient; drawn only when some bar has it), in bytes.
+	Weights, Gradients, Optimizer, Activations, Workspace float64
 	// Measured is the memory measured in use for the same run, in bytes (0: not measured).
 	Measured float64
 }
 
-// Total is the sum of the four kinds.
-func (m Memory) Total() float64 { return m.Weights + m.Gradients + m.Optimizer + m.Activations }
+// Total is the sum of the kinds.
+func (m Memory) Total() float64 {
+	return m.Weights + m.Gradients + m.Optimizer + m.Activations + m.Workspace
+}
 
 // Limit is a horizontal line on a memory chart: a device's capacity.
 type Limit struct {
@@ -52,7 +55,7 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 	}
 	top := 0.0
 	for _, b := range m.Bars {
-		for _, v := range []float64{b.Weights, b.Gradients, b.Optimizer, b.Activations, b.Measured} {
+		for _, v := range []float64{b.Weights, b.Gradients, b.Optimizer, b.Activations, b.Workspace, b.Measured} {
 			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("charts: %q: bar %q has an invalid byte count %v", m.Title, b.Label, v)
 			}
@@ -62,12 +65,7 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 	for _, l := range m.Limits {
 		top = math.Max(top, l.Bytes)
 	}
-	unit, name := 1.0, "bytes"
-	for i, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
-		if v := math.Ldexp(1, 10*(i+1)); top >= v {
-			unit, name = v, u
-		}
-	}
+	unit, name := binaryScale(top)
 
 	p := New(m.Title, "", "memory ["+name+"]")
 	kinds := []struct {
@@ -78,6 +76,15 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 		{"gradients", func(b Memory) float64 { return b.Gradients }},
 		{"optimizer state", func(b Memory) float64 { return b.Optimizer }},
 		{"activations", func(b Memory) float64 { return b.Activations }},
+	}
+	for _, b := range m.Bars {
+		if b.Workspace > 0 {
+			kinds = append(kinds, struct {
+				name string
+				get  func(Memory) float64
+			}{"workspace", func(b Memory) float64 { return b.Workspace }})
+			break
+		}
 	}
 	width := vg.Points(math.Min(48, 320/float64(len(m.Bars))))
 	var below *plotter.BarChart
@@ -90,7 +97,7 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("charts: %q: %w", m.Title, err)
 		}
-		bc.Color = []color.Color{ColorOf(0), ColorOf(1), ColorOf(2), ColorOf(4)}[k]
+		bc.Color = []color.Color{ColorOf(0), ColorOf(1), ColorOf(2), ColorOf(4), ColorOf(5)}[k]
 		bc.LineStyle.Width = vg.Points(0.5)
 		bc.LineStyle.Color = Ink
 		if below != nil {
@@ -132,4 +139,15 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 	p.Y.Min = 0
 	p.Y.Max *= 1.08
 	return p, nil
+}
+
+// binaryScale is the binary unit an axis reaching top bytes is labeled in: its size and name.
+func binaryScale(top float64) (unit float64, name string) {
+	unit, name = 1, "bytes"
+	for i, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if v := math.Ldexp(1, 10*(i+1)); top >= v {
+			unit, name = v, u
+		}
+	}
+	return unit, name
 }

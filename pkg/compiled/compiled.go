@@ -220,8 +220,17 @@ func freeTensor(t *tensors.Tensor) {
 
 // readDump reads (and removes) the optimized HLO XLA dumped for the executable of graph name.
 func readDump(name string) (string, error) {
+	const hlo = "after_optimizations.txt"
+	files, err := readDumpFiles(name, hlo)
+	return files[hlo], err
+}
+
+// readDumpFiles reads the files XLA dumped for the executable of graph name whose names end with
+// each suffix, removes every dump file of that executable, and returns the texts by suffix. It is
+// an error if one of the suffixes has no file.
+func readDumpFiles(name string, suffixes ...string) (map[string]string, error) {
 	if dumpDir == "" {
-		return "", fmt.Errorf("compiled: no dump directory: %s", dumpNote)
+		return nil, fmt.Errorf("compiled: no dump directory: %s", dumpNote)
 	}
 	dumpMu.Lock()
 	defer dumpMu.Unlock()
@@ -235,22 +244,30 @@ func readDump(name string) (string, error) {
 			mine = append(mine, f)
 		}
 	}
-	var text string
+	texts := map[string]string{}
+	var err error
 	for _, f := range mine {
-		if strings.HasSuffix(f, "after_optimizations.txt") {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return "", fmt.Errorf("compiled: reading XLA's dump: %w", err)
+		for _, suffix := range suffixes {
+			if strings.HasSuffix(f, suffix) && err == nil {
+				b, rerr := os.ReadFile(f)
+				if rerr != nil {
+					err = fmt.Errorf("compiled: reading XLA's dump: %w", rerr)
+				}
+				texts[suffix] = string(b)
 			}
-			text = string(b)
 		}
 	}
 	for _, f := range mine {
 		_ = os.Remove(f)
 	}
 	_ = os.Remove(dumpDir) // only if empty
-	if text == "" {
-		return "", fmt.Errorf("compiled: XLA wrote no optimized HLO for %s in %s (%s)", name, dumpDir, dumpNote)
+	if err != nil {
+		return nil, err
 	}
-	return text, nil
+	for _, suffix := range suffixes {
+		if texts[suffix] == "" {
+			return nil, fmt.Errorf("compiled: XLA wrote no %s for %s in %s (%s)", suffix, name, dumpDir, dumpNote)
+		}
+	}
+	return texts, nil
 }
