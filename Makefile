@@ -89,6 +89,7 @@ record: setup
 	@test -n "$(DEVICE)" || { echo 'usage: make record DEVICE=xla:cuda [SCALE=gpu|laptop] [ONLY=lesson/name,...] [OUT=dir]' >&2; exit 2; }
 	go run ./cmd/whygpu record -device $(DEVICE) $(if $(SCALE),-scale $(SCALE)) $(if $(ONLY),-only $(ONLY)) $(if $(OUT),-out $(OUT))
 
-## whygpu-bin: build/whygpu, self-contained (-trimpath), to carry to a machine without Go (the GPU machine)
+## whygpu-bin: build/whygpu, self-contained (-trimpath), to carry to a machine without Go (the GPU machine), and build/whygpu.version (the commit it was built from)
 whygpu-bin:
 	go build -trimpath -ldflags="-s -w" -o build/whygpu ./cmd/whygpu
+	@echo "built $$(date -u +%Y-%m-%dT%H:%M:%SZ) from $$(git rev-parse --short HEAD 2>/dev/null || echo 'no git')$$(git status --porcelain 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')" > build/whygpu.version

@@ -1,184 +1,292 @@
 #!/usr/bin/env bash
-# scripts/gpu-record.sh — record the course's GPU reference results on a lent NVIDIA machine.
+# scripts/gpu-record.sh — record the course's GPU reference results on a lent NVIDIA machine, in
+# calls that fit one 15-minute lease, and bring them back as ONE archive.
 #
-# That machine has no Go and no network. Build the binary here first (cgo, x86-64):
-#     make whygpu-bin          # → build/whygpu (stripped, -trimpath)
-# then run, on the GPU machine, from the checkout (the device tool copies the working tree and
-# carries build/whygpu):
-#     OUT=/some/dir scripts/gpu-record.sh
+#     bash scripts/gpu-record.sh [GROUP=1|2|3] [ONLY=lesson/name,...] [BUDGET_S=seconds] [OUT=dir]
 #
-# It finds the CUDA PJRT plugin of an existing Python environment that has jax-cuda13-pjrt and the
-# NVIDIA cu13 wheels (default /opt/torch/.venv, override with TORCH_VENV), stages it under the
-# names go-xla looks for, and writes to $OUT:
-#     env.txt, nvidia-smi.txt        what ran where
-#     doctor.txt                     whygpu doctor on that machine
-#     smoke.txt, smoke.json          GoMLX on xla:cuda at small sizes first (a failure there skips
-#                                    compare and record, so the lease is not spent on them)
-#     torch.json, torch.txt          PyTorch on the same shapes (scripts/torch_compare.py)
-#     jax.json, jax.txt              JAX on the same shapes (scripts/bench_jax.py --compare)
-#     compare.json, compare.txt      GoMLX/xla:cuda vs PyTorch and JAX, with the issue's targets checked
-#     reference/<gpu-slug>/...       every lesson's experiments at GPU scale (whygpu record)
-#     parts.txt                      each part's wall time against its budget, and its exit status
-# Copy $OUT/reference/<gpu-slug> into lessons/reference/ and commit it: lessons then show it.
+# Build here first (the GPU machine has no Go and no network): `make whygpu-bin` → build/whygpu and
+# build/whygpu.version, both carried. The exact calls, their carried paths and time limits, and the
+# import step are in README.md ("Recording on a GPU") and lessons/AUTHORING.md.
 #
-# Time: the whole run is held to BUDGET_S (default 480 s, so one rerun fits in a 15-minute lease).
-# Each part runs under `timeout` with its own budget (BUDGET_DOCTOR, BUDGET_SMOKE, BUDGET_TORCH, BUDGET_JAX,
-# BUDGET_COMPARE); `whygpu record` gets what is left. A part cut at its budget is reported, not fatal
-# to the others; rerun the missing experiments with ONLY=<lesson/name>.
-# A missing PyTorch or JAX (not importable with $TORCH_PY / $JAX_PY) is a note; the comparison then
-# has fewer columns.
+# What it writes: $OUT/recording.tar.gz (everything, under recording/) and $OUT/summary.txt (a few
+# lines: what ran, what was cut, what to run next): two files, because the machine returns at most
+# 8 files, two folders down. The archive is rewritten after every part and every 20 s of a long
+# part, and once more on exit (also on SIGTERM/SIGINT), so a call cut at its limit still brings back
+# what finished. `whygpu record -import recording.tar.gz` (here) puts it into lessons/reference/<gpu>/.
 #
-# Dry run without a GPU (what CI does, tests/test_gpu_record.py): DEVICE=xla:cpu SCALE=laptop
-# ONLY=<lesson/name> with PJRT_PLUGIN_LIBRARY_PATH pointing at the CPU plugin, and JAX_PY=<a python
-# with jax[cpu]> (e.g. .venv/bench/bin/python) to exercise the JAX part; PyTorch is skipped and
-# everything runs at tiny sizes.
+# Order (priority, not lesson order): pre-flight (≤ 30 s: GPU, driver and CUDA version, ldd of the
+# binary, the CUDA PJRT plugin and its PJRT API version, ptxas and libdevice, the nvidia-* wheels; a
+# failure stops the call with the reason in summary.txt) → GROUP=1: a smoke test of GoMLX on
+# xla:cuda → `whygpu record -group 1` (the reduced race grid, the roofline ceilings and points, the
+# GPT step, the critical-batch sweep) → PyTorch and JAX on the same shapes → `whygpu compare`.
+# GROUP=2 and 3 record the rest (`whygpu record -plan` prints every experiment's compile count and
+# estimated time). ONLY=ids records just those (with GROUP= also set: within that group's call).
+# Every part runs under its own `timeout`, sized from what is left of BUDGET_S; `whygpu record
+# -budget` starts no experiment whose estimate no longer fits, and lists it for a later ONLY= call.
+#
+# Dry run without a GPU (tests/test_gpu_record.py): DEVICE=xla:cpu SCALE=laptop, with
+# PJRT_PLUGIN_LIBRARY_PATH at the CPU plugin and, to exercise the JAX part, JAX_PY=<python with jax>.
 set -uo pipefail
+
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    [A-Z]*=*) export "${arg?}" ;;
+    *) echo "gpu-record: unexpected argument '$arg' (arguments are NAME=value: GROUP=1, ONLY=..., BUDGET_S=..., OUT=...)" >&2; exit 2 ;;
+  esac
+done
+
 DEVICE="${DEVICE:-xla:cuda}"
 SCALE="${SCALE:-gpu}"
 ONLY="${ONLY:-}"
+if [ -z "${GROUP:-}" ]; then GROUP=1; [ -n "$ONLY" ] && GROUP=only; fi
+case "$GROUP" in
+  1) BUDGET_S="${BUDGET_S:-450}" ;;
+  2) BUDGET_S="${BUDGET_S:-270}" ;;
+  3) BUDGET_S="${BUDGET_S:-480}" ;;
+  only) BUDGET_S="${BUDGET_S:-300}" ;;
+  *) echo "gpu-record: GROUP must be 1, 2 or 3, not '$GROUP'" >&2; exit 2 ;;
+esac
+BUDGET_TORCH="${BUDGET_TORCH:-60}" BUDGET_JAX="${BUDGET_JAX:-60}" BUDGET_COMPARE="${BUDGET_COMPARE:-90}"
+BUDGET_SMOKE="${BUDGET_SMOKE:-60}"
+RESERVE_S=12 # kept back at the end for the last packing
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${WHYGPU_BIN:-$ROOT/build/whygpu}"
 TORCH_VENV="${TORCH_VENV:-/opt/torch/.venv}"
 PY="$TORCH_VENV/bin/python"
 OUT="${OUT:-$ROOT/build/gpu-out}"
-mkdir -p "$OUT"
-step() { printf '\n== %s\n' "$*"; }
+mkdir -p "$OUT" && rm -f "$OUT/recording.tar.gz" "$OUT/recording.tar.gz.tmp" "$OUT/summary.txt"
+WORKROOT="$(mktemp -d)"
+W="$WORKROOT/recording"
+mkdir -p "$W"
 export GOMLX_NO_AUTO_INSTALL=1 TF_CPP_MIN_LOG_LEVEL=2
-
-[ -x "$BIN" ] || { echo "gpu-record: $BIN missing: run 'make whygpu-bin' on the build machine first" >&2; exit 2; }
-
-BUDGET_S="${BUDGET_S:-480}"
 START=$SECONDS
 PARTS=()
-# part NAME BUDGET_S LOG CMD...: runs CMD under timeout, output to the terminal and LOG, and books
-# its wall time. Returns CMD's status (124: cut at its budget).
+PART_PID=""
+STATUS="running"
+NEXT=""
+left() { echo $(( BUDGET_S - (SECONDS - START) - RESERVE_S )); }
+step() { printf '\n== %s\n' "$*"; }
+
+# summary: the short summary.txt (also inside the archive).
+summary() {
+  {
+    echo "gpu-record: group $GROUP on $DEVICE, scale $SCALE${ONLY:+, ONLY=$ONLY}: $STATUS"
+    echo "started $(date -u -d "@$RUN_EPOCH" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo "$RUN_EPOCH"), $((SECONDS - START)) s of a ${BUDGET_S} s budget"
+    [ -s "$W/gpu.txt" ] && echo "gpu: $(head -1 "$W/gpu.txt")"
+    printf '%s\n' "${PARTS[@]}"
+    if [ -s "$W/record.txt" ]; then
+      echo "record: $(grep -c '^  ok ' "$W/record.txt") ok, $(grep -c '^  FAIL ' "$W/record.txt") failed, $(grep -c '^  skip ' "$W/record.txt") skipped, $(grep -c '^  NOT RUN ' "$W/record.txt") not run"
+      grep '^  FAIL \|^  NOT RUN ' "$W/record.txt" | cut -c1-200
+    fi
+    [ -n "$NEXT" ] && echo "next: bash scripts/gpu-record.sh $NEXT"
+    echo "import here: go run ./cmd/whygpu record -import <files_at>/recording.tar.gz"
+  } > "$W/summary.txt"
+}
+# pack: summary.txt, then the archive, replaced atomically.
+pack() {
+  summary
+  cp "$W/summary.txt" "$OUT/summary.txt"
+  tar -czf "$OUT/recording.tar.gz.tmp" -C "$WORKROOT" recording 2>/dev/null &&
+    mv -f "$OUT/recording.tar.gz.tmp" "$OUT/recording.tar.gz"
+}
+on_exit() {
+  local rc=$?
+  [ "$STATUS" = running ] && STATUS="stopped (exit $rc)"
+  [ -n "${PART_PID:-}" ] && kill -TERM "$PART_PID" 2>/dev/null && sleep 1 # timeout passes it on
+  pack
+  echo "gpu-record: $STATUS; $OUT/recording.tar.gz ($(du -k "$OUT/recording.tar.gz" 2>/dev/null | cut -f1) KiB) and summary.txt"
+  cat "$OUT/summary.txt"
+  [ -n "${STAGE:-}" ] && rm -rf "$STAGE"
+  rm -rf "$WORKROOT"
+}
+trap on_exit EXIT
+trap 'STATUS="stopped by SIGTERM at $((SECONDS - START)) s"; exit 143' TERM
+trap 'STATUS="stopped by SIGINT at $((SECONDS - START)) s"; exit 130' INT
+RUN_EPOCH="$(date +%s)"
+# stop REASON: end the call here, the reason in summary.txt.
+stop() { STATUS="STOPPED: $*"; echo "gpu-record: $STATUS" >&2; exit 1; }
+
+# part NAME BUDGET LOG CMD...: runs CMD under timeout (BUDGET, capped by what is left of the run),
+# output to the terminal and LOG (in the archive), repacking every 20 s; books its time and status.
+# Returns CMD's status (124: cut at its budget; 125: not started, no time left).
 part() {
   local name="$1" budget="$2" log="$3"; shift 3
+  local l; l=$(left)
+  [ "$budget" -gt "$l" ] && budget=$l
+  if [ "$budget" -lt 5 ]; then
+    PARTS+=("$(printf '%-30s not started: %d s left' "$name" "$l")"); return 125
+  fi
   step "$name (budget ${budget} s; $((SECONDS - START)) s into the run)"
   local t=$SECONDS
-  timeout -k 10 "$budget" "$@" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]} dt=$((SECONDS - t)) note=""
-  [ "$rc" = 124 ] || [ "$rc" = 137 ] && note="  CUT at its budget"
+  timeout -k 5 "$budget" "$@" > >(tee "$W/$log") 2>&1 &
+  PART_PID=$!
+  local n=0
+  while kill -0 "$PART_PID" 2>/dev/null; do
+    sleep 1; n=$((n + 1)); [ $((n % 20)) = 0 ] && pack
+  done
+  wait "$PART_PID"; local rc=$?
+  PART_PID=""
+  local dt=$((SECONDS - t)) note=""
+  { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && note="  CUT at its budget"
   echo "-- $name: ${dt} s (budget ${budget} s), rc=$rc$note"
-  PARTS+=("$(printf '%-34s %4d s  budget %4d s  rc=%s%s' "$name" "$dt" "$budget" "$rc" "$note")")
+  PARTS+=("$(printf '%-30s %4d s  budget %4d s  rc=%s%s' "$name" "$dt" "$budget" "$rc" "$note")")
+  pack
   return "$rc"
 }
-finish() {
-  step "parts (total $((SECONDS - START)) s of a ${BUDGET_S} s budget)"
-  printf '%s\n' "${PARTS[@]}" | tee "$OUT/parts.txt"
-  echo "total $((SECONDS - START)) s (budget ${BUDGET_S} s)" >> "$OUT/parts.txt"
-  step "done (rc=$1): results in $OUT"
-  exit "$1"
-}
-# importable PY MODULE: whether PY exists and imports MODULE (a missing peer is a note, not a crash).
 importable() { [ -n "$1" ] && [ -x "$1" ] && "$1" -c "import $2" >/dev/null 2>&1; }
 
-rc=0
-if [ "$DEVICE" != xla:cuda ]; then
-  step "dry run on $DEVICE (no PyTorch, tiny sizes)"
-  JAX_PY="${JAX_PY:-}"
-  SMALL=(-n 256 -ln-rows 256 -ln-cols 256 -copy-bytes 4194304 -check-n 128)
-  JSMALL=(--n 256 --ln-rows 256 --ln-cols 256 --copy-bytes 4194304 --check-n 128 --reps 10 --sample-s 0.002)
-  part "whygpu doctor" "${BUDGET_DOCTOR:-60}" "$OUT/doctor.txt" "$BIN" doctor || true
-  PEERS=()
-  if importable "$JAX_PY" jax; then
-    part "JAX on the same shapes" "${BUDGET_JAX:-90}" "$OUT/jax.txt" \
-      env JAX_PLATFORMS=cpu "$JAX_PY" "$ROOT/scripts/bench_jax.py" --compare "$OUT/jax.json" "${JSMALL[@]}" || rc=1
-    [ -s "$OUT/jax.json" ] && PEERS+=(-jax "$OUT/jax.json")
-  else
-    echo "note: JAX skipped: not importable with JAX_PY='${JAX_PY}' (set JAX_PY to a python with jax)" | tee "$OUT/jax.txt"
-    PARTS+=("JAX on the same shapes: skipped (not importable with JAX_PY='${JAX_PY}')")
+# ---- pre-flight (≤ 30 s): every probe under its own short timeout --------------------------------
+step "pre-flight"
+PF="$W/preflight.txt"
+pf() { echo "$*" | tee -a "$PF"; }
+[ -x "$BIN" ] || stop "$BIN missing: run 'make whygpu-bin' on the build machine and carry build/whygpu"
+pf "binary: $BIN ($(stat -c %s "$BIN") bytes); $(cat "$ROOT/build/whygpu.version" 2>/dev/null || echo 'no build/whygpu.version')"
+LDD="$(timeout 10 ldd "$BIN" 2>&1)"; echo "$LDD" >> "$PF"
+grep -q "not found" <<<"$LDD" && stop "ldd $BIN: $(grep 'not found' <<<"$LDD" | tr -s ' \t\n' ' ')"
+timeout 10 "$BIN" record -plan > "$W/plan.txt" 2>&1 || stop "$BIN record -plan failed: $(tail -3 "$W/plan.txt")"
+cat "$W/plan.txt"; grep "^group" "$W/plan.txt" >> "$PF"
+
+# pjrt_version PYTHON PLUGIN: the PJRT C API version the plugin's GetPjrtApi reports (PJRT_Api:
+# struct_size, extension_start, then PJRT_Api_Version {struct_size, extension_start, major, minor}).
+pjrt_version() {
+  timeout 20 "$1" - "$2" <<'EOF'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.GetPjrtApi.restype = ctypes.c_void_p
+api = lib.GetPjrtApi()
+major, minor = (ctypes.c_int * 2).from_address(api + 32)
+print(f"{major}.{minor}")
+EOF
+}
+
+if [ "$DEVICE" = xla:cuda ]; then
+  SMI="$(timeout 10 nvidia-smi -L 2>&1)" || stop "nvidia-smi -L: ${SMI:-no output} (no GPU visible)"
+  pf "$SMI"
+  timeout 10 nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv,noheader > "$W/gpu.txt" 2>&1
+  timeout 10 nvidia-smi > "$W/nvidia-smi.txt" 2>&1
+  CUDA_DRV="$(grep -o 'CUDA Version: [0-9.]*' "$W/nvidia-smi.txt" | grep -o '[0-9.]*$')"
+  pf "gpu: $(cat "$W/gpu.txt"); driver CUDA version ${CUDA_DRV:-unknown}"
+  [ "${CUDA_DRV%%.*}" -ge 13 ] 2>/dev/null || stop "the driver supports CUDA ${CUDA_DRV:-?}; the cu13 PJRT plugin needs 13.0 or later"
+
+  [ -x "$PY" ] || stop "no Python at $PY (set TORCH_VENV)"
+  SITE="$(timeout 10 "$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  PLUGIN="$(ls "$SITE"/jax_plugins/xla_cuda13/xla_cuda_plugin.so 2>/dev/null | head -1)"
+  [ -n "$PLUGIN" ] || PLUGIN="$(find "$SITE/jax_plugins" -name '*cuda*plugin*.so' 2>/dev/null | head -1)"
+  [ -n "$PLUGIN" ] || stop "no CUDA PJRT plugin under $SITE/jax_plugins (pip install jax-cuda13-pjrt)"
+  PJRT="$(pjrt_version "$PY" "$PLUGIN" 2>&1)" || stop "the CUDA PJRT plugin $PLUGIN does not load: $PJRT"
+  pf "plugin: $PLUGIN (PJRT C API $PJRT)"
+
+  # Stage the plugin as scripts/setup.sh --cuda does: lib/pjrt/pjrt_c_api_cuda_plugin.so and
+  # lib/nvidia, links to the NVIDIA wheels (the plugin's RPATH is $ORIGIN/../nvidia/<wheel>/lib, and
+  # go-xla hands <stage>/lib/nvidia to XLA as its CUDA data dir: bin/ptxas and nvvm/libdevice there).
+  STAGE="$(mktemp -d)"
+  mkdir -p "$STAGE/lib/pjrt" "$STAGE/lib/nvidia"
+  ln -s "$PLUGIN" "$STAGE/lib/pjrt/pjrt_c_api_cuda_plugin.so"
+  for d in "$SITE"/nvidia/*/; do
+    d="${d%/}"; [ "$(basename "$d")" = __pycache__ ] || ln -s "$d" "$STAGE/lib/nvidia/$(basename "$d")"
+  done
+  CUDA_DIR=""
+  for cand in "$SITE/nvidia/cu13" "$SITE/nvidia/cuda_nvcc"; do
+    if [ -x "$cand/bin/ptxas" ] && [ -d "$cand/nvvm/libdevice" ]; then
+      ln -s "$cand/bin" "$STAGE/lib/nvidia/bin"; ln -s "$cand/nvvm" "$STAGE/lib/nvidia/nvvm"; CUDA_DIR="$cand"; break
+    fi
+  done
+  if [ -z "$CUDA_DIR" ]; then # only a system toolkit: point XLA at it (go-xla keeps a data dir already set)
+    for cand in "$(dirname "$(dirname "$(command -v ptxas 2>/dev/null || echo /x/x)")")" /usr/local/cuda /usr/local/cuda-13.0; do
+      [ -x "$cand/bin/ptxas" ] && [ -d "$cand/nvvm/libdevice" ] && { CUDA_DIR="$cand"; break; }
+    done
+    [ -n "$CUDA_DIR" ] || stop "no ptxas with nvvm/libdevice in the wheels ($SITE/nvidia/cu13, cuda_nvcc) or a system toolkit"
+    export XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_gpu_cuda_data_dir=$CUDA_DIR"
+    pf "XLA_FLAGS=$XLA_FLAGS (only a system toolkit has ptxas and libdevice)"
   fi
-  # Targets are measured, not asserted here: on a CPU some miss, which is no failure of the dry run.
-  part "GoMLX vs peers (compare)" "${BUDGET_COMPARE:-150}" "$OUT/compare.txt" \
-    "$BIN" compare -device "$DEVICE" "${SMALL[@]}" "${PEERS[@]}" -out "$OUT/compare.json"
-  c=$?; [ "$c" = 0 ] || grep -q "target(s) missed" "$OUT/compare.txt" || rc=1
-  left=$(( BUDGET_S - (SECONDS - START) - 10 )); [ "$left" -ge 60 ] || left=60
-  part "whygpu record" "$left" "$OUT/record.txt" \
-    "$BIN" record -device "$DEVICE" -scale "$SCALE" ${ONLY:+-only "$ONLY"} -out "$OUT/reference" || rc=1
-  finish $rc
-fi
-[ -x "$PY" ] || { echo "gpu-record: no Python at $PY (set TORCH_VENV)" >&2; exit 2; }
-TORCH_PY="${TORCH_PY:-$PY}"
-JAX_PY="${JAX_PY:-$PY}"
-
-SITE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-PLUGIN="$(ls "$SITE"/jax_plugins/xla_cuda13/xla_cuda_plugin.so 2>/dev/null | head -1)"
-[ -n "$PLUGIN" ] || PLUGIN="$(find "$SITE/jax_plugins" -name '*cuda*plugin*.so' 2>/dev/null | head -1)"
-[ -n "$PLUGIN" ] || { echo "gpu-record: no CUDA PJRT plugin under $SITE/jax_plugins (pip install jax-cuda13-pjrt)" >&2; exit 2; }
-
-# Stage the plugin as scripts/setup.sh --cuda does: lib/pjrt/pjrt_c_api_cuda_plugin.so and lib/nvidia,
-# a directory of links to the NVIDIA wheels (the plugin's RPATH is $ORIGIN/../nvidia/<wheel>/lib, and
-# go-xla's pjrt/cuda_linux.go hands <dir of the plugin's dir>/nvidia to XLA as its CUDA data dir, where
-# it looks for bin/ptxas and nvvm/libdevice).
-STAGE="$(mktemp -d)"
-trap 'rm -rf "$STAGE"' EXIT
-mkdir -p "$STAGE/lib/pjrt" "$STAGE/lib/nvidia"
-ln -s "$PLUGIN" "$STAGE/lib/pjrt/pjrt_c_api_cuda_plugin.so"
-for d in "$SITE"/nvidia/*/; do
-  d="${d%/}"; [ "$(basename "$d")" = __pycache__ ] || ln -s "$d" "$STAGE/lib/nvidia/$(basename "$d")"
-done
-for sub in bin nvvm; do
-  for cand in "$SITE/nvidia/cu13/$sub" "$SITE/nvidia/cuda_nvcc/$sub"; do
-    [ -e "$cand" ] && [ ! -e "$STAGE/lib/nvidia/$sub" ] && ln -s "$cand" "$STAGE/lib/nvidia/$sub"
-  done
-done
-LIBS="$(find -L "$SITE/nvidia" -maxdepth 2 -type d -name lib 2>/dev/null | tr '\n' ':')"
-ORIG_LD="${LD_LIBRARY_PATH:-}"
-export PJRT_PLUGIN_LIBRARY_PATH="$STAGE/lib/pjrt" GOMLX_NO_AUTO_INSTALL=1 TF_CPP_MIN_LOG_LEVEL=2
-export LD_LIBRARY_PATH="${LIBS}${ORIG_LD}"
-
-step "environment"
-{
-  date -u +%Y-%m-%dT%H:%M:%SZ; uname -a; echo "plugin: $PLUGIN"
-  for pkg in jax jaxlib jax-cuda13-pjrt jax-cuda13-plugin torch; do
-    "$PY" -c "import importlib.metadata as m, sys; print(sys.argv[1], m.version(sys.argv[1]))" "$pkg" 2>/dev/null || echo "$pkg: not installed"
-  done
-} | tee "$OUT/env.txt"
-nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1; head -15 "$OUT/nvidia-smi.txt"
-
-part "whygpu doctor" "${BUDGET_DOCTOR:-60}" "$OUT/doctor.txt" "$BIN" doctor || true
-
-# Smoke first: GoMLX on xla:cuda at small sizes, matmuls checked against float64. If the plugin does
-# not open or run, the full comparison and the recording are skipped (the peers still run) so the
-# lease is not spent on them; smoke.txt has the whole error.
-GOMLX_OK=1
-part "smoke: GoMLX on xla:cuda, small" "${BUDGET_SMOKE:-90}" "$OUT/smoke.txt" \
-  "$BIN" compare -device xla:cuda -n 1024 -ln-rows 1024 -ln-cols 1024 -copy-bytes 16777216 -check-n 512 \
-  -batches 1 -out "$OUT/smoke.json"
-if [ $? != 0 ] && ! grep -q "target(s) missed" "$OUT/smoke.txt"; then
-  GOMLX_OK=0; rc=1
-  echo "gpu-record: GoMLX on xla:cuda failed its smoke test (see $OUT/smoke.txt): compare and record skipped" >&2
-fi
-
-# The Python peers run one after the other, each in its own process (so neither holds GPU memory
-# while another measures), with the library path Python's wheels expect.
-PEERS=()
-if importable "$TORCH_PY" torch; then
-  part "PyTorch on the same shapes" "${BUDGET_TORCH:-90}" "$OUT/torch.txt" \
-    env LD_LIBRARY_PATH="$ORIG_LD" "$TORCH_PY" "$ROOT/scripts/torch_compare.py" --out "$OUT/torch.json" || rc=1
-  [ -s "$OUT/torch.json" ] && PEERS+=(-torch "$OUT/torch.json")
+  pf "ptxas: $CUDA_DIR/bin/ptxas ($(timeout 5 "$CUDA_DIR/bin/ptxas" --version 2>&1 | tail -1))"
+  pf "libdevice: $(ls "$CUDA_DIR"/nvvm/libdevice/libdevice*.bc 2>/dev/null | head -1)"
+  # The nvidia-* wheels the staged lib/nvidia links to (what the plugin loads), and the Python peers.
+  timeout 15 "$PY" - "$SITE" <<'EOF' | tee -a "$PF"
+import importlib.metadata as m, sys
+used = {}
+for d in m.distributions():
+    name = d.metadata["Name"] or ""
+    tops = {str(f).split("/")[1] for f in (d.files or []) if str(f).startswith("nvidia/") and str(f).count("/") > 1}
+    if name.lower().startswith("nvidia-") and tops:
+        used[name] = (d.version, sorted(tops))
+for name, (v, tops) in sorted(used.items()):
+    print(f"wheel {name} {v} (nvidia/{','.join(tops)})")
+for p in ("jax", "jaxlib", "jax-cuda13-pjrt", "jax-cuda13-plugin", "torch"):
+    try: print(f"python {p} {m.version(p)}")
+    except m.PackageNotFoundError: print(f"python {p}: not installed")
+EOF
+  LIBS="$(find -L "$SITE/nvidia" -maxdepth 2 -type d -name lib 2>/dev/null | tr '\n' ':')"
+  ORIG_LD="${LD_LIBRARY_PATH:-}"
+  export PJRT_PLUGIN_LIBRARY_PATH="$STAGE/lib/pjrt" LD_LIBRARY_PATH="${LIBS}${ORIG_LD}"
+  TORCH_PY="${TORCH_PY:-$PY}" JAX_PY="${JAX_PY:-$PY}"
+  PEER_ENV=(env LD_LIBRARY_PATH="$ORIG_LD" XLA_PYTHON_CLIENT_PREALLOCATE=false JAX_PLATFORMS=cuda)
+  CMP=() JCMP=()
 else
-  echo "note: PyTorch skipped: not importable with TORCH_PY='$TORCH_PY'" | tee "$OUT/torch.txt"
-  PARTS+=("PyTorch on the same shapes: skipped (not importable with TORCH_PY='$TORCH_PY')")
+  pf "dry run on $DEVICE: no nvidia-smi, ptxas or CUDA wheels checked"
+  PLUGIN="$(ls "${PJRT_PLUGIN_LIBRARY_PATH:-/nonexistent}"/pjrt_c_api_cpu_plugin.so 2>/dev/null | head -1)"
+  [ -n "$PLUGIN" ] || stop "no CPU PJRT plugin under PJRT_PLUGIN_LIBRARY_PATH='${PJRT_PLUGIN_LIBRARY_PATH:-}'"
+  PYV="${JAX_PY:-$(command -v python3)}"
+  PJRT="$(pjrt_version "$PYV" "$PLUGIN" 2>&1)" || stop "the PJRT plugin $PLUGIN does not load: $PJRT"
+  pf "plugin: $PLUGIN (PJRT C API $PJRT)"
+  TORCH_PY="" JAX_PY="${JAX_PY:-}"
+  PEER_ENV=(env JAX_PLATFORMS=cpu)
+  CMP=(-n 256 -ln-rows 256 -ln-cols 256 -copy-bytes 4194304 -check-n 128)
+  JCMP=(--n 256 --ln-rows 256 --ln-cols 256 --copy-bytes 4194304 --check-n 128 --reps 10 --sample-s 0.002)
 fi
-if importable "$JAX_PY" jax; then
-  part "JAX on the same shapes" "${BUDGET_JAX:-90}" "$OUT/jax.txt" \
-    env LD_LIBRARY_PATH="$ORIG_LD" JAX_PLATFORMS=cuda XLA_PYTHON_CLIENT_PREALLOCATE=false \
-    "$JAX_PY" "$ROOT/scripts/bench_jax.py" --compare "$OUT/jax.json" || rc=1
-  [ -s "$OUT/jax.json" ] && PEERS+=(-jax "$OUT/jax.json")
-else
-  echo "note: JAX skipped: not importable with JAX_PY='$JAX_PY'" | tee "$OUT/jax.txt"
-  PARTS+=("JAX on the same shapes: skipped (not importable with JAX_PY='$JAX_PY')")
+PARTS+=("$(printf '%-30s %4d s' "pre-flight" "$((SECONDS - START))")")
+pack
+
+# ---- group 1: smoke test first ---------------------------------------------------------------------
+if [ "$GROUP" = 1 ] && [ "$DEVICE" = xla:cuda ]; then
+  if ! part "smoke: GoMLX on xla:cuda" "$BUDGET_SMOKE" smoke.txt \
+      "$BIN" compare -device xla:cuda -n 1024 -ln-rows 1024 -ln-cols 1024 -copy-bytes 16777216 -check-n 512 \
+      -batches 1 -out "$W/smoke.json" && ! grep -q "target(s) missed" "$W/smoke.txt"; then
+    part "whygpu doctor" 30 doctor.txt "$BIN" doctor
+    stop "GoMLX on xla:cuda failed its smoke test (smoke.txt, doctor.txt in the archive)"
+  fi
 fi
 
-[ "$GOMLX_OK" = 1 ] || finish $rc
-part "GoMLX on xla:cuda vs PyTorch and JAX" "${BUDGET_COMPARE:-150}" "$OUT/compare.txt" \
-  "$BIN" compare -device xla:cuda "${PEERS[@]}" -out "$OUT/compare.json" || rc=1
+# ---- the recording ---------------------------------------------------------------------------------
+PEER_S=0
+[ "$GROUP" = 1 ] && PEER_S=$((BUDGET_TORCH + BUDGET_JAX + BUDGET_COMPARE))
+RB=$(( $(left) - PEER_S ))
+if [ -n "$ONLY" ]; then SEL=(-only "$ONLY"); else SEL=(-group "$GROUP"); fi
+[ "$RB" -ge 10 ] || RB=10
+part "whygpu record ${SEL[*]}" "$RB" record.txt \
+  "$BIN" record -device "$DEVICE" -scale "$SCALE" "${SEL[@]}" -budget "$((RB - 5))s" -out "$W/reference"
+rc=$?
+NR="$(grep -o 'ONLY=[^ ]*' "$W/record.txt" | tail -1)"
+[ -n "$NR" ] && NEXT="GROUP=only $NR"
 
-left=$(( BUDGET_S - (SECONDS - START) - 10 )); [ "$left" -ge 60 ] || left=60
-part "every lesson's experiments at GPU scale" "$left" "$OUT/record.txt" \
-  "$BIN" record -device xla:cuda -scale "$SCALE" ${ONLY:+-only "$ONLY"} -out "$OUT/reference" || rc=1
+# ---- group 1: PyTorch and JAX on the same shapes, then the comparison ------------------------------
+if [ "$GROUP" = 1 ]; then
+  PEERS=()
+  if importable "$TORCH_PY" torch; then
+    part "PyTorch, same shapes" "$BUDGET_TORCH" torch.txt \
+      "${PEER_ENV[@]}" "$TORCH_PY" "$ROOT/scripts/torch_compare.py" --out "$W/torch.json"
+    [ -s "$W/torch.json" ] && PEERS+=(-torch "$W/torch.json")
+  else
+    PARTS+=("PyTorch: skipped (not importable with TORCH_PY='$TORCH_PY')")
+  fi
+  if importable "$JAX_PY" jax; then
+    part "JAX, same shapes" "$BUDGET_JAX" jax.txt \
+      "${PEER_ENV[@]}" "$JAX_PY" "$ROOT/scripts/bench_jax.py" --compare "$W/jax.json" "${JCMP[@]}"
+    [ -s "$W/jax.json" ] && PEERS+=(-jax "$W/jax.json")
+  else
+    echo "note: JAX skipped: not importable with JAX_PY='${JAX_PY}'" > "$W/jax.txt"
+    PARTS+=("JAX: skipped (not importable with JAX_PY='${JAX_PY}')")
+  fi
+  # Targets are measured, not asserted: a missed target is a line in compare.txt, not a failure.
+  part "whygpu compare" "$BUDGET_COMPARE" compare.txt \
+    "$BIN" compare -device "$DEVICE" "${CMP[@]}" "${PEERS[@]}" -out "$W/compare.json"
+  c=$?; [ "$c" = 0 ] || grep -q "target(s) missed" "$W/compare.txt" || rc=1
+  [ -z "$NEXT" ] && [ -z "$ONLY" ] && NEXT="GROUP=2"
+fi
+[ "$GROUP" = 2 ] && [ -z "$NEXT" ] && [ -z "$ONLY" ] && NEXT="GROUP=3 (in a later lease)"
 
-finish $rc
+STATUS="done (rc=$rc)"
+[ "$rc" = 0 ] || STATUS="done with failures (rc=$rc): see record.txt/compare.txt in the archive"
+exit "$rc"

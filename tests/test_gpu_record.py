@@ -1,19 +1,32 @@
 """scripts/gpu-record.sh, the script for a lent GPU machine, dry-run here on the CPU plugin.
 
 It runs the self-contained binary (make whygpu-bin) the way the GPU machine will: no Go on PATH,
-outside the checkout's Go tooling, writing reference results with provenance under $OUT. The JAX peer
-(scripts/bench_jax.py --compare) runs too, on the CPU at tiny sizes, when the bench venv (.venv/bench,
-`make bench`) has JAX; without it the script notes the skip and the test says so.
+outside the checkout's Go tooling. What comes back must fit what that machine returns (at most 8
+files from $OUT, no more than two folders down, 16 MiB each, 64 MiB in all), and the one archive must
+import (`whygpu record -import`) into a reference folder that the lessons then read: here a temporary
+one (WHYGPU_ROOT), never lessons/reference. The JAX peer (scripts/bench_jax.py --compare) runs too,
+on the CPU at tiny sizes, when the bench venv (.venv/bench, `make bench`) has JAX; without it the
+script notes the skip and the test says so.
 """
+import io
 import json
 import os
 import pathlib
 import re
 import shutil
 import subprocess
+import tarfile
 import warnings
 
 from conftest import ROOT
+
+MiB = 1 << 20
+# What the device tool carries and returns (the device README): the working tree plus carried
+# paths ≤ 64 MiB; back from $OUT ≤ 8 files, ≤ 2 folders down, ≤ 16 MiB each, ≤ 64 MiB in all.
+CARRY_LIMIT, OUT_FILES, OUT_DEPTH, OUT_FILE, OUT_ALL = 64 * MiB, 8, 2, 16 * MiB, 64 * MiB
+# A relabeled copy of the CPU dry run, imported only into a temporary folder, so the lessons' GPU
+# paths (model-vs-recording lines) see a recording: the model name says what it is.
+FIXTURE_MODEL = "TEST FIXTURE GPU (relabeled CPU dry run, not a GPU)"
 
 
 def gomlx_pin():
@@ -31,44 +44,139 @@ def bench_python():
     return None
 
 
+def tree_bytes():
+    """Bytes of what the device tool copies: tracked files and untracked files git does not ignore."""
+    names = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    return sum((ROOT / n.decode()).stat().st_size for n in names if n and (ROOT / n.decode()).is_file())
+
+
+def relabel(archive, dest):
+    """A copy of the dry run's archive with every result's provenance renamed to FIXTURE_MODEL on
+    xla:cuda (and its folder to that model's slug): a test fixture, never committed."""
+    slug = "test-fixture-gpu"
+    with tarfile.open(archive) as src, tarfile.open(dest, "w:gz") as out:
+        for m in src.getmembers():
+            data = src.extractfile(m).read() if m.isfile() else None
+            parts = m.name.split("/")
+            if len(parts) > 2 and parts[1] == "reference":
+                parts[2] = slug
+                if data is not None and m.name.endswith(".json"):
+                    doc = json.loads(data)
+                    if parts[-1] == "record.json" and len(parts) == 4:
+                        doc["device"], doc["model"] = "xla:cuda", FIXTURE_MODEL
+                    else:
+                        for r in doc:
+                            r["provenance"]["device"], r["provenance"]["model"] = "xla:cuda", FIXTURE_MODEL
+                    data = json.dumps(doc).encode()
+            m.name = "/".join(parts)
+            if data is None:
+                out.addfile(m)
+            else:
+                m.size = len(data)
+                out.addfile(m, io.BytesIO(data))
+
+
+def whygpu(binary, env, *args):
+    proc = subprocess.run([str(binary), *args], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
 def test_gpu_record_dry_run_on_cpu(tmp_path):
     subprocess.run(["make", "-s", "whygpu-bin"], cwd=ROOT, check=True, timeout=900)
-    binary = tmp_path / "whygpu"
+    size = (ROOT / "build" / "whygpu").stat().st_size
+    tree = tree_bytes()
+    carried = size + (ROOT / "build" / "whygpu.version").stat().st_size
+    print(f"build/whygpu: {size / MiB:.1f} MiB; working tree {tree / MiB:.1f} MiB; "
+          f"together {(tree + carried) / MiB:.1f} MiB of the {CARRY_LIMIT // MiB} MiB the device tool carries")
+    assert tree + carried <= CARRY_LIMIT - 8 * MiB, "the binary and the tree leave < 8 MiB of the carry limit"
+
+    binary = tmp_path / "bin" / "whygpu"
+    binary.parent.mkdir()
     shutil.copy(ROOT / "build" / "whygpu", binary)
     out = tmp_path / "out"
     env = {
         "PATH": "/usr/bin:/bin",  # no Go, as on the GPU machine
         "HOME": str(tmp_path),
-        "DEVICE": "xla:cpu", "SCALE": "laptop", "ONLY": "00-setup-check/matmul",
+        "DEVICE": "xla:cpu", "SCALE": "laptop",
         "WHYGPU_BIN": str(binary), "OUT": str(out),
         "PJRT_PLUGIN_LIBRARY_PATH": str(ROOT / ".venv" / "lib" / "pjrt"),
     }
     jax_py = bench_python()
     if jax_py:
         env["JAX_PY"] = str(jax_py)
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "gpu-record.sh")], env=env,
-                          capture_output=True, text=True, timeout=900)
+    # Group 1's call as on the GPU (pre-flight, record, peers, compare), recording two experiments.
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "gpu-record.sh"), "GROUP=1",
+                           "ONLY=00-setup-check/matmul,01-race/step-sweep"],
+                          env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    rows = {r["name"]: r for r in json.loads((out / "compare.json").read_text())["rows"]}
+    print(proc.stdout[-1500:])
+
+    # The plan's estimates are printed: every group and every registered experiment.
+    assert re.search(r"^group 1: \d+ experiments, \d+ compiles, \d+ s estimated of a \d+ s budget$", proc.stdout, re.M)
+    listed = whygpu(binary, env, "record", "-list")
+    for eid in (line.split()[0] for line in listed.splitlines() if line.strip()):
+        assert re.search(rf"^  {re.escape(eid)} +\d+ compiles +~ *\d+ s", proc.stdout, re.M), f"{eid} has no estimate"
+
+    # What comes back fits what the GPU machine returns.
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert sorted(p.name for p in files) == ["recording.tar.gz", "summary.txt"], files
+    assert len(files) <= OUT_FILES
+    assert all(len(p.relative_to(out).parts) - 1 <= OUT_DEPTH for p in files)
+    assert all(p.stat().st_size <= OUT_FILE for p in files) and sum(p.stat().st_size for p in files) <= OUT_ALL
+    summary = (out / "summary.txt").read_text()
+    assert "done" in summary and "record: 2 ok, 0 failed" in summary and len(summary.splitlines()) <= 40, summary
+
+    archive = out / "recording.tar.gz"
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+        member = lambda n: tar.extractfile("recording/" + n).read()
+        assert {"recording/preflight.txt", "recording/plan.txt", "recording/summary.txt",
+                "recording/record.txt", "recording/compare.json"} <= set(names), names
+        assert "PJRT C API" in member("preflight.txt").decode()
+        compare = json.loads(member("compare.json"))
+        jax_doc = json.loads(member("jax.json")) if jax_py else None
+        assert "JAX skipped" in member("jax.txt").decode() or jax_py
+    rows = {r["name"]: r for r in compare["rows"]}
     mlp = ["mlp-step-b1", "mlp-step-b256", "mlp-step-b4096"]
     assert set(rows) == {"matmul-bf16", "matmul-f32-tf32", "matmul-f32", "layernorm-float32",
                          "layernorm-bfloat16", "copy-d2d", *mlp}, sorted(rows)
     assert all(r["ours_rate"] > 0 for r in rows.values())
-    parts = (out / "parts.txt").read_text()
-    assert "whygpu record" in parts and "total" in parts, parts
     if jax_py:
-        jax_rows = {r["name"]: r for r in json.loads((out / "jax.json").read_text())["results"]}
+        jax_rows = {r["name"]: r for r in jax_doc["results"]}
         assert set(jax_rows) == set(rows) and not any("error" in r for r in jax_rows.values()), jax_rows
         assert all(rows[n]["jax_rate"] > 0 and rows[n]["jax_ratio"] > 0 for n in rows), rows
-        checks = json.loads((out / "compare.json").read_text())["checks"]
-        assert sum("MLP step" in c["what"] for c in checks) == 3, checks
-        print("JAX peer exercised on the CPU with", jax_py)
+        assert sum("MLP step" in c["what"] for c in compare["checks"]) == 3, compare["checks"]
     else:
-        assert "JAX skipped" in (out / "jax.txt").read_text()
         warnings.warn("gpu-record dry run: JAX part skipped: no .venv/bench with jax (`make bench` builds it); "
                       "the GoMLX side was still dry-run")
-    results = list((out / "reference").glob("*/00-setup-check/matmul.json"))
-    assert results, list((out / "reference").rglob("*"))
-    r = json.loads(results[0].read_text())[0]
+
+    # The archive imports into a temporary reference folder (WHYGPU_ROOT) that lessons read.
+    root = tmp_path / "checkout"
+    root.mkdir()
+    ienv = dict(env, WHYGPU_ROOT=str(root))
+    text = whygpu(binary, ienv, "record", "-import", str(archive))
+    assert "lessons read all 2 experiment(s)" in text, text
+    ref = root / "lessons" / "reference"
+    (matmul,) = ref.glob("*/00-setup-check/matmul.json")
+    r = json.loads(matmul.read_text())[0]
     assert r["provenance"]["device"] == "xla:cpu" and r["provenance"]["gomlx"] == gomlx_pin()
     assert r["stats"]["median_ns"] > 0
+    assert list(ref.glob("*/runs/*/preflight.txt")), list(ref.rglob("*"))
+
+    # Relabeled as a GPU (a fixture), the same recording reaches the lessons' GPU paths: the race's
+    # step sweep shows the GPU model beside every recorded step ("model vs recording").
+    fixture = tmp_path / "fixture.tar.gz"
+    relabel(archive, fixture)
+    text = whygpu(binary, ienv, "record", "-import", str(fixture))
+    versus = [l for l in text.splitlines() if "model vs recording" in l]
+    assert len(versus) == 10 and all("batch" in l and FIXTURE_MODEL in l for l in versus), text
+    assert (ref / "test-fixture-gpu" / "01-race" / "step-sweep.json").exists()
+
+    # A cut or tampered archive is refused, and nothing of it is written.
+    bad = tmp_path / "bad.tar.gz"
+    bad.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
+    proc = subprocess.run([str(binary), "record", "-import", str(bad)], env=dict(ienv, WHYGPU_ROOT=str(tmp_path / "empty")),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "record -import" in proc.stderr and not (tmp_path / "empty" / "lessons").exists(), proc.stderr

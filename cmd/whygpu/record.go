@@ -49,6 +49,7 @@ type ManifestEntry struct {
 	Chart    string    `json:"chart,omitempty"` // SVG chart, relative to the device's directory
 	Results  int       `json:"results"`
 	Seconds  float64   `json:"seconds"`
+	Variant  string    `json:"variant,omitempty"` // a reduced run (the plan's variant), replaced by a later full one
 	Error    string    `json:"error,omitempty"`
 	Skipped  string    `json:"skipped,omitempty"` // why the device cannot run it (experiments.ErrNotApplicable)
 	Recorded time.Time `json:"recorded"`
@@ -62,15 +63,21 @@ func record(args []string) error {
 	only := fs.String("only", "", "comma-separated experiment ids (lesson/name) or lesson ids to run (default: all)")
 	list := fs.Bool("list", false, "list the registered experiments and exit")
 	noCharts := fs.Bool("no-charts", false, "do not write an SVG chart next to each JSON file")
+	group := fs.Int("group", 0, "run the recording plan's group N (1: what replaces modeled numbers first, 2 and 3: the rest; see -plan), in its order")
+	plan := fs.Bool("plan", false, "print the recording plan (each experiment's compile count and estimated time, by group) and exit")
+	budget := fs.Duration("budget", 0, "start no experiment whose planned estimate no longer fits in this much time (0: no limit); those are listed for a later -only run")
+	importFile := fs.String("import", "", "unpack a gpu-record.sh archive (recording.tar.gz) into lessons/reference/<gpu>/ and check it")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: whygpu record [-device xla:cuda] [-scale gpu] [-out dir] [-only lesson/name,...] [-list]
+		fmt.Fprintln(fs.Output(), `usage: whygpu record [-device xla:cuda] [-scale gpu] [-out dir] [-only lesson/name,...|-group N] [-budget 5m] [-list|-plan]
+       whygpu record -import recording.tar.gz
 
 Runs every registered experiment (lessons register them in init; lessons/all imports every lesson)
 on one device and writes its results with provenance (device, model, driver, PJRT, GoMLX and Go
 versions, date) to <out>/<device-slug>/<lesson>/<name>.json, a chart next to it, and a manifest
 <out>/<device-slug>/record.json. Lessons show these results, labeled as recorded, where the device
 is absent. The binary needs no Go and no checkout: only the PJRT plugin (PJRT_PLUGIN_LIBRARY_PATH)
-and, outside a checkout, -out.`)
+and, outside a checkout, -out. -plan prints the groups scripts/gpu-record.sh records in one GPU
+lease; -import takes the archive that script brings back and puts it where lessons read it.`)
 		fs.PrintDefaults()
 	}
 	if help, err := parseFlags(fs, args); help || err != nil {
@@ -80,7 +87,25 @@ and, outside a checkout, -out.`)
 		return fmt.Errorf("record: unexpected arguments %q (use -only)", fs.Args())
 	}
 
+	if *importFile != "" {
+		return importRecording(*importFile, os.Stdout)
+	}
+	if *plan {
+		printPlan(os.Stdout)
+		return nil
+	}
 	exps, err := selectExperiments(experiments.All(), *only)
+	variants := map[string]string{}
+	if *group != 0 {
+		if *only != "" {
+			return errors.New("record: -group and -only exclude each other")
+		}
+		var ps []planned
+		exps, ps, err = groupExperiments(*group)
+		for _, p := range ps {
+			variants[p.ID] = p.Variant
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -126,8 +151,17 @@ and, outside a checkout, -out.`)
 	man.Build = buildVersions()
 
 	failed := 0
+	start := time.Now()
+	var notRun []string
 	for _, e := range exps {
+		if est := estimateOf(e.ID()); *budget > 0 && time.Since(start)+est > *budget {
+			notRun = append(notRun, e.ID())
+			fmt.Printf("  NOT RUN %-29s its estimate %.0f s no longer fits the %.0f s left of -budget %s\n",
+				e.ID(), est.Seconds(), (*budget - time.Since(start)).Seconds(), *budget)
+			continue
+		}
 		entry := runOne(e, dev, scale, outDir, devDir, !*noCharts)
+		entry.Variant = variants[e.ID()]
 		if entry.Skipped != "" {
 			fmt.Printf("  skip %-32s %6.1fs  %s\n", e.ID(), entry.Seconds, entry.Skipped)
 		} else if entry.Error != "" {
@@ -141,6 +175,9 @@ and, outside a checkout, -out.`)
 		if err := writeJSON(filepath.Join(devDir, "record.json"), man); err != nil {
 			return fmt.Errorf("record: writing the manifest: %w", err)
 		}
+	}
+	if len(notRun) > 0 {
+		fmt.Printf("record: %d experiment(s) not run for lack of time; record them in a later call with ONLY=%s\n", len(notRun), strings.Join(notRun, ","))
 	}
 	if failed > 0 {
 		return fmt.Errorf("record: %d of %d experiment(s) failed (see above and %s)", failed, len(exps), filepath.Join(devDir, "record.json"))

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gpu-course/whygpu/lessons/roofline"
+	"github.com/gpu-course/whygpu/lessons/smallgpt"
+	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
+)
+
+// The archive scripts/gpu-record.sh brings back from a GPU machine (recording.tar.gz):
+//
+//	recording/summary.txt, preflight.txt, parts.txt, … what ran where, and how long each part took
+//	recording/reference/<gpu-slug>/record.json              the manifest (Manifest)
+//	recording/reference/<gpu-slug>/<lesson>/<name>.json/.svg each experiment's results and chart
+//
+// importRecording checks it and puts it where lessons read recordings.
+const (
+	archiveTop    = "recording"
+	maxImportFile = 32 << 20  // bytes per file in an archive
+	maxImportAll  = 256 << 20 // bytes in all
+	maxRunLog     = 1 << 20   // a run log larger than this is left out of lessons/reference (it stays in the archive)
+)
+
+// importRecording unpacks the archive file into experiments.ReferenceDir()/<gpu-slug>/ and checks,
+// before anything is written, that it is whole: one device, a manifest that parses, every recorded
+// experiment's results present and loadable, and every result's provenance naming that device and
+// model, a date, and the GoMLX, Go and PJRT versions of a live run. It merges the manifest with one
+// already there (a second call's group adds to the first's), keeps the run's logs under
+// <gpu-slug>/runs/<time>/, then reads every experiment back the way lessons do (experiments.Recorded)
+// and prints the model-vs-recording lines the lessons will show.
+func importRecording(file string, w io.Writer) error {
+	files, err := readArchive(file)
+	if err != nil {
+		return fmt.Errorf("record -import: %s: %w", file, err)
+	}
+	slug, man, err := archiveManifest(files)
+	if err != nil {
+		return fmt.Errorf("record -import: %s: %w", file, err)
+	}
+	refPrefix := path.Join(archiveTop, "reference", slug) + "/"
+
+	// Check every result before writing anything.
+	stage, err := os.MkdirTemp("", "whygpu-import-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	var ok []ManifestEntry
+	install := map[string][]byte{} // path under <slug>/ → contents
+	for _, e := range man.Experiments {
+		if e.Error != "" || e.Skipped != "" {
+			fmt.Fprintf(w, "  %-8s %-40s %s%s\n", map[bool]string{true: "failed", false: "skipped"}[e.Error != ""], e.ID, e.Error, e.Skipped)
+			continue
+		}
+		rs, b, err := stagedResults(files, refPrefix, e, stage)
+		if err != nil {
+			return fmt.Errorf("record -import: %s: %s: %w", file, e.ID, err)
+		}
+		for i, r := range rs {
+			if err := checkProvenance(r.Provenance, man, slug); err != nil {
+				return fmt.Errorf("record -import: %s: %s, result %d (%s): %w", file, e.ID, i, r.Label, err)
+			}
+			if r.Stats.Median <= 0 {
+				return fmt.Errorf("record -import: %s: %s, result %d (%s): no median time", file, e.ID, i, r.Label)
+			}
+		}
+		install[e.File] = b
+		if e.Chart != "" {
+			if svg, found := files[refPrefix+e.Chart]; found {
+				install[e.Chart] = svg
+			} else {
+				e.Chart = ""
+			}
+		}
+		ok = append(ok, e)
+	}
+	if len(ok) == 0 {
+		return fmt.Errorf("record -import: %s recorded no experiment (%d failed or skipped): nothing to import", file, len(man.Experiments))
+	}
+
+	// Install: results and charts, the merged manifest, the run's logs.
+	devDir := filepath.Join(experiments.ReferenceDir(), slug)
+	for rel, b := range install {
+		if err := writeFile(filepath.Join(devDir, filepath.FromSlash(rel)), b); err != nil {
+			return fmt.Errorf("record -import: %w", err)
+		}
+	}
+	merged := loadManifest(filepath.Join(devDir, "record.json"))
+	if merged.Model != "" && merged.Model != man.Model {
+		return fmt.Errorf("record -import: %s already holds a recording of %q, not %q", devDir, merged.Model, man.Model)
+	}
+	exps := merged.Experiments
+	*merged = *man
+	merged.Experiments = exps
+	for _, e := range ok {
+		merged.put(e)
+	}
+	if err := writeJSON(filepath.Join(devDir, "record.json"), merged); err != nil {
+		return fmt.Errorf("record -import: %w", err)
+	}
+	runDir := filepath.Join(devDir, "runs", man.Updated.UTC().Format("20060102T150405Z"))
+	var logs []string
+	for name, b := range files {
+		rel := strings.TrimPrefix(name, archiveTop+"/")
+		if strings.Contains(rel, "/") || len(b) > maxRunLog {
+			continue
+		}
+		if err := writeFile(filepath.Join(runDir, rel), b); err != nil {
+			return fmt.Errorf("record -import: %w", err)
+		}
+		logs = append(logs, rel)
+	}
+	sort.Strings(logs)
+	fmt.Fprintf(w, "import: %d experiment(s) of %s (%s, recorded %s) → %s; run logs → %s (%s)\n",
+		len(ok), man.Model, man.Device, man.Updated.Format("2006-01-02"), devDir, runDir, strings.Join(logs, ", "))
+	return readBack(w, man, ok)
+}
+
+// readBack reads every imported experiment the way lessons do and prints what they will show
+// beside the GPU model.
+func readBack(w io.Writer, man *Manifest, ok []ManifestEntry) error {
+	versus := 0
+	for _, e := range ok {
+		lesson, name, _ := strings.Cut(e.ID, "/")
+		all, err := experiments.Recorded(lesson, name)
+		if err != nil {
+			return fmt.Errorf("record -import: lessons cannot read %s: %w", e.ID, err)
+		}
+		rs := experiments.Filter(all, func(r measure.Result) bool { return r.Provenance.Model == man.Model })
+		if len(rs) != e.Results || !rs[0].Provenance.Recorded {
+			return fmt.Errorf("record -import: lessons read %d result(s) of %s recorded on %s, want %d", len(rs), e.ID, man.Model, e.Results)
+		}
+		lines := experiments.ModelVersus(rs)
+		switch e.ID {
+		case "02-roofline/critical-batch":
+			lines = append(lines, roofline.ModelVersus(rs)...)
+		case "09-small-gpt/train":
+			for _, row := range smallgpt.ModelVersusRows(rs) {
+				lines = append(lines, row[len(row)-1])
+			}
+		}
+		variant := ""
+		if e.Variant != "" {
+			variant = " (" + e.Variant + ")"
+		}
+		fmt.Fprintf(w, "  read %-40s %3d result(s)%s\n", e.ID, len(rs), variant)
+		for _, l := range lines {
+			fmt.Fprintf(w, "      %s\n", l)
+		}
+		versus += len(lines)
+	}
+	fmt.Fprintf(w, "import: lessons read all %d experiment(s); %d model-vs-recording line(s)\n", len(ok), versus)
+	return nil
+}
+
+// readArchive returns the regular files of a .tar.gz by name, refusing links, absolute or escaping
+// names and oversized files.
+func readArchive(file string) (map[string][]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("not a gzip archive (want the recording.tar.gz gpu-record.sh writes): %w", err)
+	}
+	tr := tar.NewReader(gz)
+	files := map[string][]byte{}
+	total := 0
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the archive (cut short?): %w", err)
+		}
+		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		switch {
+		case h.Typeflag == tar.TypeDir:
+			continue
+		case h.Typeflag != tar.TypeReg:
+			return nil, fmt.Errorf("%s: not a regular file (links are refused)", h.Name)
+		case path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") || !strings.HasPrefix(name, archiveTop+"/"):
+			return nil, fmt.Errorf("%s: outside %s/", h.Name, archiveTop)
+		case h.Size > maxImportFile:
+			return nil, fmt.Errorf("%s: %d bytes, more than %d", h.Name, h.Size, maxImportFile)
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, maxImportFile+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Name, err)
+		}
+		if total += len(b); total > maxImportAll {
+			return nil, fmt.Errorf("more than %d bytes in all", maxImportAll)
+		}
+		files[name] = b
+	}
+	return files, nil
+}
+
+// archiveManifest finds the one device's manifest in the archive and parses it.
+func archiveManifest(files map[string][]byte) (string, *Manifest, error) {
+	var slugs []string
+	for name := range files {
+		rest, found := strings.CutPrefix(name, archiveTop+"/reference/")
+		if slug, file, _ := strings.Cut(rest, "/"); found && file == "record.json" {
+			slugs = append(slugs, slug)
+		}
+	}
+	if len(slugs) != 1 {
+		return "", nil, fmt.Errorf("want one %s/reference/<gpu>/record.json, found %d (was the recording cut before its first experiment? see summary.txt)", archiveTop, len(slugs))
+	}
+	slug := slugs[0]
+	man := &Manifest{}
+	dec := json.NewDecoder(bytes.NewReader(files[path.Join(archiveTop, "reference", slug, "record.json")]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(man); err != nil {
+		return "", nil, fmt.Errorf("record.json: %w", err)
+	}
+	switch {
+	case man.Device == "" || man.Model == "" || man.Updated.IsZero() || man.Build["go"] == "":
+		return "", nil, fmt.Errorf("record.json lacks its device, model, date or build: %+v", man)
+	case experiments.Slug(man.Model) != slug:
+		return "", nil, fmt.Errorf("record.json names %q, whose folder is %s, not %s", man.Model, experiments.Slug(man.Model), slug)
+	case len(man.Experiments) == 0:
+		return "", nil, errors.New("record.json lists no experiment")
+	}
+	return slug, man, nil
+}
+
+// stagedResults decodes experiment e's results from the archive, strictly, and loads them through a
+// file as lessons do.
+func stagedResults(files map[string][]byte, prefix string, e ManifestEntry, stage string) ([]measure.Result, []byte, error) {
+	if e.File == "" || strings.Contains(e.File, "..") || path.IsAbs(e.File) || !strings.HasSuffix(e.File, ".json") {
+		return nil, nil, fmt.Errorf("bad file %q in the manifest", e.File)
+	}
+	if want := path.Join(strings.Split(e.ID, "/")...) + ".json"; e.File != want {
+		return nil, nil, fmt.Errorf("manifest file %q, want %q (where lessons look)", e.File, want)
+	}
+	b, found := files[prefix+e.File]
+	if !found {
+		return nil, nil, fmt.Errorf("%s is not in the archive", prefix+e.File)
+	}
+	// The schema: exactly measure.Result's fields, as written (a result loaded by lessons is marked
+	// recorded; the file itself must hold live measurements).
+	var rs []measure.Result
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rs); err != nil {
+		return nil, nil, fmt.Errorf("%s does not hold measure.Result values: %w", e.File, err)
+	}
+	if len(rs) != e.Results || len(rs) == 0 {
+		return nil, nil, fmt.Errorf("%d result(s) in the file, the manifest says %d", len(rs), e.Results)
+	}
+	p := filepath.Join(stage, filepath.FromSlash(e.File))
+	if err := writeFile(p, b); err != nil {
+		return nil, nil, err
+	}
+	if loaded, err := measure.Load(p); err != nil || len(loaded) != len(rs) {
+		return nil, nil, fmt.Errorf("measure.Load: %d result(s), %v", len(loaded), err)
+	}
+	return rs, b, nil
+}
+
+// checkProvenance refuses a result that does not name the manifest's device and model, its date,
+// and the versions of a live run.
+func checkProvenance(p measure.Provenance, man *Manifest, slug string) error {
+	switch {
+	case p.Recorded:
+		return errors.New("marked recorded: a recording holds live measurements only")
+	case p.Device != man.Device || p.Model != man.Model:
+		return fmt.Errorf("provenance %s (%s), the manifest %s (%s)", p.Device, p.Model, man.Device, man.Model)
+	case experiments.Slug(p.Model) != slug:
+		return fmt.Errorf("model %q does not belong in %s/", p.Model, slug)
+	case p.Date.IsZero() || p.GoMLX == "" || p.Go == "" || p.PJRTVersion == "":
+		return fmt.Errorf("provenance lacks its date or the GoMLX, Go or PJRT version: %+v", p)
+	}
+	return nil
+}
+
+func writeFile(p string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, b, 0o644)
+}
