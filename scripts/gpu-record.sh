@@ -43,7 +43,7 @@ if [ -z "${GROUP:-}" ]; then GROUP=1; [ -n "$ONLY" ] && GROUP=only; fi
 case "$GROUP" in
   1) BUDGET_S="${BUDGET_S:-450}" ;;
   2) BUDGET_S="${BUDGET_S:-270}" ;;
-  3) BUDGET_S="${BUDGET_S:-480}" ;;
+  3) BUDGET_S="${BUDGET_S:-450}" ;;
   only) BUDGET_S="${BUDGET_S:-300}" ;;
   *) echo "gpu-record: GROUP must be 1, 2 or 3, not '$GROUP'" >&2; exit 2 ;;
 esac
@@ -94,7 +94,10 @@ pack() {
 on_exit() {
   local rc=$?
   [ "$STATUS" = running ] && STATUS="stopped (exit $rc)"
-  [ -n "${PART_PID:-}" ] && kill -TERM "$PART_PID" 2>/dev/null && sleep 1 # timeout passes it on
+  if [ -n "${PART_PID:-}" ]; then
+    kill -TERM "$PART_PID" 2>/dev/null && sleep 1 # timeout passes it on
+    PARTS+=("$(printf '%-30s %4d s  CUT: the call stopped during it' "$PART_NAME" "$((SECONDS - PART_T))")")
+  fi
   pack
   echo "gpu-record: $STATUS; $OUT/recording.tar.gz ($(du -k "$OUT/recording.tar.gz" 2>/dev/null | cut -f1) KiB) and summary.txt"
   cat "$OUT/summary.txt"
@@ -121,7 +124,7 @@ part() {
   step "$name (budget ${budget} s; $((SECONDS - START)) s into the run)"
   local t=$SECONDS
   timeout -k 5 "$budget" "$@" > >(tee "$W/$log") 2>&1 &
-  PART_PID=$!
+  PART_PID=$! PART_NAME="$name" PART_T=$t
   local n=0
   while kill -0 "$PART_PID" 2>/dev/null; do
     sleep 1; n=$((n + 1)); [ $((n % 20)) = 0 ] && pack
@@ -142,6 +145,7 @@ step "pre-flight"
 PF="$W/preflight.txt"
 pf() { echo "$*" | tee -a "$PF"; }
 [ -x "$BIN" ] || stop "$BIN missing: run 'make whygpu-bin' on the build machine and carry build/whygpu"
+pf "host: $(uname -srm) $(hostname 2>/dev/null); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 pf "binary: $BIN ($(stat -c %s "$BIN") bytes); $(cat "$ROOT/build/whygpu.version" 2>/dev/null || echo 'no build/whygpu.version')"
 LDD="$(timeout 10 ldd "$BIN" 2>&1)"; echo "$LDD" >> "$PF"
 grep -q "not found" <<<"$LDD" && stop "ldd $BIN: $(grep 'not found' <<<"$LDD" | tr -s ' \t\n' ' ')"
@@ -236,7 +240,8 @@ else
   CMP=(-n 256 -ln-rows 256 -ln-cols 256 -copy-bytes 4194304 -check-n 128)
   JCMP=(--n 256 --ln-rows 256 --ln-cols 256 --copy-bytes 4194304 --check-n 128 --reps 10 --sample-s 0.002)
 fi
-PARTS+=("$(printf '%-30s %4d s' "pre-flight" "$((SECONDS - START))")")
+PARTS+=("$(printf '%-30s %4d s  budget   30 s' "pre-flight" "$((SECONDS - START))")")
+[ $((SECONDS - START)) -le 30 ] || pf "note: the pre-flight took $((SECONDS - START)) s, more than its 30 s"
 pack
 
 # ---- group 1: smoke test first ---------------------------------------------------------------------
@@ -259,7 +264,7 @@ part "whygpu record ${SEL[*]}" "$RB" record.txt \
   "$BIN" record -device "$DEVICE" -scale "$SCALE" "${SEL[@]}" -budget "$((RB - 5))s" -out "$W/reference"
 rc=$?
 NR="$(grep -o 'ONLY=[^ ]*' "$W/record.txt" | tail -1)"
-[ -n "$NR" ] && NEXT="GROUP=only $NR"
+[ -n "$NR" ] && NEXT="$NR"
 
 # ---- group 1: PyTorch and JAX on the same shapes, then the comparison ------------------------------
 if [ "$GROUP" = 1 ]; then

@@ -15,8 +15,12 @@ import pathlib
 import re
 import shutil
 import subprocess
+import signal
 import tarfile
+import time
 import warnings
+
+import pytest
 
 from conftest import ROOT
 
@@ -77,15 +81,21 @@ def relabel(archive, dest):
                 out.addfile(m, io.BytesIO(data))
 
 
+@pytest.fixture(scope="module")
+def built():
+    """build/whygpu as carried to the GPU machine (make whygpu-bin), built once for this file."""
+    subprocess.run(["make", "-s", "whygpu-bin"], cwd=ROOT, check=True, timeout=900)
+    return ROOT / "build" / "whygpu"
+
+
 def whygpu(binary, env, *args):
     proc = subprocess.run([str(binary), *args], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout
 
 
-def test_gpu_record_dry_run_on_cpu(tmp_path):
-    subprocess.run(["make", "-s", "whygpu-bin"], cwd=ROOT, check=True, timeout=900)
-    size = (ROOT / "build" / "whygpu").stat().st_size
+def test_gpu_record_dry_run_on_cpu(tmp_path, built):
+    size = built.stat().st_size
     tree = tree_bytes()
     carried = size + (ROOT / "build" / "whygpu.version").stat().st_size
     print(f"build/whygpu: {size / MiB:.1f} MiB; working tree {tree / MiB:.1f} MiB; "
@@ -94,7 +104,7 @@ def test_gpu_record_dry_run_on_cpu(tmp_path):
 
     binary = tmp_path / "bin" / "whygpu"
     binary.parent.mkdir()
-    shutil.copy(ROOT / "build" / "whygpu", binary)
+    shutil.copy(built, binary)
     out = tmp_path / "out"
     env = {
         "PATH": "/usr/bin:/bin",  # no Go, as on the GPU machine
@@ -180,3 +190,28 @@ def test_gpu_record_dry_run_on_cpu(tmp_path):
     proc = subprocess.run([str(binary), "record", "-import", str(bad)], env=dict(ienv, WHYGPU_ROOT=str(tmp_path / "empty")),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "record -import" in proc.stderr and not (tmp_path / "empty" / "lessons").exists(), proc.stderr
+
+
+def test_gpu_record_cut_still_brings_back_the_archive(tmp_path, built):
+    """A call stopped mid-part (SIGTERM, as at the device tool's limit) still leaves the archive with
+    what finished, and a summary that says where it stopped."""
+    binary = built
+    out = tmp_path / "out"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEVICE": "xla:cpu", "SCALE": "laptop",
+           "WHYGPU_BIN": str(binary), "OUT": str(out),
+           "PJRT_PLUGIN_LIBRARY_PATH": str(ROOT / ".venv" / "lib" / "pjrt")}
+    log = tmp_path / "log"
+    with open(log, "w") as f:
+        proc = subprocess.Popen(["bash", str(ROOT / "scripts" / "gpu-record.sh"),
+                                 "ONLY=00-setup-check/matmul,01-race/step-sweep"], env=env, stdout=f, stderr=subprocess.STDOUT)
+        deadline = time.time() + 120
+        while "ok   00-setup-check/matmul" not in log.read_text() and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) != 0
+    summary = (out / "summary.txt").read_text()
+    assert "stopped by SIGTERM" in summary and "CUT: the call stopped during it" in summary, summary + log.read_text()
+    with tarfile.open(out / "recording.tar.gz") as tar:
+        names = tar.getnames()
+    assert any(n.endswith("00-setup-check/matmul.json") for n in names), names
+    assert sorted(p.name for p in out.iterdir()) == ["recording.tar.gz", "summary.txt"]

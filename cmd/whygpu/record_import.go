@@ -22,7 +22,7 @@ import (
 
 // The archive scripts/gpu-record.sh brings back from a GPU machine (recording.tar.gz):
 //
-//	recording/summary.txt, preflight.txt, parts.txt, … what ran where, and how long each part took
+//	recording/summary.txt, preflight.txt, plan.txt, record.txt, compare.json, … what ran where, how long
 //	recording/reference/<gpu-slug>/record.json              the manifest (Manifest)
 //	recording/reference/<gpu-slug>/<lesson>/<name>.json/.svg each experiment's results and chart
 //
