@@ -56,17 +56,26 @@ var Datasheet = []Spec{
 	{
 		Model: "NVIDIA H100 SXM", Match: []string{"h100"}, MemoryBytes: 80 << 30,
 		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 67 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera},
+			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera},
 			BandwidthBytes: 3.35 * tera,
-			Source:         "datasheet: NVIDIA H100 SXM (dense tensor-core figures, HBM3 3.35 TB/s)",
+			Source:         "datasheet: NVIDIA H100 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3 3.35 TB/s)",
 		},
 	},
 	{
 		Model: "NVIDIA H200 SXM", Match: []string{"h200"}, MemoryBytes: 141 << 30,
 		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 67 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera},
+			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera},
 			BandwidthBytes: 4.8 * tera,
-			Source:         "datasheet: NVIDIA H200 SXM (dense tensor-core figures, HBM3e 4.8 TB/s)",
+			Source:         "datasheet: NVIDIA H200 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3e 4.8 TB/s)",
+		},
+	},
+	{
+		// The GPU before Hopper, for the model card's A100 measurements.
+		Model: "NVIDIA A100 SXM", Match: []string{"a100"}, MemoryBytes: 80 << 30,
+		Ceilings: Ceilings{
+			PeakFLOPS:      map[string]float64{"float64": 9.7 * tera, "float32": 19.5 * tera, "tf32": 156 * tera, "bfloat16": 312 * tera, "float16": 312 * tera},
+			BandwidthBytes: 2.0 * tera,
+			Source:         "datasheet: NVIDIA A100 SXM 80GB (dense tensor-core figures; FP64 9.7 TFLOP/s on the CUDA cores; HBM2e 2.0 TB/s)",
 		},
 	},
 	{

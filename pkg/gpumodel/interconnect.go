@@ -22,8 +22,8 @@ type Link struct {
 var (
 	// NVLinkH200: the H200 SXM datasheet's 900 GB/s NVLink is the sum of both directions, 450 GB/s
 	// each way.
-	NVLinkH200 = Link{Name: "NVLink 4 (H200 SXM)", BytesPerS: 450e9, Efficiency: Range{0.85, 0.6}, Latency: Range{3e-6, 10e-6},
-		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); 60–85% reached, 3–10 µs per step (assumed)"}
+	NVLinkH200 = Link{Name: "NVLink 4 (H200 SXM)", BytesPerS: 450e9, Efficiency: Range{0.85, 0.75}, Latency: Range{2.5e-6, 7e-6},
+		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); 2.5–7 µs per step (calibrated on a 2-GPU small all-reduce of ≈6 µs, NVIDIA/nccl#1259); ring only: NCCL's default NVLS is faster on NVSwitch systems"}
 	// Net400G is a 400 Gb/s network port per GPU (InfiniBand NDR or 400 GbE with RDMA).
 	Net400G = Link{Name: "400 Gb/s network", BytesPerS: 400e9 / 8, Efficiency: Range{0.9, 0.7}, Latency: Range{5e-6, 20e-6},
 		Source: "400 Gb/s = 50 GB/s per direction; 70–90% reached, 5–20 µs per step (assumed)"}
