@@ -150,7 +150,7 @@ pf "binary: $BIN ($(stat -c %s "$BIN") bytes); $(cat "$ROOT/build/whygpu.version
 LDD="$(timeout 10 ldd "$BIN" 2>&1)"; echo "$LDD" >> "$PF"
 grep -q "not found" <<<"$LDD" && stop "ldd $BIN: $(grep 'not found' <<<"$LDD" | tr -s ' \t\n' ' ')"
 timeout 10 "$BIN" record -plan > "$W/plan.txt" 2>&1 || stop "$BIN record -plan failed: $(tail -3 "$W/plan.txt")"
-cat "$W/plan.txt"; grep "^group" "$W/plan.txt" >> "$PF"
+cat "$W/plan.txt"; grep "^group [0-9]*: [0-9]" "$W/plan.txt" >> "$PF"
 
 # pjrt_version PYTHON PLUGIN: the PJRT C API version the plugin's GetPjrtApi reports (PJRT_Api:
 # struct_size, extension_start, then PJRT_Api_Version {struct_size, extension_start, major, minor}).
@@ -249,7 +249,7 @@ if [ "$GROUP" = 1 ] && [ "$DEVICE" = xla:cuda ]; then
   if ! part "smoke: GoMLX on xla:cuda" "$BUDGET_SMOKE" smoke.txt \
       "$BIN" compare -device xla:cuda -n 1024 -ln-rows 1024 -ln-cols 1024 -copy-bytes 16777216 -check-n 512 \
       -batches 1 -out "$W/smoke.json" && ! grep -q "target(s) missed" "$W/smoke.txt"; then
-    part "whygpu doctor" 30 doctor.txt "$BIN" doctor
+    part "whygpu doctor" "${BUDGET_DOCTOR:-30}" doctor.txt "$BIN" doctor
     stop "GoMLX on xla:cuda failed its smoke test (smoke.txt, doctor.txt in the archive)"
   fi
 fi

@@ -10,12 +10,12 @@ script notes the skip and the test says so.
 """
 import io
 import json
-import os
 import pathlib
 import re
 import shutil
-import subprocess
 import signal
+import subprocess
+import sys
 import tarfile
 import time
 import warnings
@@ -215,3 +215,71 @@ def test_gpu_record_cut_still_brings_back_the_archive(tmp_path, built):
         names = tar.getnames()
     assert any(n.endswith("00-setup-check/matmul.json") for n in names), names
     assert sorted(p.name for p in out.iterdir()) == ["recording.tar.gz", "summary.txt"]
+
+
+NVIDIA_SMI = """#!/bin/sh
+# A stand-in for the test: there is no GPU here.
+case "$1" in
+  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-00000000-stand-in)";;
+  --query-gpu=*) echo "NVIDIA H200, 143771 MiB, 580.159, 9.0";;
+  *) echo "| NVIDIA-SMI 580.159   Driver Version: 580.159   CUDA Version: $FAKE_CUDA |";;
+esac
+"""
+PTXAS = "#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88 (a stand-in for the test)'\n"
+
+
+def fake_gpu_machine(tmp_path, toolkit):
+    """The GPU machine's layout with stand-ins (no GPU): nvidia-smi on PATH, a venv whose
+    jax_plugins/xla_cuda13 holds a loadable PJRT plugin (the CPU one), and ptxas + libdevice in the
+    cu13 wheel ("wheel"), only in a system toolkit on PATH ("system"), or nowhere ("none")."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    site = pathlib.Path(subprocess.run([str(venv / "bin" / "python"), "-c",
+                                        "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                       capture_output=True, text=True, check=True).stdout.strip())
+    (site / "jax_plugins" / "xla_cuda13").mkdir(parents=True)
+    (site / "jax_plugins" / "xla_cuda13" / "xla_cuda_plugin.so").symlink_to(ROOT / ".venv" / "lib" / "pjrt" / "pjrt_c_api_cpu_plugin.so")
+    (site / "nvidia" / "cu13" / "lib").mkdir(parents=True)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "nvidia-smi").write_text(NVIDIA_SMI)
+    (bindir / "nvidia-smi").chmod(0o755)
+    where = {"wheel": site / "nvidia" / "cu13", "system": tmp_path / "cuda"}.get(toolkit)
+    if where:
+        (where / "bin").mkdir(parents=True, exist_ok=True)
+        (where / "nvvm" / "libdevice").mkdir(parents=True)
+        (where / "nvvm" / "libdevice" / "libdevice.10.bc").write_bytes(b"")
+        (where / "bin" / "ptxas").write_text(PTXAS)
+        (where / "bin" / "ptxas").chmod(0o755)
+    info = site / "nvidia_cuda_nvcc-13.0.88.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: nvidia-cuda-nvcc\nVersion: 13.0.88\n")
+    (info / "RECORD").write_text("nvidia/cu13/bin/ptxas,,\nnvidia_cuda_nvcc-13.0.88.dist-info/METADATA,,\n")
+    path = f"{bindir}:{tmp_path / 'cuda' / 'bin'}:/usr/bin:/bin"
+    return venv, path
+
+
+@pytest.mark.parametrize("toolkit,cuda,want", [
+    ("wheel", "13.0", ["STOPPED: GoMLX on xla:cuda failed its smoke test"]),
+    ("system", "13.0", ["STOPPED: GoMLX on xla:cuda failed its smoke test"]),
+    ("wheel", "12.8", ["STOPPED: the driver supports CUDA 12.8"]),
+    ("none", "13.0", ["STOPPED: no ptxas with nvvm/libdevice"]),
+])
+def test_gpu_record_preflight(tmp_path, built, toolkit, cuda, want):
+    """The GPU path's pre-flight on stand-ins: what it finds goes to preflight.txt; what is missing
+    stops the call with the reason in summary.txt (here the smoke test is where a GPU would be needed)."""
+    venv, path = fake_gpu_machine(tmp_path, toolkit)
+    out = tmp_path / "out"
+    env = {"PATH": path, "HOME": str(tmp_path), "TORCH_VENV": str(venv), "WHYGPU_BIN": str(built), "OUT": str(out),
+           "FAKE_CUDA": cuda, "BUDGET_DOCTOR": "5"}
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "gpu-record.sh"), "GROUP=1"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    summary = (out / "summary.txt").read_text()
+    assert all(w in summary for w in want), summary + proc.stdout[-2000:]
+    with tarfile.open(out / "recording.tar.gz") as tar:
+        pre = tar.extractfile("recording/preflight.txt").read().decode()
+    if cuda == "13.0" and toolkit != "none":
+        assert "PJRT C API" in pre and "ptxas: " in pre and "libdevice: " in pre, pre
+        assert "wheel nvidia-cuda-nvcc 13.0.88" in pre and "driver CUDA version 13.0" in pre, pre
+        assert ("XLA_FLAGS=--xla_gpu_cuda_data_dir=" + str(tmp_path / "cuda") in pre) == (toolkit == "system"), pre
