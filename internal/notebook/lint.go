@@ -17,6 +17,13 @@ const Kernel = "whygpu"
 // RecallCall is what a recall-check cell calls.
 const RecallCall = "display.Recall("
 
+// ExerciseCall is what a learner-arithmetic cell calls: the learner's formula, checked
+// (pkg/exercise). Placeholder is the body such a cell ships with, so the answer is the learner's.
+const (
+	ExerciseCall = "display.Exercise("
+	Placeholder  = "return 0 // ← your formula"
+)
+
 // Problem is one lint finding.
 type Problem struct {
 	Notebook string // path as given
@@ -190,8 +197,25 @@ func Lint(nb *Notebook, cfg Config) []Problem {
 
 	if isLesson {
 		lintSections(nb, add)
+		lintExercise(nb, add)
 	}
 	return ps
+}
+
+// lintExercise checks that a lesson asks the learner to write one of its formulas: a code cell
+// calling display.Exercise, shipped with the placeholder body (the worked answer is in the fold the
+// check shows, not in the committed cell).
+func lintExercise(nb *Notebook, add func(int, string, ...any)) {
+	for i, c := range nb.Cells {
+		if c.Type != "code" || !strings.Contains(c.Text(), ExerciseCall) {
+			continue
+		}
+		if !strings.Contains(c.Text(), Placeholder) {
+			add(i, "the learner-arithmetic cell must declare the learner's function with the body %q (the worked answer belongs in the exercise's fold, not in the cell)", Placeholder)
+		}
+		return
+	}
+	add(-1, "a lesson needs one learner-arithmetic cell: the learner writes one of its formulas as a Go function (body %q) and a cell calls %s<lesson>.ExerciseX, TheirFunction) (lessons/AUTHORING.md, \"The learner does the arithmetic\")", Placeholder, ExerciseCall)
 }
 
 // lintSections checks that every "## " section but the last is closed by a recall check, and that

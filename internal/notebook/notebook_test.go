@@ -30,7 +30,7 @@ func lesson() *Notebook {
 			code("%%\nfor i := 0; i < 3; i++ {\n\tfmt.Println(i)\n}"),
 			code("%%\ndisplay.Recall(\"01-race\", 1)"),
 			md("## The race"),
-			code("%%\ns := `raw\n  kept as is\n`\nfmt.Println(s)"),
+			code("func F(x float64) float64 {\n\treturn 0 // ← your formula\n}\n\n%%\ns := `raw\n  kept as is\n`\nfmt.Println(s)\ndisplay.Exercise(race.ExerciseF, F)"),
 			md("some words after the code"),
 			code("%%\ndisplay.Recall(\"01-race\", 2)"),
 			md("## Recap\n\n- done"),
@@ -94,6 +94,10 @@ func TestRules(t *testing.T) {
 		{"syntax", func(nb *Notebook) { nb.Cells[3].Source = "%%\nfor i := 0; i < 3; i++ {\n" }, []string{"cell 4", "not valid Go"}},
 		{"import", func(nb *Notebook) { nb.Cells[1].Source = "import \"github.com/evil/pkg\"\n" }, []string{"cell 2", "line 1", `"github.com/evil/pkg"`}},
 		{"shell install", func(nb *Notebook) { nb.Cells[1].Source = "!go get github.com/x/y@v1\n" }, []string{"cell 2", "installs or downloads"}},
+		{"no exercise", func(nb *Notebook) { nb.Cells[6].Source = "%%\nfmt.Println(1)" }, []string{"learner-arithmetic cell", "display.Exercise("}},
+		{"exercise answered in the cell", func(nb *Notebook) {
+			nb.Cells[6].Source = "func F(x float64) float64 {\n\treturn 2 * x\n}\n\n%%\ndisplay.Exercise(race.ExerciseF, F)"
+		}, []string{"cell 7", "return 0 // ← your formula"}},
 		{"expectation", func(nb *Notebook) { nb.Cells[3].Metadata["whygpu"] = map[string]any{"expect": []any{"picture"}} }, []string{"cell 4", `"picture"`}},
 	}
 	for _, tc := range cases {

@@ -1,0 +1,139 @@
+package all
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gpu-course/whygpu/lessons/batching"
+	"github.com/gpu-course/whygpu/lessons/bigpicture"
+	"github.com/gpu-course/whygpu/lessons/capstone"
+	"github.com/gpu-course/whygpu/lessons/datamovement"
+	"github.com/gpu-course/whygpu/lessons/dataparallel"
+	"github.com/gpu-course/whygpu/lessons/feeding"
+	"github.com/gpu-course/whygpu/lessons/memory"
+	"github.com/gpu-course/whygpu/lessons/precision"
+	"github.com/gpu-course/whygpu/lessons/race"
+	"github.com/gpu-course/whygpu/lessons/roofline"
+	"github.com/gpu-course/whygpu/lessons/smallgpt"
+	"github.com/gpu-course/whygpu/pkg/exercise"
+)
+
+// exercises is every "write the formula" cell of a lesson, by the name a notebook cell uses, with
+// the worked answer written as Go (the same formula as the exercise's Answer text).
+var exercises = map[string]struct {
+	e      exercise.Exercise
+	worked any
+}{
+	"race.ExerciseStepFLOPs": {race.ExerciseStepFLOPs, func(batch, in, out float64) float64 { return 6 * batch * in * out }},
+	"roofline.ExerciseRidge": {roofline.ExerciseRidge, func(peakFLOPs, bytesPerSec float64) float64 { return peakFLOPs / bytesPerSec }},
+	"batching.ExerciseIntensity": {batching.ExerciseIntensity, func(batch, width float64) float64 {
+		return 2 * batch * width * width / (4 * (batch*width + width*width + batch*width))
+	}},
+	"datamovement.ExerciseCopy": {datamovement.ExerciseCopy, func(bytes, bytesPerSec float64) float64 { return bytes / bytesPerSec }},
+	"precision.ExerciseBytes":   {precision.ExerciseBytes, func(n, bytesPerElement float64) float64 { return 3 * n * n * bytesPerElement }},
+	"memory.ExerciseState":      {memory.ExerciseState, func(params float64) float64 { return 16 * params }},
+	"feeding.ExerciseBusy": {feeding.ExerciseBusy, func(stepSec, loadSec, workers float64) float64 {
+		period := max(stepSec, loadSec/workers)
+		return stepSec / period
+	}},
+	"bigpicture.ExerciseStepSeconds": {bigpicture.ExerciseStepSeconds, func(params, tokensPerStep, flopsPerSec float64) float64 {
+		return 6 * params * tokensPerStep / flopsPerSec
+	}},
+	"smallgpt.ExerciseMFU": {smallgpt.ExerciseMFU, func(flopsPerStep, stepSeconds, ceilingFLOPs float64) float64 {
+		return 100 * flopsPerStep / stepSeconds / ceilingFLOPs
+	}},
+	"dataparallel.ExerciseRing": {dataparallel.ExerciseRing, func(gradBytes, n, bytesPerSec float64) float64 {
+		return 2 * (n - 1) / n * gradBytes / bytesPerSec
+	}},
+	"capstone.ExerciseRunDays": {capstone.ExerciseRunDays, func(params, tokens, flopsPerSec float64) float64 {
+		return 6 * params * tokens / flopsPerSec / 86400
+	}},
+}
+
+var exerciseCall = regexp.MustCompile(`display\.Exercise\(([a-z]+\.[A-Za-z0-9]+),\s*([A-Za-z0-9_]+)\)`)
+
+var placeholder = regexp.MustCompile(`(?m)^\s*return 0 // ← your formula`)
+
+// TestEveryLessonHasAnExercise: every exercise is complete, its key starts with its lesson's number,
+// its worked answer is right, a placeholder is "not answered" (never an error), and with nothing
+// measured its measurement line says which cell to run. Each lesson notebook 01–11 has an exercise
+// cell that declares the learner's function with the placeholder, in a cell of its own before the
+// check.
+func TestEveryLessonHasAnExercise(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir()) // nothing kept
+	keys := map[string]string{}
+	for name, x := range exercises {
+		e := x.e
+		if err := e.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if other, dup := keys[e.Key]; dup {
+			t.Errorf("%s and %s share the key %q", name, other, e.Key)
+		}
+		keys[e.Key] = name
+		if r := e.Check(x.worked); r.Status != exercise.Right {
+			t.Errorf("%s: the worked answer is %v: %s", name, r.Status, r.Headline())
+		} else if e.Measured != nil && (r.Versus == nil || r.Versus.Err == nil || !strings.Contains(r.Versus.Err.Error(), "run")) {
+			t.Errorf("%s: with nothing measured the measurement line does not say what to run: %+v", name, r.Versus)
+		}
+		if r := e.Check(e.Cases); r.Status != exercise.Invalid {
+			t.Errorf("%s: a non-function is %v, want Invalid", name, r.Status)
+		}
+	}
+	nbs, _ := filepath.Glob("../../notebooks/[01][0-9]-*.ipynb")
+	for _, path := range nbs {
+		lesson := filepath.Base(path)[:2]
+		if lesson == "00" {
+			continue // the set-up check has no formula
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				Source []string `json:"source"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &nb); err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for i, c := range nb.Cells {
+			src := strings.Join(c.Source, "")
+			for _, m := range exerciseCall.FindAllStringSubmatch(src, -1) {
+				x, ok := exercises[m[1]]
+				if !ok {
+					t.Errorf("%s cell %d: %s is not in this test's list of exercises", filepath.Base(path), i+1, m[1])
+					continue
+				}
+				if !strings.HasPrefix(x.e.Key, lesson+"/") {
+					t.Errorf("%s cell %d: %s has key %q, not of lesson %s", filepath.Base(path), i+1, m[1], x.e.Key, lesson)
+				}
+				decl := regexp.MustCompile(`func ` + regexp.QuoteMeta(m[2]) + `\(`)
+				declared := false
+				for _, d := range nb.Cells[:i+1] {
+					ds := strings.Join(d.Source, "")
+					if decl.MatchString(ds) {
+						declared = true
+						if !strings.Contains(ds, "func "+x.e.Signature) || !placeholder.MatchString(ds) {
+							t.Errorf("%s: the cell declaring %s must be `func %s {` with the body `return 0 // ← your formula`", filepath.Base(path), m[2], x.e.Signature)
+						}
+					}
+				}
+				if !declared {
+					t.Errorf("%s cell %d: %s is not declared in this cell or an earlier one", filepath.Base(path), i+1, m[2])
+				}
+				found++
+			}
+		}
+		if found == 0 {
+			t.Errorf("%s: no learner-arithmetic cell (display.Exercise)", filepath.Base(path))
+		}
+	}
+}

@@ -1,0 +1,29 @@
+package batching
+
+import (
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/pkg/exercise"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// ExerciseIntensity is lesson 03's formula for the learner: the arithmetic intensity of a layer's
+// float32 matmul at batch B, checked against workloads.MatMul's FLOPs and bytes.
+var ExerciseIntensity = exercise.Exercise{
+	Key:       "03/intensity",
+	Task:      "the arithmetic intensity (FLOPs per byte moved) of a float32 B×D by D×D matmul: a dense layer of width D at batch B.",
+	Signature: "Intensity(batch, width float64) float64",
+	Unit:      "FLOP/byte",
+	Cases: []exercise.Case{
+		{Name: "B=1, D=512", Args: []float64{1, 512}},
+		{Name: "B=64, D=512", Args: []float64{64, 512}},
+		{Name: "B=1024, D=1024", Args: []float64{1024, 1024}},
+	},
+	Course: func(x []float64) float64 {
+		w := workloads.MatMul{M: int(x[0]), K: int(x[1]), N: int(x[1]), Type: dtypes.Float32}
+		return w.FLOPs() / w.Bytes()
+	},
+	Hint:   "FLOPs: 2·B·D·D. Bytes: read the B×D activations and the D×D weights, write the B×D outputs, 4 bytes each.",
+	Answer: "return 2 * batch * width * width / (4 * (batch*width + width*width + batch*width))",
+	Why:    "For B ≪ D it is about B/2: every weight read is used once per sample, so the batch, not the width, lifts a layer from memory-bandwidth-bound to compute-bound.",
+}
