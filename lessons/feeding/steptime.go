@@ -11,6 +11,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/regime"
 	"github.com/gpu-course/whygpu/pkg/stepshares"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -28,8 +29,8 @@ const (
 const (
 	ParamKernels  = "kernels"
 	ParamFusedOps = "fused_ops"
-	ParamSize     = "size" // double-the-work: 1 for the base size, 2 for the doubled one
-	ParamPair     = "pair" // double-the-work: which pair
+	ParamSize     = regime.ParamSize // double-the-work: 1 for the base size, 2 for the doubled one
+	ParamPair     = regime.ParamPair // double-the-work: which pair
 )
 
 func init() {
@@ -214,27 +215,9 @@ func FusionSpeedup(rs []measure.Result) string {
 	return b.String()
 }
 
-// DoubleWork measures every pair of d.Pairs (after dev's ceilings, which the verdict uses).
+// DoubleWork measures every pair of d.Pairs with the doubling test (regime.Double).
 func DoubleWork(dev *devices.Device, d Doubling, progress func(done, total int)) ([]measure.Result, error) {
-	if _, err := measure.MeasureCeilings(dev); err != nil {
-		return nil, err
-	}
-	pairs := d.Pairs()
-	var out []measure.Result
-	for i, p := range pairs {
-		for k, w := range p {
-			r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}, false)
-			if err != nil {
-				return out, err
-			}
-			r.Params[ParamPair], r.Params[ParamSize] = i, k+1
-			out = append(out, r)
-		}
-		if progress != nil {
-			progress(i+1, len(pairs))
-		}
-	}
-	return out, nil
+	return regime.Double(dev, d.Pairs(), progress)
 }
 
 // DoubleOnEachDevice runs DoubleWork of the cell's sizes live on every XLA device, adds recordings
@@ -249,44 +232,9 @@ func DoubleOnEachDevice(d Doubling, progress func(done, total int)) ([]measure.R
 	})
 }
 
-// Bound classifies a workload from its time at size 1 and 2 (twice the work; the fastest runs, which
-// a busy machine disturbs least) and its device's
-// measured ridge: time grew by less than 30 % → "overhead-bound" (fixed costs dominate: launching,
-// Python/Go, synchronization); otherwise intensity below the ridge → "memory-bound", above →
-// "compute-bound".
-func Bound(t1, t2, intensity, ridge float64) string {
-	switch {
-	case t2 < 1.3*t1:
-		return "overhead-bound"
-	case ridge > 0 && intensity < ridge:
-		return "memory-bound"
-	case ridge > 0:
-		return "compute-bound"
-	}
-	return "not overhead-bound (no measured ridge to tell memory from compute)"
-}
-
-// DoubleTable applies the test to every pair measured: time at both sizes, the ratio, and the verdict.
-func DoubleTable(rs []measure.Result) units.Table {
-	var rows [][]string
-	var disturbed []string
-	for i, r := range rs {
-		if r.Params[ParamSize] != 1 || i+1 >= len(rs) {
-			continue
-		}
-		r2 := rs[i+1]
-		ridge := 0.0
-		if r.CeilingBytesPerSec > 0 {
-			ridge = r.CeilingFLOPS / r.CeilingBytesPerSec
-		}
-		t1, t2 := r.Stats.Min.Seconds(), r2.Stats.Min.Seconds()
-		rows = append(rows, []string{r.Label, r.Provenance.Label(), units.Duration(t1), units.Duration(t2),
-			fmt.Sprintf("%.2f×", t2/t1), fmt.Sprintf("%.3g vs ridge %.3g", r.Intensity(), ridge),
-			Bound(t1, t2, r.Intensity(), ridge)})
-		disturbed = append(disturbed, measure.WhyDisturbed(r, r2))
-	}
-	return units.Table{Header: []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, Rows: rows, Disturbed: disturbed}
-}
+// DoubleTable applies the test to every pair measured: time at both sizes, the ratio, and the
+// verdict (regime.Table).
+func DoubleTable(rs []measure.Result) units.Table { return regime.Table(rs) }
 
 func kernels(n int) string {
 	if n == 1 {

@@ -11,24 +11,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-func TestBound(t *testing.T) {
-	tests := []struct {
-		t1, t2, intensity, ridge float64
-		want                     string
-	}{
-		{1, 1.1, 0.5, 10, "overhead-bound"},
-		{1, 1.29, 100, 10, "overhead-bound"},
-		{1, 2, 0.5, 10, "memory-bound"},
-		{1, 1.9, 50, 10, "compute-bound"},
-		{1, 2, 50, 0, "not overhead-bound (no measured ridge to tell memory from compute)"},
-	}
-	for _, tc := range tests {
-		if got := Bound(tc.t1, tc.t2, tc.intensity, tc.ridge); got != tc.want {
-			t.Errorf("Bound(%v, %v, %v, %v) = %q, want %q", tc.t1, tc.t2, tc.intensity, tc.ridge, got, tc.want)
-		}
-	}
-}
-
 func TestShares(t *testing.T) {
 	mk := func(workload string, flops float64, d time.Duration) measure.Result {
 		r := measure.Result{Workload: workload, FLOPs: flops}

@@ -7,6 +7,12 @@ var Deck = &recall.Deck{
 	Lesson: Lesson,
 	Title:  "Latency vs throughput, and the race",
 	Sections: []recall.Section{
+		{ID: "regimes", Title: "Three regimes, one test", Cards: []recall.Card{
+			{ID: "three", Question: "Name the three regimes a training step can be in, and what limits each.",
+				Answer: "Compute-bound: the arithmetic units are busy, more FLOPs take proportionally more time. Memory-bandwidth-bound: the units wait for bytes, the time follows the bytes moved. Overhead-bound: fixed costs (launches, calls, synchronization, the input pipeline) dominate, the time hardly depends on the work."},
+			{ID: "doubling", Question: "How do you tell the regimes apart without any theory?",
+				Answer: "Double the work and time it again. If the time barely moves (less than about 1.3×), the step is overhead-bound. If it doubles, it is bound by compute or by bandwidth: its arithmetic intensity against the device's ridge point says which."},
+		}},
 		{ID: "shapes", Title: "Latency machines and throughput machines", Cards: []recall.Card{
 			{ID: "latency", Question: "What is a CPU built to do fast, and what is a GPU built to do fast?",
 				Answer: "A CPU finishes one instruction stream as fast as possible: a few fast cores with high clocks, deep pipelines, big caches and branch prediction (latency). A GPU finishes a huge amount of identical work per second: thousands of simple, slower lanes (\"CUDA cores\", 128 to each of its SMs) running in lockstep on different data (throughput)."},
