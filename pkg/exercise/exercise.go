@@ -174,7 +174,7 @@ func callable(fn any, n int) (func([]float64) (float64, string), string) {
 	v := reflect.ValueOf(fn)
 	t := v.Type()
 	if t.Kind() != reflect.Func {
-		return nil, fmt.Sprintf("got a %s, want a function: pass your function's name (without parentheses)", t)
+		return nil, fmt.Sprintf("got a value of type %s, want a function: pass your function's name (without parentheses)", t)
 	}
 	if t.NumIn() != n || t.IsVariadic() {
 		return nil, fmt.Sprintf("your function takes %d argument(s), the exercise gives %d", t.NumIn(), n)
