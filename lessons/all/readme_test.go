@@ -1,6 +1,7 @@
 package all
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,47 @@ func TestReadmeListsEveryLesson(t *testing.T) {
 			t.Errorf("README.md's row for %s has no regime column", id)
 		case id[:2] != "00" && !strings.Contains(cells[len(cells)-1], "bound") && !strings.Contains(cells[len(cells)-1], "capacity"):
 			t.Errorf("README.md's row for %s does not name the regime it is about: %q", id, cells[len(cells)-1])
+		}
+	}
+}
+
+// TestEveryRecapNamesItsRegime: lesson 01 introduces the three regimes and the doubling test in its
+// first section, and every lesson's recap (its last section) says which regime it was about.
+func TestEveryRecapNamesItsRegime(t *testing.T) {
+	nbs, _ := filepath.Glob("../../notebooks/[01][0-9]-*.ipynb")
+	for _, p := range nbs {
+		name := filepath.Base(p)
+		if name[:2] == "00" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				Source []string `json:"source"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &nb); err != nil {
+			t.Fatal(err)
+		}
+		recap, first := "", ""
+		for _, c := range nb.Cells {
+			s := strings.Join(c.Source, "")
+			if strings.HasPrefix(s, "## ") && first == "" {
+				first = s
+			}
+			if strings.HasPrefix(s, "## Recap") || strings.HasPrefix(s, "## Cheat sheet") {
+				recap = ""
+			}
+			recap += s + "\n"
+		}
+		if !strings.Contains(recap, "**Which regime?**") || !strings.Contains(recap, "bound") {
+			t.Errorf("%s: the recap does not name the lesson's regime (a **Which regime?** line)", name)
+		}
+		if name[:2] == "01" && (!strings.HasPrefix(first, "## Three regimes") || !strings.Contains(first, "double the work")) {
+			t.Errorf("%s: the first section is not the three regimes and the doubling test: %.60q", name, first)
 		}
 	}
 }
