@@ -80,6 +80,18 @@ func TestEveryServiceIsSafeAndKeepsWork(t *testing.T) {
 		if s.Deploy == nil || s.Deploy.Resources.Limits == nil || s.Deploy.Resources.Limits.MemoryBytes < 4<<30 {
 			t.Errorf("%s: want a memory limit of at least 4 GiB (one seat of the lessons)", name)
 		}
+		// no privileges, no swap, a cap on processes
+		if !slices.Equal(s.CapDrop, []string{"ALL"}) || !slices.Contains(s.SecurityOpt, "no-new-privileges:true") {
+			t.Errorf("%s: cap_drop %v security_opt %v: want [ALL] and no-new-privileges:true", name, s.CapDrop, s.SecurityOpt)
+		}
+		if s.Deploy != nil && s.Deploy.Resources.Limits != nil {
+			if int64(s.MemSwapLimit) != int64(s.Deploy.Resources.Limits.MemoryBytes) {
+				t.Errorf("%s: memswap_limit %d != memory limit %d: the seat could swap", name, s.MemSwapLimit, s.Deploy.Resources.Limits.MemoryBytes)
+			}
+			if s.Deploy.Resources.Limits.Pids <= 0 {
+				t.Errorf("%s: no pids limit", name)
+			}
+		}
 		if s.Build == nil || s.Build.Context != root || s.Build.Dockerfile != "docker/Dockerfile" {
 			t.Errorf("%s: build %+v: want the repository root as context and docker/Dockerfile", name, s.Build)
 		}

@@ -11,7 +11,9 @@ import glob
 import os
 import pathlib
 import shutil
+import socket
 import subprocess
+import sys
 import time
 
 import pytest
@@ -138,6 +140,7 @@ class Sim:
             "GOPATH": str(self.gopath),
             "GOMODCACHE": str(self.gopath / "pkg" / "mod"),
             "GOCACHE": str(self.gopath / "cache"),
+            "GOPLSCACHE": str(self.gopath / "gopls"),  # the Dockerfile's ENV: outside the home volume
             "WHYGPU_CUDA": "0",  # the Dockerfile's ARG default: the CPU image
         }
         env.update(self.env_file)
@@ -201,3 +204,67 @@ def sim():
     yield _SIM
     # leave it for a look, but removable by `make clean` (the go command makes its module cache read-only)
     subprocess.run(["chmod", "-R", "u+w", str(_SIM.base)], check=False)
+
+
+# --- the one-machine hub, as the teacher installs it (docker/jupyterhub/requirements-hub.txt) ----------
+HUB_DIR = DOCKER / "jupyterhub"
+HUB_REQS = HUB_DIR / "requirements-hub.txt"
+HUB_VENV = BUILD / "hub-venv"
+CHP_DIR = BUILD / "chp"
+CHP_LOCK = DOCKER / "tests" / "hub" / "package-lock.json"
+
+
+def hub_venv():
+    """A venv with requirements-hub.txt, made as docker/README.md says (again only when the file changed)."""
+    stamp = HUB_VENV / "requirements-hub.txt"
+    if not (stamp.exists() and stamp.read_bytes() == HUB_REQS.read_bytes()):
+        shutil.rmtree(HUB_VENV, ignore_errors=True)
+        subprocess.run([os.environ.get("WHYGPU_HUB_PYTHON", "python3"), "-m", "venv", str(HUB_VENV)], check=True)
+        subprocess.run([str(HUB_VENV / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
+                        "-r", str(HUB_REQS)], check=True, timeout=1200)
+        shutil.copy(HUB_REQS, stamp)
+    return HUB_VENV
+
+
+def use_hub_packages():
+    """Make the hub venv's packages (nativeauthenticator, dockerspawner, ...) importable here, after this
+    interpreter's own (the same JupyterHub, traitlets and tornado versions come first), for loading the hub
+    configs in-process."""
+    (site,) = glob.glob(str(hub_venv() / "lib" / "python3*" / "site-packages"))
+    if site not in sys.path:
+        sys.path.append(site)
+
+
+def chp():
+    """configurable-http-proxy, `npm ci` from the pinned lock file (again only when the lock changed)."""
+    if not shutil.which("npm"):
+        pytest.fail("npm is not installed: the hub tests need configurable-http-proxy (apt install npm)")
+    binary = CHP_DIR / "node_modules" / ".bin" / "configurable-http-proxy"
+    stamp = CHP_DIR / "package-lock.json"
+    if not (binary.exists() and stamp.exists() and stamp.read_bytes() == CHP_LOCK.read_bytes()):
+        shutil.rmtree(CHP_DIR, ignore_errors=True)
+        CHP_DIR.mkdir(parents=True)
+        shutil.copy(DOCKER / "tests" / "hub" / "package.json", CHP_DIR)
+        shutil.copy(CHP_LOCK, CHP_DIR)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=CHP_DIR, check=True,
+                       timeout=600)
+    return binary
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build_context(root=ROOT):
+    """What `docker build -f docker/Dockerfile .` sends: every file under root on disk (git's ignore files
+    play no part) less what Dockerfile.dockerignore excludes."""
+    pats = dockerignore_patterns()
+    out = []
+    for dirpath, dirs, files in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        rel_dir = "" if rel_dir == "." else rel_dir + "/"
+        dirs[:] = [d for d in dirs if not ignored(rel_dir + d, pats)]
+        out += [rel_dir + f for f in files if not ignored(rel_dir + f, pats)]
+    return sorted(out)

@@ -10,9 +10,7 @@ reads the learner's copy of notebook 00, starts the course kernel and runs a Go 
 import json
 import os
 import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import time
 import uuid
@@ -20,40 +18,21 @@ import uuid
 import pytest
 import requests
 
-from _classroom import BUILD, DOCKER, ROOT
+import _classroom
+from _classroom import BUILD, DOCKER, ROOT, free_port
 
 VENV = ROOT / ".venv"
-CHP_DIR = BUILD / "chp"
-LOCK = DOCKER / "tests" / "hub" / "package-lock.json"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def chp():
-    """configurable-http-proxy, `npm ci` from the pinned lock file (again only when the lock changed)."""
-    if not shutil.which("npm"):
-        pytest.skip("npm is not installed")
-    binary = CHP_DIR / "node_modules" / ".bin" / "configurable-http-proxy"
-    stamp = CHP_DIR / "package-lock.json"
-    if not (binary.exists() and stamp.exists() and stamp.read_bytes() == LOCK.read_bytes()):
-        shutil.rmtree(CHP_DIR, ignore_errors=True)
-        CHP_DIR.mkdir(parents=True)
-        shutil.copy(DOCKER / "tests" / "hub" / "package.json", CHP_DIR)
-        shutil.copy(LOCK, CHP_DIR)
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=CHP_DIR, check=True,
-                       timeout=600)
-    return binary
+    return _classroom.chp()
 
 
 @pytest.fixture(scope="module")
 def hub(chp, tmp_path_factory):
     if not (VENV / "bin" / "jupyterhub").exists():
-        pytest.skip("the course environment is not set up (make setup)")
+        pytest.fail("the course environment is not set up (make setup)")
     tmp = tmp_path_factory.mktemp("hub")
     port, hub_port, api_port = free_port(), free_port(), free_port()
     token = secrets.token_hex(16)
