@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -112,10 +111,8 @@ func (l loadProbe) stop() measure.Disturbance {
 	return d
 }
 
-// othersPercent is OthersCores as a percentage of all cores.
-func othersPercent(d measure.Disturbance) float64 {
-	return 100 * d.OthersCores / float64(runtime.NumCPU())
-}
+// othersPercent is OthersCores as a percentage of the CPUs it was counted on (the seat's).
+func othersPercent(d measure.Disturbance) float64 { return d.OthersPercent() }
 
 // worst merges the disturbances of an implementation's rounds: the most CPU others used in any, and
 // all the quota's pauses.
@@ -315,7 +312,7 @@ func bench(args []string) error {
 	}
 	host, _ := os.Hostname()
 	prov := measure.ProvenanceOf(cpuDev)
-	rep := measure.BenchReport{Date: time.Now().UTC(), Host: host, CPU: cpuDev.Model, Cores: runtime.NumCPU(),
+	rep := measure.BenchReport{Date: time.Now().UTC(), Host: host, CPU: cpuDev.Model, Cores: devices.NumCPU(),
 		GoMLX: prov.GoMLX, GoXLA: prov.GoXLA, Plugin: fmt.Sprintf("%s (PJRT %s)", filepath.Base(cpuDev.Plugin), cpuDev.PJRTVersion)}
 	if worker != nil {
 		rep.JAX, rep.NumPy = worker.jax, worker.numpy

@@ -1,11 +1,12 @@
 // Package cgroup reads what the Linux control group of this process allows it: the memory limit (v2
-// memory.max, v1 memory.limit_in_bytes), how many processes the kernel killed for memory, and how often
-// the CPU quota throttled it (cpu.stat). In a container (Docker, Kubernetes, a JupyterHub seat) these,
-// not the host's RAM and cores, are what a learner's experiment gets. Outside Linux, or without a
-// cgroup limit, every reader says so and reports nothing.
+// memory.max, v1 memory.limit_in_bytes), how many processes the kernel killed for memory, the CPUs it may
+// run on and its CPU quota (cpuset, cpu.max), and how often the CPU quota throttled it (cpu.stat). In a
+// container (Docker, Kubernetes, a JupyterHub seat) these, not the host's RAM and cores, are what a
+// learner's experiment gets. Outside Linux, or without a cgroup limit, every reader says so and reports
+// nothing.
 //
-// It is a leaf: devices uses it for memory budgets, measure for disturbed timings, display to explain a
-// cell that was killed for memory.
+// It is a leaf: devices uses it for memory budgets and the seat's core count, measure for disturbed
+// timings, display to explain a cell that was killed for memory.
 package cgroup
 
 import (
@@ -155,10 +156,10 @@ func gib(b uint64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
 
 // group is one line of /proc/self/cgroup, resolved to where its files are.
 type group struct {
-	v2          bool
-	memory, cpu bool
-	mount       string // the hierarchy's mount point
-	path        string // the process's path inside it
+	v2                  bool
+	memory, cpu, cpuset bool
+	mount               string // the hierarchy's mount point
+	path                string // the process's path inside it
 }
 
 func (g group) version() string {
@@ -187,7 +188,7 @@ func (g group) dirs() []string {
 	return out
 }
 
-// groups reads /proc/self/cgroup: the v1 memory and cpu hierarchies, then the v2 one.
+// groups reads /proc/self/cgroup: the v1 memory, cpu and cpuset hierarchies, then the v2 one.
 func groups() []group {
 	f, err := os.Open(procSelfCgroup)
 	if err != nil {
@@ -207,7 +208,7 @@ func groups() []group {
 			if _, err := os.Stat(filepath.Join(Root, "unified", "cgroup.procs")); err == nil {
 				mount = filepath.Join(Root, "unified") // hybrid layout
 			}
-			v2 = &group{v2: true, memory: true, cpu: true, mount: mount, path: parts[2]}
+			v2 = &group{v2: true, memory: true, cpu: true, cpuset: true, mount: mount, path: parts[2]}
 			continue
 		}
 		for _, ctl := range strings.Split(parts[1], ",") {
@@ -216,6 +217,8 @@ func groups() []group {
 				out = append(out, group{memory: true, mount: filepath.Join(Root, "memory"), path: parts[2]})
 			case "cpu":
 				out = append(out, group{cpu: true, mount: filepath.Join(Root, parts[1]), path: parts[2]})
+			case "cpuset":
+				out = append(out, group{cpuset: true, mount: filepath.Join(Root, parts[1]), path: parts[2]})
 			}
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	"github.com/gomlx/go-xla/compute/xla"
 	"github.com/gomlx/go-xla/pjrt"
 
+	"github.com/gpu-course/whygpu/pkg/cgroup"
+
 	// Registers the "xla" and "go" backends.
 	_ "github.com/gomlx/gomlx/backends/default"
 )
@@ -450,5 +452,12 @@ func Default() (*Device, error) {
 	return Open(CPU)
 }
 
-// NumCPU is the number of CPUs this process may use.
-func NumCPU() int { return runtime.NumCPU() }
+// NumCPU is the number of CPUs this process may use at once: the CPUs of its seat's cpuset and its CPU
+// quota rounded down (cgroup.CPULimit.Cores), never more than runtime.NumCPU. On a 32-core server a
+// 2-core seat gets 2, so thread counts and the CPU ceiling are the seat's, not the host's.
+func NumCPU() int { return cpuLimit().Cores(runtime.NumCPU()) }
+
+// CPULimit is the seat's CPU limit NumCPU is read from (for labels: where the core count came from).
+func CPULimit() cgroup.CPULimit { return cpuLimit() }
+
+var cpuLimit = sync.OnceValue(cgroup.ReadCPULimit)

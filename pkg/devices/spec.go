@@ -127,7 +127,8 @@ func SpecOf(model string) (Spec, error) {
 type CPUFacts struct {
 	ModelName string  // e.g. "Intel(R) Xeon(R) Processor"
 	Cores     int     // physical cores this process may use (SMT threads of one core share its FMA units)
-	Threads   int     // logical CPUs this process may use (runtime.NumCPU)
+	Threads   int     // logical CPUs this process may use at once (NumCPU: the seat's cpuset and quota)
+	Limit     string  // the cgroup CPU limit Threads was cut to, "" when none narrowed it
 	MHz       float64 // nominal clock reported by the OS
 	Lanes32   int     // f32 lanes per SIMD register: 16 (AVX-512), 8 (AVX2), 4 (SSE)
 	FMAUnits  int     // full-width FMA issues per cycle per core assumed by the model
@@ -138,7 +139,11 @@ type CPUFacts struct {
 
 // ReadCPUFacts reads the CPU's model, physical cores, clock and SIMD flags.
 var ReadCPUFacts = sync.OnceValue(func() CPUFacts {
-	f := CPUFacts{Cores: runtime.NumCPU(), Threads: runtime.NumCPU(), Lanes32: 4, FMAUnits: 1, FMASource: "no FMA flag"}
+	n := NumCPU()
+	f := CPUFacts{Cores: n, Threads: n, Lanes32: 4, FMAUnits: 1, FMASource: "no FMA flag"}
+	if n < runtime.NumCPU() {
+		f.Limit = CPULimit().String()
+	}
 	if n, err := cpu.Counts(false); err == nil && n > 0 {
 		f.Cores = min(n, f.Threads)
 	}
@@ -204,8 +209,12 @@ func CPUModel(f CPUFacts) Ceilings {
 	if fma == "" {
 		fma = "assumed"
 	}
-	c.Source = fmt.Sprintf("model: %d physical cores × %.2f GHz × %d f32 lanes × %d FMA units (%s) × 2 FLOPs (nominal clock; no datasheet bandwidth)",
-		f.Cores, f.MHz/1000, f.Lanes32, f.FMAUnits, fma)
+	seat := ""
+	if f.Limit != "" {
+		seat = " (this seat's, of the machine's: " + f.Limit + ")"
+	}
+	c.Source = fmt.Sprintf("model: %d physical cores%s × %.2f GHz × %d f32 lanes × %d FMA units (%s) × 2 FLOPs (nominal clock; no datasheet bandwidth)",
+		f.Cores, seat, f.MHz/1000, f.Lanes32, f.FMAUnits, fma)
 	return c
 }
 

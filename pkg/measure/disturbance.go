@@ -3,7 +3,10 @@ package measure
 import (
 	"fmt"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,9 +20,10 @@ import (
 const DisturbedCores = 0.10
 
 // Disturbance is what else happened on the machine while a measurement ran: the CPU time other
-// processes used (from the machine's counters, /proc/stat, less this process's own CPU time) and, in a
-// container with a CPU quota, how often the cgroup was throttled (cpu.stat). A timed result keeps it so
-// that a neighbour's load is never taken for the hardware's speed.
+// processes used on this process's CPUs (from the kernel's per-CPU counters, /proc/stat, for the CPUs of
+// the seat's cpuset — a neighbour on other cores does not slow this one — less this process's own CPU
+// time) and, in a container with a CPU quota, how often the cgroup was throttled (cpu.stat). A timed
+// result keeps it so that a neighbour's load is never taken for the hardware's speed.
 type Disturbance struct {
 	Wall time.Duration `json:"wall_ns"` // how long the measurement ran
 	// OthersCores is the CPU other processes used, in cores on average (1.0 = one core fully busy).
@@ -27,7 +31,9 @@ type Disturbance struct {
 	// Throttled is how many of the cgroup's CPU quota periods throttled it, ThrottledTime for how long.
 	Throttled     uint64        `json:"throttled_periods,omitempty"`
 	ThrottledTime time.Duration `json:"throttled_ns,omitempty"`
-	Counted       bool          `json:"counted"` // false when the counters could not be read
+	// CPUs is how many logical CPUs OthersCores was counted on (the seat's cpuset, else the machine's).
+	CPUs    int  `json:"cpus,omitempty"`
+	Counted bool `json:"counted"` // false when the counters could not be read
 }
 
 // Disturbed reports whether the measurement should be marked: other processes used at least
@@ -36,9 +42,14 @@ func (d Disturbance) Disturbed() bool {
 	return d.Counted && (d.OthersCores >= DisturbedCores || d.Throttled > 0)
 }
 
-// OthersPercent is the other processes' CPU time as a percentage of the whole machine (all cores).
+// OthersPercent is the other processes' CPU time as a percentage of the CPUs it was counted on (the
+// seat's, or the whole machine's when the seat has no cpuset).
 func (d Disturbance) OthersPercent() float64 {
-	return 100 * d.OthersCores / float64(runtime.NumCPU())
+	n := d.CPUs
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	return 100 * d.OthersCores / float64(n)
 }
 
 // Advice says what disturbed the measurement and what to do, or "" for a quiet one.
@@ -91,7 +102,8 @@ func WhyDisturbed(rs ...Result) string {
 // Probe counts what other processes do from its start; Stop returns the Disturbance.
 type Probe struct {
 	start        time.Time
-	busy, total  float64 // all cores, seconds
+	busy, total  float64 // the counted CPUs, seconds
+	cpus         int     // how many CPUs busy and total count
 	self         float64 // this process, seconds
 	cg           cgroup.CPU
 	cgOK, loadOK bool
@@ -100,7 +112,7 @@ type Probe struct {
 // StartProbe starts counting.
 func StartProbe() *Probe {
 	p := &Probe{start: time.Now()}
-	p.busy, p.total, p.loadOK = machineCPU()
+	p.busy, p.total, p.cpus, p.loadOK = seatCPUTime()
 	p.self = selfCPU()
 	p.cg, p.cgOK = cgroup.ReadCPU()
 	return p
@@ -117,13 +129,14 @@ func (p *Probe) Summarize(samples []time.Duration) Stats {
 // Stop returns what other processes and the CPU quota did since StartProbe.
 func (p *Probe) Stop() Disturbance {
 	d := Disturbance{Wall: time.Since(p.start)}
-	busy, total, ok := machineCPU()
+	busy, total, cpus, ok := seatCPUTime()
 	self := selfCPU()
-	if ok && p.loadOK && total > p.total {
-		// total counts every core's time, so wall-clock seconds = (total delta) / cores.
-		wall := (total - p.total) / float64(runtime.NumCPU())
+	if ok && p.loadOK && cpus == p.cpus && total > p.total {
+		// total counts every counted CPU's time, so wall-clock seconds = (total delta) / CPUs.
+		wall := (total - p.total) / float64(cpus)
 		if wall > 0 {
 			d.OthersCores = max(0, ((busy-p.busy)-(self-p.self))/wall)
+			d.CPUs = cpus
 			d.Counted = true
 		}
 	}
@@ -137,13 +150,34 @@ func (p *Probe) Stop() Disturbance {
 	return d
 }
 
-func machineCPU() (busy, total float64, ok bool) {
+// seatCPUs is the CPUs the probe counts: the seat's (cgroup cpuset and affinity), nil for all of them.
+var seatCPUs = sync.OnceValue(func() []int { return cgroup.ReadCPULimit().CPUs })
+
+// seatCPUTime sums the busy and total time of the seat's CPUs (every CPU when the seat's are unknown or
+// the per-CPU counters do not name them): busy and total seconds, and how many CPUs they cover.
+func seatCPUTime() (busy, total float64, cpus int, ok bool) {
+	if want := seatCPUs(); len(want) > 0 {
+		if per, err := cpu.Times(true); err == nil {
+			for _, t := range per {
+				n, err := strconv.Atoi(strings.TrimPrefix(t.CPU, "cpu"))
+				if err != nil || !slices.Contains(want, n) {
+					continue
+				}
+				total += t.Total()
+				busy += t.Total() - t.Idle - t.Iowait
+				cpus++
+			}
+			if cpus == len(want) {
+				return busy, total, cpus, true
+			}
+		}
+	}
 	t, err := cpu.Times(false)
 	if err != nil || len(t) == 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	total = t[0].Total()
-	return total - t[0].Idle - t[0].Iowait, total, true
+	return total - t[0].Idle - t[0].Iowait, total, runtime.NumCPU(), true
 }
 
 func selfCPU() float64 {

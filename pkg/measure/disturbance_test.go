@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,44 @@ func TestProbeSeesACompetingProcess(t *testing.T) {
 	}
 	if !strings.Contains(d.Advice(), "rerun when the machine is quiet") {
 		t.Errorf("Advice() = %q", d.Advice())
+	}
+}
+
+// In a seat pinned to some CPUs (a cpuset), the probe counts only those: busy neighbours on the
+// machine's other CPUs are not this seat's disturbance, and a seat of one CPU never sees more than one
+// core of others. Two busy loops fill this machine's CPUs; counted on CPU 0 alone they are at most 1 core,
+// counted on every CPU they are more.
+func TestProbeCountsOnlyTheSeatsCPUs(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Fatalf("needs 2 CPUs, this machine has %d", runtime.NumCPU())
+	}
+	for range 2 {
+		busy := exec.Command(os.Args[0], "-test.run=^$")
+		busy.Env = append(os.Environ(), "WHYGPU_TEST_HELPER=busy")
+		if err := busy.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
+	}
+	time.Sleep(100 * time.Millisecond)
+	old := seatCPUs
+	t.Cleanup(func() { seatCPUs = old })
+	seatCPUs = func() []int { return []int{0} }
+	p := StartProbe()
+	seatCPUs = func() []int { return nil }
+	all := StartProbe()
+	time.Sleep(time.Second)
+	dAll := all.Stop()
+	seatCPUs = func() []int { return []int{0} }
+	d := p.Stop()
+	if !d.Counted || d.CPUs != 1 || d.OthersCores > 1.05 {
+		t.Errorf("counted on CPU 0: %+v, want 1 CPU and at most one core of others", d)
+	}
+	if !dAll.Counted || dAll.CPUs != runtime.NumCPU() || dAll.OthersCores < 1.3 {
+		t.Errorf("counted on every CPU with two busy loops: %+v, want more than 1.3 cores of others", dAll)
+	}
+	if pct := d.OthersPercent(); pct > 105 {
+		t.Errorf("OthersPercent on one CPU = %.0f%%", pct)
 	}
 }
 
