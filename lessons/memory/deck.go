@@ -25,6 +25,14 @@ var Deck = &recall.Deck{
 			{ID: "rss", Question: "Why is the process's measured memory more than XLA's plan?",
 				Answer: "The process also holds the plugin's code, the compiler's working memory, host staging copies of the batch, the Go runtime, and memory the allocator keeps for reuse; aliasing is 0 because donation happens at run time, so old and new state can both be live. XLA's figure is the executable's own plan, not the whole process."},
 		}},
+		{ID: "sizing", Title: "Sizing a transformer's step, checked against XLA", Cards: []recall.Card{
+			{ID: "zero", Question: "Mixed-precision Adam on N_d data-parallel devices: what does each ZeRO stage divide by N_d, and what does it leave alone?",
+				Answer: "Stage 1 divides the optimizer state (fp32 master weights and both moments, 12 of the 16 bytes per parameter), stage 2 the gradients as well, stage 3 the parameters too. None of them divides the activations: each device still holds its own micro-batch's."},
+			{ID: "recompute", Question: "What do selective and full recompute drop from a layer's activations?",
+				Answer: "Selective recompute drops the attention softmax's a·s² values per sequence (recomputed from Q and K), the term that grows with the square of the sequence length; full recompute keeps only each layer's input and recomputes the layer during the backward pass, for about one extra forward pass."},
+			{ID: "xla", Question: "Against XLA's plan for the course's GPT, which parts of the formula match exactly and which do not?",
+				Answer: "XLA's arguments are the parameters, Adam's moments and the batch to a few bytes, and its outputs the same state again (nothing is donated at compile time). Its temporaries are 1.2–2.2× the formula's gradients + activations + workspace: XLA keeps the masked scores, their exponentials and transposed copies beside the softmax output the formula counts."},
+		}},
 		{ID: "oom", Title: "Out of memory, caught", Cards: []recall.Card{
 			{ID: "when", Question: "Why does out-of-memory usually happen when you raise the batch size rather than when you load the model?",
 				Answer: "The model's weights (and even its gradients and optimizer state) are a fixed cost that fits at load time; activations scale with the batch and soon dominate — the source's ResNet-50 has about 100 MB of weights but a few GB of activations at batch 64."},
