@@ -212,30 +212,3 @@ func TimelineChart(ms []StepMemory) (*plot.Plot, error) {
 	}
 	return charts.LiveBytes("the GPT step's memory over its program: "+origin, lines)
 }
-
-// Fits refuses, before anything is allocated, a setting whose step (the formula's total) is more
-// than budget bytes, naming the bytes it needs and the control that would shrink it most.
-func Fits(s memsize.Setting, budget uint64, where string) error {
-	z, err := s.Size()
-	if err != nil {
-		return err
-	}
-	if budget == 0 || z.Total() <= float64(budget) {
-		return nil
-	}
-	big := z.Parts[0]
-	for _, p := range z.Parts {
-		if p.Bytes > big.Bytes {
-			big = p
-		}
-	}
-	turn := map[string]string{
-		memsize.PartParams:     "raise the ZeRO stage to 3 with more data-parallel devices, or train in bf16 mixed precision",
-		memsize.PartGradients:  "raise the ZeRO stage to 2 or 3 with more data-parallel devices, or train in bf16 mixed precision",
-		memsize.PartOptimizer:  "raise the ZeRO stage (1 shards the optimizer state) with more data-parallel devices, or use SGD",
-		memsize.PartActivation: "lower the micro-batch (accumulate gradients instead), or turn recompute to selective or full",
-		memsize.PartWorkspace:  "lower the micro-batch or the sequence length",
-	}[big.Name]
-	return fmt.Errorf("%s: %s needs %s per device (formula) but %s allows %s — refused before allocating; the largest part is %s (%s): %s: %w",
-		Lesson, s, units.Bytes(z.Total()), where, units.Bytes(float64(budget)), big.Name, units.Bytes(big.Bytes), turn, workloads.ErrOutOfMemory)
-}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/memsize"
-	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 func lesson09(b, s, l, d int) memsize.Setting {
@@ -84,23 +83,6 @@ func TestGPTOfRefuses(t *testing.T) {
 		if !errors.Is(err, ErrNotCompilable) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %v, want ErrNotCompilable saying %q", s, err, c.says)
 		}
-	}
-}
-
-func TestFitsRefusesWithTheControl(t *testing.T) {
-	seven, _ := memsize.PresetNamed("7B (GPT-3 6.7B shape)")
-	s := seven.Setting
-	s.ZeRO, s.DP, s.Recompute, s.MicroBatch = 0, 1, memsize.NoRecompute, 3
-	err := Fits(s, 141e9, "the H200")
-	if !errors.Is(err, workloads.ErrOutOfMemory) || !strings.Contains(err.Error(), "ZeRO") || !strings.Contains(err.Error(), "needs") {
-		t.Errorf("7B unsharded on one H200: %v", err)
-	}
-	s.MicroBatch, s.ZeRO, s.DP = 64, 3, 64
-	if err := Fits(s, 141e9, "the H200"); err == nil || !strings.Contains(err.Error(), "micro-batch") {
-		t.Errorf("7B at micro-batch 64: %v, want the micro-batch named", err)
-	}
-	if err := Fits(seven.Setting, 141e9, "the H200"); err != nil {
-		t.Errorf("the preset should fit an H200: %v", err)
 	}
 }
 
