@@ -200,15 +200,16 @@ func TimelineChart(ms []StepMemory) (*plot.Plot, error) {
 		if n == 0 {
 			return nil, fmt.Errorf("%s: no timeline", Lesson)
 		}
-		pts := make([]charts.XY, n)
-		for i, l := range tl.Live {
-			pts[i] = charts.XY{X: float64(i) / float64(max(n-1, 1)), Y: float64(l.Total())}
+		body := tl.Body() // the parameters listed first hold no time: the program starts after them
+		pts := make([]charts.XY, 0, n-body)
+		for i := body; i < n; i++ {
+			pts = append(pts, charts.XY{X: float64(i-body) / float64(max(n-1-body, 1)), Y: float64(tl.Live[i].Total())})
 		}
 		s := m.Sizing.Setting
 		lines = append(lines, charts.LiveLine{
 			Name:   fmt.Sprintf("batch %d, s=%d, L=%d, d=%d — XLA's plan", s.MicroBatch, s.Seq, s.Layers, s.Width),
-			Points: pts, Peak: m.peakNote(2)})
+			Points: pts, Peak: strings.TrimPrefix(m.peakNote(2), "at the peak, ")})
 		origin = m.Origin()
 	}
-	return charts.LiveBytes("the GPT step's memory over its program: "+origin, lines)
+	return charts.LiveBytes("lesson 09's GPT step: bytes live over its program, XLA's plan\n"+origin, lines)
 }

@@ -285,7 +285,7 @@ func TestLiveBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"MiB", "batch 8", "peak 9 MiB: f32[8,64,64]", "23:40"} {
+	for _, want := range []string{"MiB", "batch 8", "peak 9 MiB", "at its peak: f32[8,64,64]", "23:40"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("chart lacks %q", want)
 		}

@@ -18,7 +18,8 @@ type LiveLine struct {
 	// Points: X is the position in the program's schedule as a fraction 0…1 (so programs of
 	// different lengths share the axis), Y the bytes live there.
 	Points []XY
-	// Peak labels the curve's highest point (its largest buffers); "" for none.
+	// Peak says what the curve's highest point holds (its largest buffers), added to its legend
+	// entry; the point itself is marked with its bytes. "" for none.
 	Peak string
 }
 
@@ -41,7 +42,7 @@ func LiveBytes(title string, lines []LiveLine) (*plot.Plot, error) {
 		}
 	}
 	unit, name := binaryScale(top)
-	p := New(title, "position in the step's program order [% of its instructions]", "bytes live ["+name+"]")
+	p := New(title, "position in the step's program order [% of the instructions that run]", "bytes live ["+name+"]")
 	var peaks plotter.XYs
 	var labels []string
 	for i, l := range lines {
@@ -59,11 +60,13 @@ func LiveBytes(title string, lines []LiveLine) (*plot.Plot, error) {
 		}
 		ln.LineStyle = draw.LineStyle{Color: ColorOf(i), Width: vg.Points(1.6)}
 		p.Add(ln)
-		p.Legend.Add(l.Name, ln)
+		legend := l.Name
 		if l.Peak != "" {
-			peaks = append(peaks, pts[peak])
-			labels = append(labels, fmt.Sprintf("peak %.3g %s: %s", pts[peak].Y, name, l.Peak))
+			legend += "; at its peak: " + l.Peak
 		}
+		p.Legend.Add(legend, ln)
+		peaks = append(peaks, pts[peak])
+		labels = append(labels, fmt.Sprintf("peak %.3g %s", pts[peak].Y, name))
 	}
 	if len(peaks) > 0 {
 		sc, err := plotter.NewScatter(peaks)

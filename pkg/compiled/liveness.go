@@ -57,6 +57,23 @@ func (t Timeline) Peak() int64 {
 	return t.Live[t.PeakAt].Total()
 }
 
+// Body is the first position of the schedule that is not a parameter: XLA lists the program's
+// inputs first, one position each, before anything runs.
+func (t Timeline) Body() int {
+	args := map[string]bool{}
+	for _, b := range t.Buffers {
+		if b.Kind == KindArgument {
+			args[b.Name] = true
+		}
+	}
+	for i, name := range t.Schedule {
+		if !args[name] {
+			return i
+		}
+	}
+	return 0
+}
+
 // LiveAt returns the buffers live at position i, largest first (at most n; n ≤ 0: all).
 func (t Timeline) LiveAt(i, n int) []Buffer {
 	var out []Buffer

@@ -47,6 +47,9 @@ func TestParseTimeline(t *testing.T) {
 	if len(top) != 3 || top[0].Bytes != 1<<20 || top[0].Shape == "" {
 		t.Errorf("largest buffers at the peak: %+v", top)
 	}
+	if b := tl.Body(); b != 109 { // 109 parameters (Arg_0 … Arg_108)
+		t.Errorf("the body starts at %d, want 109", b)
+	}
 	if _, err := ParseTimeline("not a dump", string(ba)); err == nil {
 		t.Error("a text without a schedule was parsed")
 	}

@@ -78,7 +78,7 @@ func Chart(s memsize.Setting) (*plot.Plot, error) {
 		}
 	}
 	return charts.MemoryBars(charts.MemoryChart{
-		Title:  fmt.Sprintf("%s — per device of %d, computed from the formula (pkg/memsize)", s, s.Devices()),
+		Title:  fmt.Sprintf("%s\nmemory per device (of %d) — computed from the formula (pkg/memsize)", s, s.Devices()),
 		Bars:   bars,
 		Limits: Limits(),
 	})
