@@ -75,6 +75,18 @@ func TestCourseInJupyterLab(t *testing.T) {
 		p.CheckAutocomplete()
 	})
 
+	// The sizing widget (display.Panel over pkg/sizing, lesson 06's) on a fixture notebook: it
+	// renders, and typing a new micro-batch redraws it in place.
+	t.Run("96-panel", func(t *testing.T) {
+		if err := copyFile(filepath.Join("testdata", "96-panel.ipynb"), filepath.Join(lab.Dir, "96-panel.ipynb")); err != nil {
+			t.Fatal(err)
+		}
+		p := OpenNotebook(t, lab, browser, "96-panel")
+		p.CheckPanelDuringRun = true
+		p.CheckRunAllClean(5 * time.Minute)
+		p.CheckPanel()
+	})
+
 	// The widgets on a fixture notebook (tests/browser/testdata/99-widgets.ipynb: a recall deck and
 	// a race with an instant fake RaceFunc), so the recall and slider checks run whatever state
 	// lesson 1 is in.

@@ -207,6 +207,48 @@ window.__whygpu = (() => {
       return true;
     },
 
+    // --- The panel widget (pkg/display panel.go: its documented data-panel-* hooks) ---
+    // Panel controls on the page: id, data-panel-live, and the cell (1-based) they are in.
+    panels() {
+      return q('.whygpu-panel-controls[id]').map((c) => ({
+        id: c.id, live: c.dataset.panelLive || '', cell: cells().indexOf(c.closest('.jp-Cell')) + 1,
+      }));
+    },
+    // The view under the panel whose controls have this id.
+    panel(id) {
+      const c = document.getElementById(id);
+      if (!c) return null;
+      const cell = c.closest('.jp-Cell');
+      const v = cell ? cell.querySelector('.whygpu-panel') : null;
+      const preset = c.querySelector('[data-panel-preset]');
+      const out = { live: c.dataset.panelLive || '', preset: preset ? preset.value : '' };
+      if (v) {
+        const cap = v.querySelector('.whygpu-panel-caption');
+        Object.assign(out, {
+          round: +v.dataset.panelRound, state: v.dataset.panelState, values: v.dataset.panelValues,
+          chart: !!v.querySelector('.whygpu-panel-chart svg'), fold: !!v.querySelector('details.whygpu-panel-fold'),
+          caption: cap ? cap.textContent : '',
+        });
+      }
+      return out;
+    },
+    // Waits for a panel's view to reach a round (for Poll).
+    panelRound(id, minRound) {
+      const p = this.panel(id);
+      return p && p.round >= minRound ? p : false;
+    },
+    // The center of a panel's input (to click into it).
+    panelInput(id, name) {
+      const c = document.getElementById(id);
+      const el = c && c.querySelector('[data-panel-input="' + name + '"]');
+      return el && !el.disabled && visible(el) ? center(el) : null;
+    },
+    panelStopButton(id) {
+      const c = document.getElementById(id);
+      const b = c && c.querySelector('button[data-panel-stop]');
+      return b && !b.disabled && visible(b) ? center(b) : null;
+    },
+
     // --- The recall check (pkg/recall: its documented hooks) ---
     // The first recall check: is its first answer visible, the counters of the page.
     recall() {

@@ -29,6 +29,12 @@ type Page struct {
 	racesSeen          int   // live races met during Run All
 	raceChecked        bool  // the slider check ran
 	raceErr            error // its verdict
+
+	// CheckPanelDuringRun: during Run All, check the first live panel's (display.Panel) redraw.
+	CheckPanelDuringRun bool
+	panelsSeen          int
+	panelChecked        bool
+	panelErr            error
 }
 
 // Point is a place on the screen to click, as lab.js returns it.
@@ -85,10 +91,10 @@ func (p *Page) clickAt(pt *Point) error {
 
 // RunAll clicks Run → Run All Cells and waits until every code cell has run and the kernel is idle.
 //
-// A live race (display.Race) keeps its cell running while it listens to its sliders, and the cells
-// below wait for it. So while Run All runs, every race that goes live is handled as a learner
-// would: the first one gets the slider check when p.CheckRaceDuringRun is set, then its "Stop the
-// race" button is clicked so the run goes on.
+// A live race (display.Race) or panel (display.Panel) keeps its cell running while it listens to
+// its controls, and the cells below wait for it. So while Run All runs, every race or panel that
+// goes live is handled as a learner would: the first one gets its check when p.CheckRaceDuringRun
+// (p.CheckPanelDuringRun) is set, then its Stop button is clicked so the run goes on.
 func (p *Page) RunAll(timeout time.Duration) (time.Duration, error) {
 	if err := p.Click(10*time.Second, "menu", "Run"); err != nil {
 		return 0, err
@@ -125,6 +131,24 @@ func (p *Page) RunAll(timeout time.Duration) (time.Duration, error) {
 			}
 			if err := p.Click(10*time.Second, "raceStopButton", r.ID); err != nil {
 				p.t.Logf("race in cell %d: no Stop button to click (%v); waiting for it to stop by itself", r.Cell, err)
+			}
+		}
+		panels, err := Eval[[]raceInfo](p.ctx, "panels")
+		if err != nil {
+			return time.Since(t0), err
+		}
+		for _, pi := range panels {
+			if pi.Live != "yes" || handled[pi.ID] {
+				continue
+			}
+			handled[pi.ID] = true
+			p.panelsSeen++
+			if p.CheckPanelDuringRun && p.panelErr == nil && !p.panelChecked {
+				p.panelChecked = true
+				p.panelErr = p.panelEdit(pi)
+			}
+			if err := p.Click(10*time.Second, "panelStopButton", pi.ID); err != nil {
+				p.t.Logf("panel in cell %d: no Stop button to click (%v); waiting for it to stop by itself", pi.Cell, err)
 			}
 		}
 		if time.Since(t0) > timeout {
