@@ -187,20 +187,16 @@ if [ "$WARM" = 1 ]; then
   # kernel runs with GOPROXY=off (found by docker/tests/test_image_setup.py on fresh caches).
   go mod download
   go build ./... >/dev/null
-  # gopls (autocomplete in the notebooks) keeps type information of every package it has read in its
-  # file cache ($GOPLSCACHE or ~/.cache/gopls), keyed by content, not by directory. GoNB starts gopls in
-  # a fresh temporary workspace per kernel (go.work: the cell's module + this checkout); one `gopls check`
-  # on the same layout here fills that cache, so the first completion does not type-check the whole
-  # dependency graph (GoMLX, go-xla, gonum/plot) from source while the learner waits.
-  say "warming gopls' cache (autocomplete)"
-  GP="$(mktemp -d)"
-  (
-    cd "$GP" && go mod init gonb_warmup >/dev/null 2>&1 && go work init >/dev/null 2>&1 &&
-      go work use . "$ROOT" >/dev/null 2>&1 &&
-      printf 'package main\n\nimport "github.com/gpu-course/whygpu/pkg/display"\n\nfunc main() { display.Markdown("") }\n' > main.go &&
-      GOPROXY=off timeout 600 "$VENV/bin/gopls" check main.go >/dev/null 2>&1
-  ) || say "note: gopls warm-up did not finish; the first completion in a notebook will be slower"
-  rm -rf "$GP"
+  # gopls (autocomplete in the notebooks) keeps what it learned of every package in its file cache
+  # ($GOPLSCACHE or ~/.cache/gopls), keyed by the files' paths and contents and by gopls' own binary. The
+  # warm-up asks for one completion the way a learner's Tab does: the course kernel, a first cell that
+  # imports pkg/display, then `display.Ma` in a later cell (kernels/autocomplete_probe.py). That fills the
+  # cache with exactly what the first lesson's kernel will read, and checks that autocomplete answers.
+  say "warming gopls' cache: one Tab through the course kernel (kernels/autocomplete_probe.py)"
+  if ! JUPYTER_PATH="$VENV/share/jupyter" GOPROXY=off timeout 900 \
+      "$VENV/bin/python" kernels/autocomplete_probe.py --warm --deadline 600 2>&1 | sed 's/^/  /'; then
+    say "note: autocomplete did not answer in the warm-up (above): notebooks run, but Tab and Shift-Tab may stay silent; see kernels/README.md, and measure with: go run ./cmd/whygpu doctor -autocomplete"
+  fi
 fi
 
 # 6. Optional: Debian's Chromium for the real-browser test.

@@ -2,7 +2,10 @@
 import json
 import os
 import pathlib
+import re
+import shutil
 import subprocess
+import sys
 
 from jupyter_client.manager import start_new_kernel
 
@@ -81,26 +84,60 @@ def test_kernelspec_is_in_the_venv():
     assert pathlib.Path(k["env"]["PJRT_PLUGIN_LIBRARY_PATH"], "pjrt_c_api_cpu_plugin.so").exists()
 
 
-def test_autocomplete_after_first_cell():
-    """complete_request for `display.Ma`, as JupyterLab sends it on Tab, answers `Markdown`.
+# Tab and Shift-Tab must answer within this many seconds after a lesson's first cell: a regression bound for a
+# loaded test machine, three times the course's 10 s target (kernels/README.md). GoNB opening every Go file
+# below the checkout in gopls (build/ held a module cache) took 70 s to never.
+AUTOCOMPLETE_BOUND_S = 30
 
-    Untimed (a loaded machine must not fail it); the latencies are printed for `pytest -s`. Upstream
-    GoNB v0.11.4 connects to its gopls 12 s after the kernel starts and a request that arrives earlier
-    waits one more 12 s poll (first answer 12–25 s after kernel start); the course's build carries
-    kernels/gonb/connect-poll.patch (poll every 250 ms), so what remains is gopls' own load, about a
-    second once scripts/setup.sh has warmed its cache.
+
+def test_autocomplete_after_a_fresh_setup(tmp_path, monkeypatch):
+    """Tab and Shift-Tab in a lesson's second cell, as a learner meets them right after the set-up.
+
+    gopls' cache is a new one (GOPLSCACHE in tmp_path), filled only by the set-up's own warm-up
+    (kernels/autocomplete_probe.py, the one Tab scripts/setup.sh asks), never by the kernels of other tests.
+    Then two new kernels, each a learner opening a lesson, run its first cell (import pkg/display) and ask in
+    a later cell for the completion of `display.Ma` and the inspection of `display.Markdown` (one kernel asks
+    Tab first, the other Shift-Tab first); each first answer must come within AUTOCOMPLETE_BOUND_S after the
+    first cell. The timelines are printed (`pytest -s`) with the machine's load.
+
+    The kernel must also tell gopls only of the module's own directories (kernels/gonb/track-module.patch):
+    `%track` lists no directory under build/ (where the test leaves a Go file, as the classroom tests leave a
+    whole module cache), .venv/ or a nested module (docker/dockertest).
     """
-    from autocomplete_probe import first_completion
+    sys.path.insert(0, str(ROOT / "kernels"))
+    import autocomplete_probe as probe
 
-    out = first_completion(deadline_s=180, partial="%%\ndisplay.Ma")
-    if "answered_s" in out:
-        print(f"first completion {out['answered_s']:.1f} s after kernel start, "
-              f"{out['answered_s'] - out['first_cell_s']:.1f} s after the first cell ended "
-              f"(load average {open('/proc/loadavg').read().split()[0]})")
-    print("autocomplete timeline:", out)
-    assert out["first_cell_status"] == "ok", out
-    assert "answered_s" in out, out
-    assert "Markdown" in out["matches"], out
+    monkeypatch.setenv("GOPLSCACHE", str(tmp_path / "gopls"))
+    decoy = ROOT / "build" / "_autocomplete_decoy" / "decoy"
+    decoy.mkdir(parents=True, exist_ok=True)
+    (decoy / "decoy.go").write_text("package decoy\n\n// Decoy must never reach gopls.\nfunc Decoy() {}\n")
+    try:
+        warm = probe.timeline(order=probe.WARM, deadline_s=300)
+        print("\nwarm-up (the set-up's, on an empty gopls cache):\n  " + "\n  ".join(probe.describe(warm)))
+        assert warm["complete"]["answered_s"] is not None, warm
+
+        def tracked(kc):
+            status, outputs = run(kc, "%track\n")
+            return re.findall(r"<li>([^<]*)</li>", text(outputs))
+
+        runs = {}
+        for order in (("complete", "inspect"), ("inspect", "complete")):
+            t = probe.timeline(order=order, deadline_s=120, then=tracked if order[0] == "complete" else None)
+            runs[order[0] + " first"] = t
+            print(f"learner's kernel, {order[0]} first:\n  " + "\n  ".join(probe.describe(t)))
+    finally:
+        shutil.rmtree(decoy.parent, ignore_errors=True)
+
+    for name, t in runs.items():
+        assert t["first_cell_status"] == "ok", t
+        for req in ("complete", "inspect"):
+            after = t[req]["after_first_cell_s"]
+            assert after is not None, f"{name}: {req} never answered: {t}"
+            assert after <= AUTOCOMPLETE_BOUND_S, f"{name}: {req} took {after} s after the first cell: {t}"
+    dirs = runs["complete first"]["then"]
+    assert str(ROOT) in dirs and str(ROOT / "pkg" / "display") in dirs, dirs
+    for bad in ("build", ".venv", "docker/dockertest"):
+        assert not [d for d in dirs if d.startswith(str(ROOT / bad))], f"GoNB tracks {bad}: {dirs}"
 
 
 def test_interrupting_a_sweep_keeps_its_points():

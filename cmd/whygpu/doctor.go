@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
@@ -37,6 +36,10 @@ func repoRoot() string {
 }
 
 func doctor(args []string) error {
+	opts, err := parseDoctorFlags(args)
+	if err != nil {
+		return err
+	}
 	root := repoRoot()
 	venv := filepath.Join(root, ".venv")
 	problems := 0
@@ -55,11 +58,7 @@ func doctor(args []string) error {
 	// which lags the module tag).
 	if bi, err := buildinfo.ReadFile(filepath.Join(venv, "bin", "gonb")); err == nil {
 		ok("gonb", bi.Main.Path+" "+bi.Main.Version+" (built with "+bi.GoVersion+")")
-		if gonbPatched(filepath.Join(venv, "bin", "gonb")) {
-			ok("gonb patch", "connect-poll (kernels/gonb/): the kernel reaches gopls within a second, so autocomplete answers from the first cell (upstream waits 12 s)")
-		} else {
-			bad("gonb patch", "connect-poll missing: autocomplete stays silent for the kernel's first 12–25 s", setup)
-		}
+		checkGonbPatches(filepath.Join(venv, "bin", "gonb"), ok, bad)
 	} else {
 		bad("gonb", "not built in .venv/bin", setup)
 	}
@@ -150,6 +149,10 @@ func doctor(args []string) error {
 		ok("auto-install", "off (GOMLX_NO_AUTO_INSTALL="+v+")")
 	}
 
+	if opts.autocomplete {
+		checkAutocomplete(root, venv, ok, info, bad)
+	}
+
 	if problems > 0 {
 		return fmt.Errorf("%d problem(s) found; apply the fixes above", problems)
 	}
@@ -167,14 +170,4 @@ func noGPULine(recorded []string, model string) string {
 	}
 	return "none: lessons show the GPU recordings in lessons/reference (" + strings.Join(recorded, ", ") +
 		") where they exist, labeled as recorded, and the course's GPU model of an " + model + " (a labeled band) for every size nobody recorded"
-}
-
-// gonbPatchMark is the log message kernels/gonb/connect-poll.patch adds to GoNB: a built gonb that
-// contains it carries the patch.
-const gonbPatchMark = "whygpu-course patch: connect-poll"
-
-// gonbPatched says whether the gonb binary at path was built with the course's patch.
-func gonbPatched(path string) bool {
-	b, err := os.ReadFile(path)
-	return err == nil && bytes.Contains(b, []byte(gonbPatchMark))
 }
