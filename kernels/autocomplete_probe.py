@@ -122,8 +122,10 @@ def describe(t):
             continue
         failed = [a for a in r["attempts"] if not a[3]]
         tries = f"; {len(failed)} attempt(s) before: " + ", ".join(f"{a[0]} after {a[2]:.1f} s" for a in failed[:6]) if failed else ""
-        if r["after_first_cell_s"] is None:
-            waited = r["attempts"][-1][1] + r["attempts"][-1][2] - t["first_cell_s"] if r["attempts"] else 0
+        if not r["attempts"]:
+            lines.append(f"{what}: not asked (the deadline had passed)")
+        elif r["after_first_cell_s"] is None:
+            waited = r["attempts"][-1][1] + r["attempts"][-1][2] - t["first_cell_s"]
             lines.append(f"{what}: NO answer within {waited:.0f} s after the first cell{tries}")
         else:
             lines.append(f"{what}: {r['after_first_cell_s']:.1f} s after the first cell{tries}")
