@@ -135,7 +135,9 @@ func autocompleteTimeline(t probeTimeline) []string {
 				if good, _ := a[3].(bool); good {
 					res = "answered"
 				}
-				tries = append(tries, fmt.Sprintf("%v s: %v, %s after %v s", a[1], a[0], res, a[2]))
+				start, _ := a[1].(float64)
+				took, _ := a[2].(float64)
+				tries = append(tries, fmt.Sprintf("%.1f s: %v, %s after %.1f s", start, a[0], res, took))
 			}
 		}
 		if n := len(tries); n > 8 {

@@ -243,7 +243,7 @@ func TestRuntimeEnvironmentIsOffline(t *testing.T) {
 	if !strings.HasPrefix(env["PATH"], "/opt/whygpu/.venv/bin:") {
 		t.Errorf("PATH=%s: the course's jupyter and jupyterhub-singleuser must come first", env["PATH"])
 	}
-	for _, k := range []string{"GOMODCACHE", "GOCACHE"} {
+	for _, k := range []string{"GOMODCACHE", "GOCACHE", "GOPLSCACHE"} {
 		if !strings.HasPrefix(env[k], "/opt/go/") {
 			t.Errorf("%s=%s: keep the warmed caches outside $HOME (a hub mounts a volume there)", k, env[k])
 		}
