@@ -97,7 +97,7 @@ func PresetTable() units.Table {
 		}
 		row := []string{p.Setting.String(), units.Plain(float64(z.Params)), units.Plain(p.PerParam())}
 		for _, part := range z.Parts {
-			row = append(row, units.SI(part.Bytes, "B"))
+			row = append(row, units.Bytes(part.Bytes))
 		}
 		fits := "yes"
 		if z.Total() > H200Bytes() {
@@ -106,7 +106,7 @@ func PresetTable() units.Table {
 		if z.Total() <= float64(here.Total) {
 			fits += "; fits here too"
 		}
-		t.Add(append(row, units.SI(z.Total(), "B"), fits, p.Source)...)
+		t.Add(append(row, units.Bytes(z.Total()), fits, p.Source)...)
 	}
 	t.Note("computed from the formula (pkg/memsize), not measured; this machine: " + here.String())
 	return t
@@ -125,6 +125,7 @@ var (
 	precisions = []string{memsize.FP32.String(), memsize.BF16Mixed.String()}
 	optimizers = []string{memsize.SGD.String(), memsize.Adam.String()}
 	recomputes = []string{memsize.NoRecompute.String(), memsize.Selective.String(), memsize.Full.String()}
+	embeddings = []string{"untied", "tied"} // the output layer's own matrix, or the embedding table's
 )
 
 // Form is the sizing widget's controls, starting at preset start (a memsize preset name).
@@ -145,6 +146,7 @@ func Form(start string) []controls.Control {
 		{Name: "preset", Label: "preset", Options: append(names, Custom), Value: start, Preset: true},
 		num("layers", "layers", memsize.MaxLayers), num("width", "width", memsize.MaxWidth), num("heads", "heads", memsize.MaxWidth),
 		num("seq", "sequence length", memsize.MaxSeq), num("vocab", "vocabulary", memsize.MaxVocab),
+		{Name: "embeddings", Label: "embeddings", Options: embeddings, Value: v["embeddings"]},
 		num("batch", "micro-batch", memsize.MaxBatch),
 		{Name: "precision", Label: "precision", Options: precisions, Value: v["precision"]},
 		{Name: "optimizer", Label: "optimizer", Options: optimizers, Value: v["optimizer"]},
@@ -159,7 +161,14 @@ func valuesOf(s memsize.Setting) controls.Values {
 	i := strconv.Itoa
 	return controls.Values{"layers": i(s.Layers), "width": i(s.Width), "heads": i(s.Heads), "seq": i(s.Seq), "vocab": i(s.Vocab),
 		"batch": i(s.MicroBatch), "precision": s.Precision.String(), "optimizer": s.Optimizer.String(),
-		"recompute": s.Recompute.String(), "zero": i(s.ZeRO), "dp": i(s.Devices())}
+		"recompute": s.Recompute.String(), "zero": i(s.ZeRO), "dp": i(s.Devices()), "embeddings": embeddings[b2i(s.Tied)]}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // SettingOf reads the form's values: the preset's setting, or (preset "custom") the controls'.
@@ -168,7 +177,7 @@ func SettingOf(v controls.Values) memsize.Setting {
 		return p
 	}
 	s := memsize.Setting{Model: memsize.Model{Name: Custom, Layers: v.Int("layers"), Width: v.Int("width"), Heads: v.Int("heads"),
-		Seq: v.Int("seq"), Vocab: v.Int("vocab")}, MicroBatch: v.Int("batch"), ZeRO: v.Int("zero"), DP: v.Int("dp")}
+		Seq: v.Int("seq"), Vocab: v.Int("vocab"), Tied: v["embeddings"] == "tied"}, MicroBatch: v.Int("batch"), ZeRO: v.Int("zero"), DP: v.Int("dp")}
 	s.Precision = memsize.Precision(slices.Index(precisions, v["precision"]))
 	s.Optimizer = memsize.Optimizer(slices.Index(optimizers, v["optimizer"]))
 	s.Recompute = memsize.Recompute(slices.Index(recomputes, v["recompute"]))
@@ -192,9 +201,9 @@ func View(v controls.Values) controls.View {
 	p, err := Chart(s)
 	h200 := "fits an H200"
 	if z.Total() > H200Bytes() {
-		h200 = "does not fit an H200 (" + units.SI(H200Bytes(), "B") + ")"
+		h200 = "does not fit an H200 (" + units.Bytes(H200Bytes()) + ")"
 	}
-	caption := fmt.Sprintf("%s: %s per device, Ψ = %s — %s; ", s, units.SI(z.Total(), "B"), units.Plain(float64(z.Params)), h200)
+	caption := fmt.Sprintf("%s: %s per device, Ψ = %s — %s; ", s, units.Bytes(z.Total()), units.Plain(float64(z.Params)), h200)
 	if ferr := FitsHere(s); ferr != nil {
 		caption += "here: " + ferr.Error()
 	} else {

@@ -36,10 +36,10 @@ func TestView(t *testing.T) {
 	}
 	vals["heads"], vals["batch"], vals["zero"], vals["dp"] = "12", "64", "3", "8"
 	v := View(vals)
-	if v.Err != nil || !strings.Contains(v.Caption, "custom, b=64") {
+	if v.Err != nil || !strings.Contains(v.Caption, "custom, b=64") || !strings.Contains(v.Caption, "Ψ = 124M") {
 		t.Errorf("custom GPT-2 at micro-batch 64: %+v", v)
 	}
-	if s := SettingOf(vals); s.ZeRO != 3 || s.DP != 8 || s.Precision != memsize.BF16Mixed {
+	if s := SettingOf(vals); s.ZeRO != 3 || s.DP != 8 || s.Precision != memsize.BF16Mixed || !s.Tied {
 		t.Errorf("SettingOf read %+v", s)
 	}
 }
