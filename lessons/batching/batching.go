@@ -90,28 +90,20 @@ func KeepName(what string) string { return Lesson + "-" + what }
 func BatchSweep(hidden int, progress experiments.Progress) ([]measure.Result, error) {
 	sizes := experiments.Grid(Batches(experiments.CurrentScale()), []int{hidden})
 	out, err := experiments.SweepEveryDevice(sizes, progress)
-	if err != nil {
-		return out, err
+	if err == nil {
+		out, err = experiments.WithRecordedWhere(out, Lesson, BatchSweepName, experiments.HiddenIs(hidden))
 	}
-	out, err = experiments.WithRecordedWhere(out, Lesson, BatchSweepName, experiments.HiddenIs(hidden))
-	if err != nil {
-		return out, err
-	}
-	return out, measure.Keep(KeepName(fmt.Sprintf("batch-%d", hidden)), out)
+	return out, measure.KeepOr(KeepName(fmt.Sprintf("batch-%d", hidden)), out, err) // a failure is kept too: the chart cell refuses
 }
 
 // WidthSweep times the step at batch WidthBatch for every hidden width of the current scale, on
 // every XLA device here, adds recorded results of devices not here, and keeps them (KeepName("width")).
 func WidthSweep(progress experiments.Progress) ([]measure.Result, error) {
 	out, err := experiments.SweepEveryDevice(widthSizes(Widths(experiments.CurrentScale())), progress)
-	if err != nil {
-		return out, err
+	if err == nil {
+		out, err = experiments.WithRecordedWhere(out, Lesson, WidthSweepName, experiments.BatchIs(WidthBatch))
 	}
-	out, err = experiments.WithRecordedWhere(out, Lesson, WidthSweepName, experiments.BatchIs(WidthBatch))
-	if err != nil {
-		return out, err
-	}
-	return out, measure.Keep(KeepName("width"), out)
+	return out, measure.KeepOr(KeepName("width"), out, err) // a failure is kept too: the chart cell refuses
 }
 
 // RecallBatch reads the kept batch sweep of a hidden width.

@@ -44,8 +44,5 @@ func SweepSizes(s Sizes, progress experiments.Progress) ([]measure.Result, error
 		return nil, err
 	}
 	out, err := experiments.SweepEveryDevice(experiments.Grid(s.Batches, []int{s.Hidden}), progress)
-	if err != nil {
-		return out, err
-	}
-	return out, measure.Keep(KeepName("yours"), out)
+	return out, measure.KeepOr(KeepName("yours"), out, err)
 }

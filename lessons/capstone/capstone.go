@@ -7,10 +7,7 @@
 package capstone
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -325,15 +322,7 @@ func keepPoints(ps []Point) error {
 
 // RecallTune loads the points Tune kept.
 func RecallTune() ([]Point, error) {
-	b, err := os.ReadFile(filepath.Join(measure.CacheDir(), keepTune))
-	if os.IsNotExist(err) {
-		return nil, fmt.Errorf("%s: nothing tuned yet: run the tuning cell above first", Lesson)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var ps []Point
-	return ps, json.Unmarshal(b, &ps)
+	return measure.RecallValue[[]Point](strings.TrimSuffix(keepTune, ".json"))
 }
 
 // Best is the configuration with the most samples per second.

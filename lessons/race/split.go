@@ -144,15 +144,12 @@ func SmallVsLarge(progress experiments.Progress) ([]measure.Result, error) {
 	for _, d := range devs {
 		rs, err := SmallVsLargeOn(d, SplitBudget, SplitSides, progress)
 		if err != nil {
-			return out, err
+			return out, measure.KeepOr(SmallVsLargeKeep, out, err)
 		}
 		out = append(out, rs...)
 	}
 	out, err = experiments.WithRecorded(out, Lesson, SmallLargeName)
-	if err != nil {
-		return out, err
-	}
-	return out, measure.Keep(SmallVsLargeKeep, out)
+	return out, measure.KeepOr(SmallVsLargeKeep, out, err)
 }
 
 // SplitTable shows each split: calls, total FLOPs, time for the budget, relative to the largest

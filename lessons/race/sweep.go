@@ -24,14 +24,10 @@ func StepSweep(progress experiments.Progress) ([]measure.Result, error) {
 		_ = measure.Keep(StepSweepKeep, out) // interrupted: the chart cell shows the partial sweep
 		return out, err
 	}
-	if err != nil {
-		return out, err
+	if err == nil {
+		out, err = experiments.WithRecordedWhere(out, Lesson, StepSweepName, experiments.HiddenIs(SweepHidden))
 	}
-	out, err = experiments.WithRecordedWhere(out, Lesson, StepSweepName, experiments.HiddenIs(SweepHidden))
-	if err != nil {
-		return out, err
-	}
-	return out, measure.Keep(StepSweepKeep, out)
+	return out, measure.KeepOr(StepSweepKeep, out, err) // a failure is kept too: the chart cell refuses
 }
 
 // SweepChart draws the step sweep: time per step against batch size, log–log, a line per device

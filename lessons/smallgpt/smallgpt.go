@@ -6,12 +6,9 @@
 package smallgpt
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -527,15 +524,15 @@ func keepJSON(name string, v any) error {
 	return measure.KeepValue(name, v) // atomic: other tabs may keep at once
 }
 
-func recallJSON(name string, v any) error {
-	b, err := os.ReadFile(filepath.Join(measure.CacheDir(), name+".json"))
+// recallJSON loads what keepJSON kept under name in this run (measure.RecallValue: refused when
+// another run or a failed cell kept it).
+func recallJSON[T any](name string, v *T) error {
+	got, err := measure.RecallValue[T](name)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return fmt.Errorf("smallgpt: nothing kept under %q yet: run the training cell first", name)
-		}
 		return err
 	}
-	return json.Unmarshal(b, v)
+	*v = got
+	return nil
 }
 
 // Deck is the lesson's recall checks, one section per "## " section of the notebook.

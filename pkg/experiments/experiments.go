@@ -210,16 +210,14 @@ func RecordedDevices() []string {
 // OnEachDevice is how a lesson cell measures: it runs fn live on every XLA device here
 // (devices.Accelerated), adds the recordings of experiment lesson/name for devices that were not
 // measured live (a GPU the learner lacks), and keeps the whole set under keep for later cells
-// (measure.Keep). The first error stops it and is returned with the results so far.
+// (measure.Keep). The first error stops it and is returned with the results so far; it is also
+// kept (measure.KeepFailed), so the chart cell below refuses instead of showing an older keep.
 func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
 	results, err := LiveOnEachDevice(fn)
-	if err != nil {
-		return results, err
+	if err == nil {
+		results, err = WithRecorded(results, lesson, name)
 	}
-	if results, err = WithRecorded(results, lesson, name); err != nil {
-		return results, err
-	}
-	return results, measure.Keep(keep, results)
+	return results, measure.KeepOr(keep, results, err)
 }
 
 // LiveOnEachDevice runs fn on every XLA device here (devices.Accelerated), one after another, and

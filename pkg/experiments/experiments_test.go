@@ -142,3 +142,21 @@ func TestKeepSteadiestSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// A measuring cell that fails leaves its failure kept: the chart cell below refuses with it
+// instead of charting what an earlier, successful run kept.
+func TestFailedCellIsNotChartedFromAnOldKeep(t *testing.T) {
+	devicetest.NeedCPUPlugin(t)
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	t.Setenv("WHYGPU_ROOT", t.TempDir())
+	if err := measure.Keep("k", []measure.Result{{Label: "old"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OnEachDevice("x", "y", "k", func(*devices.Device) ([]measure.Result, error) { return nil, errors.New("out of memory") })
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if _, err := measure.Recall("k"); !errors.Is(err, measure.ErrNotThisRun) || !strings.Contains(err.Error(), "out of memory") {
+		t.Errorf("recall after the failed cell: %v", err)
+	}
+}

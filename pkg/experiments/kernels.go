@@ -60,14 +60,17 @@ var (
 var nonKey = regexp.MustCompile(`[^A-Za-z0-9.]+`)
 
 // kernelsOnce returns the kernels of the step described by shape (a text naming every size that
-// changes the compiled graph), from this process's cache, from disk (measure.RecallValue), or by
+// changes the compiled graph), from this process's cache, from disk (measure.LoadCache), or by
 // compiling it on xla:cpu (hlo returns the optimized HLO) and keeping what compiled.KernelsOf reads.
+// The disk key names the plugin, its PJRT version and the GoMLX and go-xla versions: kernels
+// compiled by another compiler are never reused.
 func kernelsOnce(shape string, hlo func(*devices.Device) (string, error)) ([]gpumodel.Kernel, error) {
 	dev, err := devices.Open(devices.CPU)
 	if err != nil {
 		return nil, err
 	}
-	key := nonKey.ReplaceAllString(fmt.Sprintf("kernelseq %s pjrt %s %s", dev.Plugin, dev.PJRTVersion, shape), "-")
+	p := measure.ProvenanceOf(dev)
+	key := nonKey.ReplaceAllString(fmt.Sprintf("kernelseq %s pjrt %s gomlx %s go-xla %s %s", dev.Plugin, dev.PJRTVersion, p.GoMLX, p.GoXLA, shape), "-")
 	if len(key) > 200 {
 		key = key[len(key)-200:]
 	}
@@ -76,7 +79,7 @@ func kernelsOnce(shape string, hlo func(*devices.Device) (string, error)) ([]gpu
 	if seq, ok := counts[key]; ok {
 		return seq, nil
 	}
-	if seq, err := measure.RecallValue[[]gpumodel.Kernel](key); err == nil && len(seq) > 0 {
+	if seq, ok := measure.LoadCache[[]gpumodel.Kernel](key); ok && len(seq) > 0 {
 		counts[key] = seq
 		return seq, nil
 	}
@@ -93,7 +96,7 @@ func kernelsOnce(shape string, hlo func(*devices.Device) (string, error)) ([]gpu
 	}
 	seq := ModelKernels(ks)
 	counts[key] = seq
-	_ = measure.KeepValue(key, seq) // a cache: a failed write only costs a recompile
+	_ = measure.StoreCache(key, seq) // a cache: a failed write only costs a recompile
 	return seq, nil
 }
 

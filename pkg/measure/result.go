@@ -366,34 +366,3 @@ func CacheDir() string {
 	}
 	return filepath.Join(d, "whygpu")
 }
-
-// Keep saves results under a name in CacheDir, for a later cell to Recall.
-func Keep(name string, results []Result) error { return KeepValue(name, results) }
-
-// Recall loads results kept under name by an earlier cell (they keep Recorded=false: they were
-// measured live on this machine). The error says which cell to run first when there is nothing kept.
-func Recall(name string) ([]Result, error) { return RecallValue[[]Result](name) }
-
-// KeepValue saves any JSON-marshalable value under a name in CacheDir, for a later cell to
-// RecallValue: how a lesson carries what one cell computed into the next (each cell is a new
-// process). Keep is KeepValue for results.
-func KeepValue[T any](name string, v T) error {
-	return writeJSON(filepath.Join(CacheDir(), name+".json"), v)
-}
-
-// RecallValue loads the value an earlier cell kept under name. When nothing is kept yet the error
-// says so and which cell to run first — the same message for every kept value.
-func RecallValue[T any](name string) (T, error) {
-	var v T
-	b, err := os.ReadFile(filepath.Join(CacheDir(), name+".json"))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return v, fmt.Errorf("measure: nothing kept under %q yet: run the cell that measures it first", name)
-		}
-		return v, err
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return v, fmt.Errorf("measure: reading what was kept under %q: %w", name, err)
-	}
-	return v, nil
-}
