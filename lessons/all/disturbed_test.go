@@ -27,12 +27,20 @@ func timed(disturbed bool, workload string, params map[string]int) measure.Resul
 	return measure.Result{Workload: workload, Label: workload, DType: "float32", Precision: "float32", FLOPs: 1e9, Bytes: 1e7,
 		Params: params, CeilingFLOPS: 2e10, CeilingBytesPerSec: 1e10, PeakFLOPS: 5e10,
 		Stats:      measure.Stats{N: 5, Median: time.Millisecond, Min: time.Millisecond, P90: time.Millisecond, Disturbance: d},
-		Provenance: measure.Provenance{Device: devices.CPU}}
+		Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}}
 }
 
-// Every lesson table built from timed results marks the rows whose measurement was disturbed (with
-// one footnote saying what to do) and never marks a quiet one.
-func TestLessonTablesMarkDisturbedRows(t *testing.T) {
+// lessonTable is a lesson table built from timed results, with how to build its input; the
+// disturbed argument says which input is disturbed.
+type lessonTable struct {
+	name  string
+	table func(rs []measure.Result) units.Table
+	make  func(disturbed func(i int) bool) []measure.Result
+}
+
+// lessonTables lists every lesson table built from timed results (the disturbed-row and origin
+// tests walk it).
+func lessonTables(t *testing.T) []lessonTable {
 	p := func(kv ...int) map[string]int {
 		m := map[string]int{}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -41,12 +49,7 @@ func TestLessonTablesMarkDisturbedRows(t *testing.T) {
 		return m
 	}
 	const batch, hidden, m, n, k, side, calls, variant, size, fmas = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
-	for _, tc := range []struct {
-		name  string
-		table func(rs []measure.Result) units.Table
-		// make builds the table's input; the disturbed argument says which input is disturbed.
-		make func(disturbed func(i int) bool) []measure.Result
-	}{
+	return []lessonTable{
 		{"01 split", race.SplitTable, func(d func(int) bool) []measure.Result {
 			return []measure.Result{timed(d(0), "split", p(side, 8, calls, 64)), timed(d(1), "split", p(side, 64, calls, 1))}
 		}},
@@ -120,7 +123,13 @@ func TestLessonTablesMarkDisturbedRows(t *testing.T) {
 		}, func(d func(int) bool) []measure.Result {
 			return []measure.Result{timed(d(0), "step", nil), timed(d(1), "step", nil)}
 		}},
-	} {
+	}
+}
+
+// Every lesson table built from timed results marks the rows whose measurement was disturbed (with
+// one footnote saying what to do) and never marks a quiet one.
+func TestLessonTablesMarkDisturbedRows(t *testing.T) {
+	for _, tc := range lessonTables(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			quiet := tc.table(tc.make(func(int) bool { return false })).String()
 			if strings.Contains(quiet, units.DisturbedMark) {

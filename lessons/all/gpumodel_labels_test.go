@@ -24,7 +24,7 @@ import (
 // cpuResult is a fake live xla:cpu step result at a size.
 func cpuResult(batch, hidden int, d time.Duration) measure.Result {
 	return measure.Result{Label: "step", Params: map[string]int{"batch": batch, "hidden": hidden},
-		Stats: measure.Stats{Median: d}, Provenance: measure.Provenance{Device: devices.CPU}}
+		Stats: measure.Stats{Median: d}, Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}}
 }
 
 func rows(t units.Table) string { return t.Plain() }
@@ -46,8 +46,8 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 	}
 	lane := experiments.BandLane(experiments.StepEstimate(experiments.Step(1, 64)))
 	sliver := []measure.Result{
-		{Label: "a", Params: map[string]int{"m": 1, "k": 512, "n": 512}, Stats: measure.Stats{Median: 40 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
-		{Label: "b", Params: map[string]int{"m": 256, "k": 512, "n": 512}, Stats: measure.Stats{Median: 400 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
+		{Label: "a", Params: map[string]int{"m": 1, "k": 512, "n": 512}, Stats: measure.Stats{Median: 40 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}},
+		{Label: "b", Params: map[string]int{"m": 256, "k": 512, "n": 512}, Stats: measure.Stats{Median: 400 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}},
 	}
 	for name, text := range map[string]string{
 		"race lane":                    lane.Device + " " + lane.TimeText() + " " + lane.Describe(),

@@ -34,7 +34,7 @@ func fake(device string, batch, hidden int, d time.Duration, recorded bool) meas
 	r := measure.Result{
 		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
 		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
-		Provenance: measure.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded},
+		Provenance: measure.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded, Run: measure.RunID()},
 		Precision:  "float32", PeakFLOPS: 300e9,
 	}
 	if device == devices.CUDA {

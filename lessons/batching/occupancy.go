@@ -55,7 +55,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 	t := units.Table{Header: []string{"batch", "outputs per hidden layer (B·H)",
 		fmt.Sprintf("output tiles → SMs busy (of %d; GPU model, not a measurement)", sms),
 		fmt.Sprintf("CPU lanes with work (of %d, model)", cpuLanes),
-		"xla:cpu time per step (measured live)", "GPU time per step", "GPU time from"}}
+		"xla:cpu time per step (no results)", "GPU time per step", "GPU time from"}}
 	var batches []int
 	cpu := map[int]float64{}
 	why := map[int]string{}
@@ -63,6 +63,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 		if r.Params["hidden"] != hidden || r.Provenance.Device != devices.CPU || r.Provenance.Recorded {
 			continue
 		}
+		t.Header[4] = "xla:cpu time per step (" + r.Provenance.Origin() + ")"
 		b := r.Params["batch"]
 		if _, ok := cpu[b]; !ok {
 			batches = append(batches, b)

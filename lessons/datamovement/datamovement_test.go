@@ -121,7 +121,7 @@ func TestSyncTableReadsOldRecordings(t *testing.T) {
 func TestUnsyncedIsEmulatedEverywhere(t *testing.T) {
 	for _, dev := range []string{devices.CPU, devices.CUDA} {
 		launch := measure.Result{Label: "matmul — timer stopped at launch (wrong; " + measure.EmulatedLaunch + ")", FLOPs: 1e9,
-			Stats: measure.Stats{Median: time.Microsecond}, Provenance: measure.Provenance{Device: dev, Model: "m"}}
+			Stats: measure.Stats{Median: time.Microsecond}, Provenance: measure.Provenance{Device: dev, Model: "m", Run: measure.RunID()}}
 		synced := launch
 		synced.Label = "matmul"
 		_, rows := UnsyncedTable([]measure.Result{launch, synced}).Parts()

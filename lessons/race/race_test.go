@@ -196,7 +196,7 @@ func fake(device string, batch, hidden int, d time.Duration, recorded bool) meas
 	return measure.Result{
 		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
 		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
-		Provenance: measure.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded},
+		Provenance: measure.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded, Run: measure.RunID()},
 	}
 }
 
@@ -275,8 +275,8 @@ func TestRecordedGPULane(t *testing.T) {
 
 func TestSliverTable(t *testing.T) {
 	rs := []measure.Result{
-		{Label: "a", Params: map[string]int{"m": 1, "k": 512, "n": 512}, Stats: measure.Stats{Median: 40 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
-		{Label: "b", Params: map[string]int{"m": 256, "k": 512, "n": 512}, Stats: measure.Stats{Median: 400 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU}},
+		{Label: "a", Params: map[string]int{"m": 1, "k": 512, "n": 512}, Stats: measure.Stats{Median: 40 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}},
+		{Label: "b", Params: map[string]int{"m": 256, "k": 512, "n": 512}, Stats: measure.Stats{Median: 400 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}},
 	}
 	tab := SliverTable(rs)
 	notes := tab.NotesText()

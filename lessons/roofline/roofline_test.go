@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"github.com/gpu-course/whygpu/pkg/charts"
 	"math"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestPointsOnGoBackend(t *testing.T) {
 		t.Fatalf("%d results", len(rs))
 	}
 	roofs := Roofs(rs)
-	if len(roofs) != 4 || len(roofs[0].Points) != 4 || roofs[0].Source != 0 {
+	if len(roofs) != 4 || len(roofs[0].Points) != 4 || roofs[0].Source != charts.Live {
 		t.Errorf("roofs: %+v", roofs)
 	}
 	if _, err := Chart(rs); err != nil {

@@ -67,8 +67,8 @@ func TestCrossings(t *testing.T) {
 
 func TestCrossoversNamesTheFasterFirst(t *testing.T) {
 	pow2 := []float64{1, 4, 16, 64, 256}
-	cpu := Series{Name: "cpu", Points: line(pow2, func(x float64) float64 { return 1e-4 * x })}
-	gpu := Series{Name: "gpu", Points: line(pow2, func(float64) float64 { return 1e-3 })}
+	cpu := Series{Source: Live, Name: "cpu", Points: line(pow2, func(x float64) float64 { return 1e-4 * x })}
+	gpu := Series{Source: Live, Name: "gpu", Points: line(pow2, func(float64) float64 { return 1e-3 })}
 	for _, order := range [][]Series{{cpu, gpu}, {gpu, cpu}} {
 		c := Crossovers(order)
 		if len(c) != 1 || c[0].A != "cpu" || c[0].B != "gpu" || math.Abs(c[0].At.X-10) > 1e-9 {
@@ -179,13 +179,13 @@ func TestChartErrors(t *testing.T) {
 	}{
 		{"no series", func() (*plot.Plot, error) { return TimeVsBatch("t", nil) }, "nothing to draw"},
 		{"zero time on a log axis", func() (*plot.Plot, error) {
-			return TimeVsBatch("t", []Series{{Name: "cpu", Points: []XY{{X: 1, Y: 0}}}})
+			return TimeVsBatch("t", []Series{{Source: Live, Name: "cpu", Points: []XY{{X: 1, Y: 0}}}})
 		}, "log axis"},
 		{"NaN", func() (*plot.Plot, error) {
-			return Lines(Axes{Title: "t"}, Series{Name: "cpu", Points: []XY{{X: 1, Y: math.NaN()}}})
+			return Lines(Axes{Title: "t"}, Series{Source: Live, Name: "cpu", Points: []XY{{X: 1, Y: math.NaN()}}})
 		}, "not a number"},
 		{"roof without bandwidth", func() (*plot.Plot, error) {
-			return Roofline("r", []Roof{{Name: "cpu", PeakFLOPS: 1e9}})
+			return Roofline("r", []Roof{{Source: Live, Name: "cpu", PeakFLOPS: 1e9}})
 		}, "positive peak"},
 		{"no lanes", func() (*plot.Plot, error) { return RaceBars("r", nil) }, "nothing to draw"},
 		{"negative memory", func() (*plot.Plot, error) {
@@ -216,12 +216,12 @@ func TestRace(t *testing.T) {
 		factor  float64
 		summary string
 	}{
-		{"gpu wins", []Lane{{Device: "cpu", Time: 12 * ms}, {Device: "gpu", Time: 3 * ms, Source: Recorded, Note: "H200, 2026-11-30"}},
+		{"gpu wins", []Lane{{Source: Live, Device: "cpu", Time: 12 * ms}, {Device: "gpu", Time: 3 * ms, Source: Recorded, Note: "H200, 2026-11-30"}},
 			1, 4, "gpu (recorded on H200, 2026-11-30) wins: 3 ms vs 12 ms for cpu (measured live), 4× faster"},
-		{"failed lane skipped", []Lane{{Device: "cpu", Time: 12 * ms}, {Device: "gpu", Err: oom}},
+		{"failed lane skipped", []Lane{{Source: Live, Device: "cpu", Time: 12 * ms}, {Source: Live, Device: "gpu", Err: oom}},
 			0, 0, "only cpu (measured live) finished: 12 ms"},
-		{"nobody finished", []Lane{{Device: "gpu", Err: oom}}, -1, 0, "no device finished (gpu: out of memory)"},
-		{"three lanes", []Lane{{Device: "a", Time: 5 * ms}, {Device: "b", Time: 2 * ms}, {Device: "c", Time: 3 * ms}},
+		{"nobody finished", []Lane{{Source: Live, Device: "gpu", Err: oom}}, -1, 0, "no device finished (gpu: out of memory)"},
+		{"three lanes", []Lane{{Source: Live, Device: "a", Time: 5 * ms}, {Source: Live, Device: "b", Time: 2 * ms}, {Source: Live, Device: "c", Time: 3 * ms}},
 			1, 1.5, "b (measured live) wins: 2 ms vs 3 ms for c (measured live), 1.5× faster"},
 	}
 	for _, tc := range tests {
@@ -245,7 +245,7 @@ func TestRace(t *testing.T) {
 }
 
 func TestRoof(t *testing.T) {
-	r := Roof{Name: "dev", PeakFLOPS: 100e9, Bandwidth: 10e9}
+	r := Roof{Source: Live, Name: "dev", PeakFLOPS: 100e9, Bandwidth: 10e9}
 	tests := []struct{ intensity, want float64 }{{1, 10e9}, {10, 100e9}, {1000, 100e9}, {0.5, 5e9}}
 	if r.Ridge() != 10 {
 		t.Errorf("Ridge = %v, want 10", r.Ridge())
@@ -292,5 +292,28 @@ func TestLiveBytes(t *testing.T) {
 	}
 	if _, err := LiveBytes("empty", nil); err == nil {
 		t.Error("no lines accepted")
+	}
+}
+
+// A series, lane, roof, point or span built without a Source is refused by every chart: the zero
+// value is NoOrigin, never "measured live".
+func TestNoOriginIsRefused(t *testing.T) {
+	pts := []XY{{X: 1, Y: 1}, {X: 2, Y: 2}}
+	for name, draw := range map[string]func() error{
+		"series": func() error { _, err := TimeVsBatch("t", []Series{{Name: "x", Points: pts}}); return err },
+		"lane":   func() error { _, err := RaceBars("t", []Lane{{Device: "x", Time: 1}}); return err },
+		"roof":   func() error { _, err := Roofline("t", []Roof{{Name: "x", PeakFLOPS: 1e9, Bandwidth: 1e9}}); return err },
+		"point": func() error {
+			_, err := Roofline("t", []Roof{{Name: "x", Source: Model, PeakFLOPS: 1e9, Bandwidth: 1e9, Points: []RoofPoint{{Label: "p", Intensity: 1, FLOPS: 1e8}}}})
+			return err
+		},
+		"span": func() error { _, err := SpanBars("t", []Span{{Label: "x", Seconds: 1}}); return err },
+	} {
+		if err := draw(); !errors.Is(err, ErrNoOrigin) {
+			t.Errorf("%s without a source: %v, want ErrNoOrigin", name, err)
+		}
+	}
+	if Source(0) != NoOrigin || NoOrigin.String() != "no origin" {
+		t.Errorf("the zero Source is %v", Source(0))
 	}
 }

@@ -46,7 +46,7 @@ func fixtureUtil() (cores, gpus []Series) {
 			t := float64(i) * 0.02
 			pts = append(pts, XY{X: t, Y: 50 + 45*math.Sin(t*6+float64(c))})
 		}
-		cores = append(cores, Series{Name: "cpu", Points: pts})
+		cores = append(cores, Series{Source: Live, Name: "cpu", Points: pts})
 	}
 	var g []XY
 	for i := 0; i < 100; i++ {

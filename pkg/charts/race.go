@@ -128,6 +128,9 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 	}
 	longest := 0.0
 	for _, l := range lanes {
+		if err := checkOrigin(title, fmt.Sprintf("lane %q", l.Device), l.Source); err != nil {
+			return nil, err
+		}
 		if l.Err == nil && l.Time < 0 {
 			return nil, fmt.Errorf("charts: %q: lane %q has a negative time %v", title, l.Device, l.Time)
 		}

@@ -57,6 +57,14 @@ func Roofline(title string, roofs []Roof) (*plot.Plot, error) {
 	// X range: a decade around every ridge and point.
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range roofs {
+		if err := checkOrigin(title, fmt.Sprintf("roof %q", r.Name), r.Source); err != nil {
+			return nil, err
+		}
+		for _, pt := range r.Points {
+			if err := checkOrigin(title, fmt.Sprintf("point %q", pt.Label), pt.Source); err != nil {
+				return nil, err
+			}
+		}
 		if !(r.PeakFLOPS > 0) || !(r.Bandwidth > 0) || math.IsInf(r.PeakFLOPS, 0) || math.IsInf(r.Bandwidth, 0) {
 			return nil, fmt.Errorf("charts: %q: roof %q needs a positive peak FLOP/s and bandwidth (got %g, %g)",
 				title, r.Name, r.PeakFLOPS, r.Bandwidth)

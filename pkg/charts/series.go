@@ -13,20 +13,37 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Source says where a chart's numbers come from. Every series, lane, roof and point has one, and
-// the legend says it in words.
+// Source says where a chart's numbers come from. Every series, lane, roof, point and span has one,
+// and the legend says it in words. The zero value is NoOrigin, which every chart refuses
+// (ErrNoOrigin): a number cannot reach the screen without saying where it came from.
 type Source int
 
 // The sources.
 const (
+	// NoOrigin is a value built without saying where it came from: refused by every chart.
+	NoOrigin Source = iota
 	// Live numbers were measured on this machine in this session: solid lines, filled markers.
-	Live Source = iota
+	Live
 	// Recorded numbers were measured earlier on a named device (a reference file): dashed lines,
 	// hollow markers. The Note names the device and date.
 	Recorded
 	// Model numbers are computed from a datasheet or a formula, not measured: dotted lines.
 	Model
+	// Emulated numbers were measured on an emulation of the thing named (the course's goroutine
+	// launch queue standing in for a CUDA stream): dotted lines, like a model.
+	Emulated
 )
+
+// ErrNoOrigin is wrapped by a chart's error when something it was given has no Source.
+var ErrNoOrigin = errors.New("has no origin (measured live, recorded, model or emulated)")
+
+// checkOrigin refuses a NoOrigin source of the thing named what in chart title.
+func checkOrigin(title, what string, s Source) error {
+	if s == NoOrigin {
+		return fmt.Errorf("charts: %q: %s %w", title, what, ErrNoOrigin)
+	}
+	return nil
+}
 
 // String is the source in words: "measured live", "recorded", "datasheet model".
 func (s Source) String() string {
@@ -37,6 +54,10 @@ func (s Source) String() string {
 		return "recorded"
 	case Model:
 		return "datasheet model"
+	case Emulated:
+		return "emulated"
+	case NoOrigin:
+		return "no origin"
 	}
 	return fmt.Sprintf("Source(%d)", int(s))
 }
@@ -125,7 +146,7 @@ func lineStyle(i int, src Source) draw.LineStyle {
 	switch src {
 	case Recorded:
 		ls.Dashes = []vg.Length{vg.Points(7), vg.Points(4)}
-	case Model:
+	case Model, Emulated:
 		ls.Dashes = []vg.Length{vg.Points(1.5), vg.Points(3)}
 		ls.Width = vg.Points(1.8)
 	}
@@ -180,8 +201,11 @@ func (a Axes) frame() *plot.Plot {
 // ErrNoData is returned for a chart with nothing to draw.
 var ErrNoData = errors.New("charts: nothing to draw")
 
-// checkPoints verifies that a series' points can be drawn on the axes.
+// checkPoints verifies that a series has an origin and its points can be drawn on the axes.
 func (a Axes) checkPoints(s Series) error {
+	if err := checkOrigin(a.Title, fmt.Sprintf("series %q", s.Name), s.Source); err != nil {
+		return err
+	}
 	for _, pt := range s.Points {
 		if math.IsNaN(pt.X) || math.IsNaN(pt.Y) || math.IsInf(pt.X, 0) || math.IsInf(pt.Y, 0) {
 			return fmt.Errorf("charts: %q: series %q has a point that is not a number (%v, %v)", a.Title, s.Name, pt.X, pt.Y)

@@ -38,6 +38,9 @@ func SpanBars(title string, spans []Span) (*plot.Plot, error) {
 	}
 	lo, hi := math.Inf(1), 0.0
 	for _, s := range spans {
+		if err := checkOrigin(title, fmt.Sprintf("span %q", s.Label), s.Source); err != nil {
+			return nil, err
+		}
 		if (s.Low != 0 || s.High != 0) && !s.Banded() {
 			return nil, fmt.Errorf("charts: %q: span %q has a band %g–%g s that is not 0 < low < high", title, s.Label, s.Low, s.High)
 		}

@@ -12,11 +12,11 @@ func TestSpanBars(t *testing.T) {
 		spans   []Span
 		wantErr string
 	}{
-		{"measured and band", []Span{{Label: "cpu", Seconds: 3e8}, {Label: "gpu", Seconds: 1e4, Low: 9e3, High: 1.4e4, Source: Model}}, ""},
+		{"measured and band", []Span{{Source: Live, Label: "cpu", Seconds: 3e8}, {Label: "gpu", Seconds: 1e4, Low: 9e3, High: 1.4e4, Source: Model}}, ""},
 		{"recorded", []Span{{Label: "gpu", Seconds: 5e3, Source: Recorded, Note: "H200, 2026-12-01"}}, ""},
 		{"none", nil, "no spans"},
-		{"zero time", []Span{{Label: "cpu"}}, "no positive finite time"},
-		{"bad band end", []Span{{Label: "gpu", Seconds: 1, Low: -1, High: 2}}, "not 0 < low < high"},
+		{"zero time", []Span{{Source: Live, Label: "cpu"}}, "no positive finite time"},
+		{"bad band end", []Span{{Source: Live, Label: "gpu", Seconds: 1, Low: -1, High: 2}}, "not 0 < low < high"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -68,11 +68,11 @@ func TestRecordAndLoadReference(t *testing.T) {
 	}
 	// WithRecorded adds the recording next to live CPU results, but not over a live result of the
 	// same device.
-	cpu := []measure.Result{{Provenance: measure.Provenance{Device: "xla:cpu"}}}
+	cpu := []measure.Result{{Provenance: measure.Provenance{Device: "xla:cpu", Run: measure.RunID()}}}
 	if got, err := WithRecorded(cpu, "01-race", "sweep"); err != nil || len(got) != 2 || !got[1].Provenance.Recorded {
 		t.Errorf("WithRecorded(cpu) = %+v, %v; want the live result then the recording", got, err)
 	}
-	cuda := []measure.Result{{Provenance: measure.Provenance{Device: "xla:cuda"}}}
+	cuda := []measure.Result{{Provenance: measure.Provenance{Device: "xla:cuda", Run: measure.RunID()}}}
 	if got, _ := WithRecorded(cuda, "01-race", "sweep"); len(got) != 1 || got[0].Provenance.Recorded {
 		t.Errorf("WithRecorded(live cuda) = %+v; the live GPU result must win", got)
 	}
@@ -97,7 +97,7 @@ func TestLiveOnEachDevice(t *testing.T) {
 		var seen []string
 		rs, err := LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
 			seen = append(seen, d.Name)
-			return []measure.Result{{Workload: "w", Provenance: measure.Provenance{Device: d.Name}}}, tc.err
+			return []measure.Result{{Workload: "w", Provenance: measure.Provenance{Device: d.Name, Run: measure.RunID()}}}, tc.err
 		})
 		if !errors.Is(err, tc.wantErr) || len(rs) == 0 || len(rs) != len(seen) && tc.err == nil || !slices.Contains(seen, devices.CPU) {
 			t.Errorf("%s: %d results from %v, error %v", tc.name, len(rs), seen, err)

@@ -107,10 +107,18 @@ func KeepOr(name string, results []Result, err error) error {
 
 // Recall loads results kept under name by an earlier cell of this run. It refuses (ErrNotThisRun)
 // what another run kept or what a failed measuring cell left, saying which cell to run.
+// Every successful Recall is passed to RecallHook when set: display sets it to say, in the cell
+// that shows them, when the results were measured (Kept.Line: "measured live at 14:03 on …").
 func Recall(name string) ([]Result, error) {
-	rs, _, err := RecallStamped[[]Result](name)
+	rs, k, err := RecallStamped[[]Result](name)
+	if err == nil && RecallHook != nil {
+		RecallHook(k)
+	}
 	return rs, err
 }
+
+// RecallHook, when set, is called with the stamp of every result set Recall returns.
+var RecallHook func(Kept)
 
 // KeepValue saves any JSON-marshalable value under a name in CacheDir, stamped like Keep, for a
 // later cell of this run to RecallValue: how a lesson carries what one cell computed into the next

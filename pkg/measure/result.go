@@ -31,6 +31,19 @@ type Provenance struct {
 	TF32        bool      `json:"tf32,omitempty"`         // float32 matrix products ran in TF32
 	// Recorded is true for results loaded from a reference file rather than measured in this process.
 	Recorded bool `json:"recorded,omitempty"`
+	// Run is the RunID of the run that measured it (ProvenanceOf): a result is live only in that run
+	// (Live); anywhere else it is an earlier measurement, whatever else it says.
+	Run string `json:"run,omitempty"`
+}
+
+// Live reports whether the result was measured in this run: not recorded, and Run is RunID().
+// Only a live result may be shown as "measured live".
+func (p Provenance) Live() bool { return !p.Recorded && p.Run != "" && p.Run == RunID() }
+
+// HasOrigin reports whether the provenance says where the numbers came from: recorded on a named
+// device (Device and Date), or measured in a run (Device and Run). Display refuses a result without.
+func (p Provenance) HasOrigin() bool {
+	return p.Device != "" && ((p.Recorded && !p.Date.IsZero()) || (!p.Recorded && p.Run != ""))
 }
 
 // Label is a short human label: "xla:cpu, live" or "NVIDIA H200, recorded 2026-11-30".
@@ -40,19 +53,22 @@ func (p Provenance) Label() string {
 	if p.Config != "" {
 		dev = p.Config
 	}
-	if p.Recorded {
-		return fmt.Sprintf("%s (%s), recorded %s", dev, p.Model, p.Date.Format("2006-01-02"))
-	}
-	return fmt.Sprintf("%s (%s), measured live", dev, p.Model)
+	return fmt.Sprintf("%s (%s), %s", dev, p.Model, p.Origin())
 }
 
-// Origin is how the numbers were obtained, without the device: "measured live" or "recorded
-// 2026-11-30" (a table's source column).
+// Origin is how the numbers were obtained, without the device: "measured live" only for a Live
+// result, "recorded 2026-11-30", "measured in another run (2026-11-28 14:03), not live" for a result
+// of another run, and "no origin" for one that says neither (a table's source column).
 func (p Provenance) Origin() string {
-	if p.Recorded {
+	switch {
+	case p.Recorded:
 		return "recorded " + p.Date.Format("2006-01-02")
+	case p.Live():
+		return "measured live"
+	case p.Run != "":
+		return "measured in another run (" + p.Date.Local().Format("2006-01-02 15:04") + "), not live"
 	}
-	return "measured live"
+	return "no origin"
 }
 
 // ProvenanceOf builds the provenance of a measurement made now on dev.
@@ -61,7 +77,7 @@ func ProvenanceOf(dev *devices.Device) Provenance {
 	p := Provenance{
 		Device: dev.Name, Model: dev.Model, Plugin: filepath.Base(dev.Plugin), PJRTVersion: dev.PJRTVersion,
 		GoMLX: moduleVersion("github.com/gomlx/gomlx"), GoXLA: moduleVersion("github.com/gomlx/go-xla"),
-		Go: runtime.Version(), Host: host, Date: time.Now().UTC(), TF32: dev.TF32,
+		Go: runtime.Version(), Host: host, Date: time.Now().UTC(), TF32: dev.TF32, Run: RunID(),
 	}
 	if dev.Config != dev.Name {
 		p.Config = dev.Config

@@ -84,7 +84,7 @@ func TestCorrect(t *testing.T) {
 func TestSaveLoadKeepRecall(t *testing.T) {
 	t.Setenv("WHYGPU_CACHE", t.TempDir())
 	rs := []Result{{Workload: "matmul", Label: "m", FLOPs: 2, Stats: Stats{N: 3, Median: time.Millisecond, CV: 0.01},
-		Provenance: Provenance{Device: "xla:cpu", Model: "test CPU", Date: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}}
+		Provenance: Provenance{Device: "xla:cpu", Model: "test CPU", Date: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Run: RunID()}}}
 	path := filepath.Join(t.TempDir(), "sub", "r.json")
 	if err := Save(path, rs); err != nil {
 		t.Fatal(err)
@@ -190,11 +190,17 @@ func TestProvenanceOrigin(t *testing.T) {
 		p    Provenance
 		want string
 	}{
-		{Provenance{Device: "xla:cpu"}, "measured live"},
+		{Provenance{Device: "xla:cpu", Run: RunID()}, "measured live"},
 		{Provenance{Device: "xla:cuda", Recorded: true, Date: time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC)}, "recorded 2026-11-30"},
+		// Live only in the run that measured it; without any origin it says so.
+		{Provenance{Device: "xla:cpu", Run: "kernel gonb_old", Date: time.Date(2026, 11, 28, 14, 3, 0, 0, time.Local)}, "measured in another run (2026-11-28 14:03), not live"},
+		{Provenance{Device: "xla:cpu"}, "no origin"},
 	} {
 		if got := tc.p.Origin(); got != tc.want {
 			t.Errorf("%+v: Origin() = %q, want %q", tc.p, got, tc.want)
 		}
+	}
+	if p := ProvenanceOf(&devices.Device{Name: devices.Go}); !p.Live() || !p.HasOrigin() {
+		t.Errorf("ProvenanceOf is not live in its own run: %+v", p)
 	}
 }

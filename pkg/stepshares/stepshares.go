@@ -70,7 +70,11 @@ func Chart(rs []measure.Result, prefix string) (*plot.Plot, error) {
 // were disturbed are marked (the sum's row when any part's was).
 func Table(rs []measure.Result, prefix string) units.Table {
 	shares, step, _ := Of(rs, prefix)
-	t := units.NewTable("op class", "share of FLOPs (formula)", "time alone (measured)", "share of time")
+	origin := "no results"
+	if len(rs) > 0 {
+		origin = rs[0].Provenance.Label() // Of keeps the parts of one provenance
+	}
+	t := units.NewTable("op class", "share of FLOPs (formula)", "time alone ("+origin+")", "share of time")
 	sum := 0.0
 	sumWhy := ""
 	for _, s := range shares {

@@ -13,10 +13,14 @@ import (
 )
 
 // Source says where a result comes from, for a chart: charts.Live with no note for a result
-// measured on this machine, charts.Recorded with "<model>, <date>" for one loaded from a reference
-// file.
+// measured in this run (measure.Provenance.Live), charts.Recorded with "<model>, <date>" for one
+// loaded from a reference file, and charts.NoOrigin — which every chart refuses — for one that is
+// neither (measured by another run, or built without a provenance).
 func Source(p measure.Provenance) (charts.Source, string) {
 	if !p.Recorded {
+		if !p.Live() {
+			return charts.NoOrigin, ""
+		}
 		return charts.Live, ""
 	}
 	note := p.Model

@@ -15,7 +15,7 @@ func result(device string, recorded bool, batch int, median time.Duration) measu
 		Label: fmt.Sprintf("step batch %d", batch), Params: map[string]int{"batch": batch},
 		FLOPs: 2e9, Bytes: 1e8,
 		Provenance: measure.Provenance{Device: device, Model: "NVIDIA H200 (139 GiB)", Recorded: recorded,
-			Date: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
+			Date: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Run: measure.RunID()},
 	}
 	r.Stats.Median = median
 	return r
@@ -64,15 +64,22 @@ func TestLaneAndPoint(t *testing.T) {
 	if p.Intensity != 20 || p.FLOPS != 1e12 || p.Source != charts.Recorded {
 		t.Errorf("Point = %+v, want intensity 20 and 1 TFLOP/s", p)
 	}
-	if src, note := Source(measure.Provenance{Device: "xla:cpu"}); src != charts.Live || note != "" {
+	now := time.Now()
+	if src, note := Source(measure.Provenance{Device: "xla:cpu", Run: measure.RunID(), Date: now}); src != charts.Live || note != "" {
 		t.Errorf("live provenance gave %v %q", src, note)
+	}
+	// Not measured in this run, or built without a provenance: no origin, which charts refuse.
+	for _, p := range []measure.Provenance{{Device: "xla:cpu", Run: "another kernel", Date: now}, {Device: "xla:cpu"}} {
+		if src, _ := Source(p); src != charts.NoOrigin {
+			t.Errorf("%+v gave %v, want no origin", p, src)
+		}
 	}
 }
 
 // A disturbed measurement is kept in its series and marked on the chart; quiet ones are not marked.
 func TestDisturbedPointsAreMarked(t *testing.T) {
 	res := func(batch int, others float64) measure.Result {
-		return measure.Result{Params: map[string]int{"batch": batch}, Provenance: measure.Provenance{Device: "xla:cpu"},
+		return measure.Result{Params: map[string]int{"batch": batch}, Provenance: measure.Provenance{Device: "xla:cpu", Run: measure.RunID()},
 			Stats: measure.Stats{N: 5, Median: time.Duration(batch) * time.Millisecond,
 				Disturbance: measure.Disturbance{Counted: true, OthersCores: others}}}
 	}
