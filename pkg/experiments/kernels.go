@@ -27,7 +27,7 @@ const CountBatchLimit = 4096
 // compiled on xla:cpu, counted by package compiled (fusions, library calls such as dots, and other
 // kernels), with where it comes from ("counted on xla:cpu", or "counted on xla:cpu at batch 4096,
 // same widths" beyond CountBatchLimit). The kernels are kept per shape and plugin, in this process
-// and on disk (measure.KeepValue), so a slider that returns to a shape answers at once. When the
+// and on disk (measure.StoreCache), so a slider that returns to a shape answers at once. When the
 // count is unavailable (no CPU plugin, a failed compile) it returns 0 and the reason, and the model
 // falls back to gpumodel.StepKernelsAssumed, saying so.
 func StepKernels(w workloads.MLP) (int, string) {
