@@ -47,8 +47,8 @@ func exerciseHTML(r exercise.Report) string {
 			if row.OK {
 				mark = "✓"
 			}
-			fmt.Fprintf(&b, `<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`,
-				esc(row.Name), esc(yours), esc(exercise.Num(row.Course, r.Unit)), mark)
+			fmt.Fprintf(&b, `<tr><td>%s: <code>%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>`,
+				esc(row.Name), esc(row.Call(r.Signature)), esc(yours), esc(exercise.Num(row.Course, r.Unit)), mark)
 		}
 		b.WriteString(`</table>`)
 	}

@@ -54,6 +54,15 @@ type Measurement struct {
 	Note  string  // why formula and measurement may differ (a model is not the machine)
 }
 
+// Call is the case as a call of the learner's function: "Ridge(9.89e+14, 4.8e+12)".
+func (c Case) Call(signature string) string {
+	a := make([]string, len(c.Args))
+	for i, v := range c.Args {
+		a[i] = strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return name(signature) + "(" + strings.Join(a, ", ") + ")"
+}
+
 // Status is the outcome of a check.
 type Status int
 
@@ -272,9 +281,9 @@ func (r Report) Headline() string {
 			continue
 		}
 		if row.Panic != "" {
-			return fmt.Sprintf("Not yet: for %s your function panicked (%s).", row.Name, row.Panic)
+			return fmt.Sprintf("Not yet: for %s, %s panicked (%s).", row.Name, row.Call(r.Signature), row.Panic)
 		}
-		return fmt.Sprintf("Not yet: for %s your function gives %s, the course's formula %s.", row.Name, Num(row.Yours, r.Unit), Num(row.Course, r.Unit))
+		return fmt.Sprintf("Not yet: for %s, %s gives %s, the course's formula %s.", row.Name, row.Call(r.Signature), Num(row.Yours, r.Unit), Num(row.Course, r.Unit))
 	}
 	return ""
 }

@@ -26,7 +26,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"placeholder", func(p, b float64) float64 { return 0 }, Unanswered, "Not answered yet"},
 		{"right", func(p, b float64) float64 { return p / b }, Right, "Right"},
-		{"inverted", func(p, b float64) float64 { return b / p }, Wrong, "for a your function gives"},
+		{"inverted", func(p, b float64) float64 { return b / p }, Wrong, "for a, Ridge(1e+12, 1e+11) gives 100 mFLOP/byte, the course's formula 10 FLOP/byte"},
 		{"right once", func(p, b float64) float64 { return 10 }, Wrong, "for b"},
 		{"int arguments", func(p, b int) float64 { return float64(p) / float64(b) }, Right, "Right"},
 		{"int truncates", func(p, b int) int { return p / b }, Wrong, "for b"},
