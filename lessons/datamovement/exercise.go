@@ -25,7 +25,7 @@ var ExerciseCopy = exercise.Exercise{
 	Course: func(x []float64) float64 { return x[0] / x[1] }, // bandwidth is bytes per second: its definition, no model
 	Hint:   "bandwidth is bytes per second: how many seconds do the bytes take?",
 	Answer: "return bytes / bytesPerSec",
-	Why:    "Bandwidth alone predicts large copies. A small copy takes longer than this: every copy pays a fixed cost first (a call, a synchronization) — why a batch crosses the link in one piece, not many.",
+	Why:    "Bandwidth alone predicts large copies. Expect a small copy to take longer than this: every copy pays a fixed cost first (a call, a synchronization) — why a batch crosses the link in one piece, not many.",
 	Measured: func() (exercise.Measurement, error) {
 		rs, err := predict.Kept(KeepTransfer, devices.CPU)
 		if err != nil {

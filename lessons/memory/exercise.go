@@ -29,5 +29,5 @@ var ExerciseState = exercise.Exercise{
 	Course: func(x []float64) float64 { return x[0] * float64(mixedAdam.Total()) },
 	Hint:   "add the bytes per parameter: 2 (16-bit weights) + 2 (16-bit gradients) + 4 (float32 master weights) + 4 + 4 (Adam's two moments).",
 	Answer: "return 16 * params // 2 + 2 + 4 + 4 + 4 bytes per parameter",
-	Why:    "A 7 B model needs 112 GB before one activation: more than one 80 GB GPU holds, the reason state is sharded across devices (lesson 10).",
+	Why:    "A 7 B model needs 112 GB before one activation: more than an 80 GB H100 holds, the reason state is sharded across devices (lesson 10).",
 }

@@ -28,5 +28,5 @@ var ExerciseBytes = exercise.Exercise{
 	},
 	Hint:   "three n×n matrices cross memory: A and B are read, C is written.",
 	Answer: "return 3 * n * n * bytesPerElement",
-	Why:    "Halving the element size halves the bytes and doubles the intensity at the same FLOPs: 16-bit types help a memory-bandwidth-bound step twice, with fewer bytes and faster tensor-core math.",
+	Why:    "Halving the element size halves the bytes at the same FLOPs and doubles the intensity: a memory-bandwidth-bound op can run up to twice as fast, while a compute-bound matmul gains from the faster 16-bit tensor-core math instead.",
 }

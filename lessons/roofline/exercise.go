@@ -26,7 +26,7 @@ var ExerciseRidge = exercise.Exercise{
 	},
 	Hint:   "the roofline's two roofs meet where intensity × bandwidth = peak compute: solve for the intensity (FLOP/byte).",
 	Answer: "return peakFLOPs / bytesPerSec",
-	Why:    "Below the ridge a workload is memory-bandwidth-bound, above it compute-bound. A GPU's ridge is in the hundreds, so only large matmuls (or large batches) reach its compute roof.",
+	Why:    "Below the ridge a workload is memory-bandwidth-bound, above it compute-bound. A GPU's 16-bit tensor-core ridge is in the hundreds, so only large matmuls (or large batches) reach its compute roof.",
 	Measured: func() (exercise.Measurement, error) {
 		dev, err := devices.Open(devices.CPU)
 		if err != nil {
