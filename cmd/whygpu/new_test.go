@@ -11,7 +11,8 @@ import (
 )
 
 // checkoutCopy copies what `new` and a build of lessons/ need into a temporary directory: go.mod,
-// go.sum, pkg/, internal/, lessons/ (without reference data) and notebooks/00-setup-check.ipynb.
+// go.sum, README.md (lessons/all reads its lesson table), pkg/, internal/, lessons/ (without reference
+// data) and notebooks/00-setup-check.ipynb.
 func checkoutCopy(t *testing.T) string {
 	t.Helper()
 	src := repoRoot()
@@ -28,7 +29,7 @@ func checkoutCopy(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"go.mod", "go.sum", "notebooks/00-setup-check.ipynb"} {
+	for _, f := range []string{"go.mod", "go.sum", "README.md", "notebooks/00-setup-check.ipynb"} {
 		copyFile(f)
 	}
 	for _, dir := range []string{"pkg", "internal", "lessons"} {

@@ -54,6 +54,21 @@ var exercises = map[string]struct {
 	}},
 }
 
+// inExercisePass are the lessons the learner-arithmetic pass covered; a lesson that lands later (a
+// fresh `whygpu new` scaffold) is reported with t.Log until its author adds its exercise to the map
+// above, its README row and its recap's regime, then belongs here.
+var inExercisePass = map[string]bool{"00": true, "01": true, "02": true, "03": true, "04": true, "05": true, "06": true, "07": true, "08": true, "09": true, "10": true, "11": true}
+
+// report fails for a lesson of the pass and logs for a later one.
+func report(t *testing.T, lesson string, format string, args ...any) {
+	t.Helper()
+	if inExercisePass[lesson] {
+		t.Errorf(format, args...)
+		return
+	}
+	t.Logf(format+" (a lesson after the learner-arithmetic pass: add it, lessons/AUTHORING.md)", args...)
+}
+
 var exerciseCall = regexp.MustCompile(`display\.Exercise\(([a-z]+\.[A-Za-z0-9]+),\s*([A-Za-z0-9_]+)\)`)
 
 var placeholder = regexp.MustCompile(`(?m)^\s*return 0 // ← your formula`)
@@ -109,7 +124,7 @@ func TestEveryLessonHasAnExercise(t *testing.T) {
 			for _, m := range exerciseCall.FindAllStringSubmatch(src, -1) {
 				x, ok := exercises[m[1]]
 				if !ok {
-					t.Errorf("%s cell %d: %s is not in this test's list of exercises", filepath.Base(path), i+1, m[1])
+					report(t, lesson, "%s cell %d: %s is not in this test's list of exercises", filepath.Base(path), i+1, m[1])
 					continue
 				}
 				if !strings.HasPrefix(x.e.Key, lesson+"/") {
@@ -133,7 +148,7 @@ func TestEveryLessonHasAnExercise(t *testing.T) {
 			}
 		}
 		if found == 0 {
-			t.Errorf("%s: no learner-arithmetic cell (display.Exercise)", filepath.Base(path))
+			report(t, lesson, "%s: no learner-arithmetic cell (display.Exercise)", filepath.Base(path))
 		}
 	}
 }

@@ -25,19 +25,19 @@ func TestReadmeListsEveryLesson(t *testing.T) {
 		rows[strings.Trim(strings.TrimSpace(cells[0]), "`")] = cells
 	}
 	nbs, _ := filepath.Glob("../../notebooks/[01][0-9]-*.ipynb")
-	if len(nbs) < 12 {
-		t.Fatalf("found %d notebooks, want at least 12", len(nbs))
+	if len(nbs) == 0 {
+		t.Fatal("no notebooks found")
 	}
 	for _, p := range nbs {
 		id := strings.TrimSuffix(filepath.Base(p), ".ipynb")
 		cells, ok := rows[id]
 		switch {
 		case !ok:
-			t.Errorf("README.md's lesson table has no row for %s", id)
+			report(t, id[:2], "README.md's lesson table has no row for %s", id)
 		case len(cells) < 3:
-			t.Errorf("README.md's row for %s has no regime column", id)
+			report(t, id[:2], "README.md's row for %s has no regime column", id)
 		case id[:2] != "00" && !strings.Contains(cells[len(cells)-1], "bound") && !strings.Contains(cells[len(cells)-1], "capacity"):
-			t.Errorf("README.md's row for %s does not name the regime it is about: %q", id, cells[len(cells)-1])
+			report(t, id[:2], "README.md's row for %s does not name the regime it is about: %q", id, cells[len(cells)-1])
 		}
 	}
 }
@@ -75,7 +75,7 @@ func TestEveryRecapNamesItsRegime(t *testing.T) {
 			recap += s + "\n"
 		}
 		if !strings.Contains(recap, "**Which regime?**") || !strings.Contains(recap, "bound") {
-			t.Errorf("%s: the recap does not name the lesson's regime (a **Which regime?** line)", name)
+			report(t, name[:2], "%s: the recap does not name the lesson's regime (a **Which regime?** line)", name)
 		}
 		if name[:2] == "01" && (!strings.HasPrefix(first, "## Three regimes") || !strings.Contains(first, "double the work")) {
 			t.Errorf("%s: the first section is not the three regimes and the doubling test: %.60q", name, first)
