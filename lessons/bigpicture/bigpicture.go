@@ -406,3 +406,19 @@ func InferenceChart(rs []measure.Result) (*plot.Plot, error) {
 	}
 	return charts.Bars(title, "time per request [µs] (median)", bars)
 }
+
+// WhereTimeGoes is the view "where the time would go on an H200" for the training step z (as
+// xla:cpu compiles it, float32 so TF32 products): its kernels by class with the GPU model's time,
+// share and bound (experiments.WhereTimeGoes). Sizes out of range are refused first.
+func WhereTimeGoes(z StepSizes) (units.Table, error) {
+	if err := z.Validate(); err != nil {
+		return units.Table{}, err
+	}
+	return experiments.WhereTimeGoes(experiments.StepEstimate(z.Model(nil))), nil
+}
+
+// ModelCard is the GPU model's card as markdown: the published GPU measurements it is checked
+// against, each with its source and the model's band for the same work (gpumodel.CardMarkdown).
+func ModelCard() string {
+	return "GPU model card (a band per row, not a measurement of this machine; every modeled number in the course comes from this model):\n\n" + gpumodel.CardMarkdown()
+}

@@ -573,3 +573,13 @@ func Summary(run Run) string {
 		run.Config, len(run.Losses), run.Wall.Round(100*time.Millisecond), r.Provenance.Label(), run.Losses[0], run.Losses[len(run.Losses)-1],
 		r.Stats.Median.Round(10*time.Microsecond), r.Compile.Round(time.Millisecond), run.TokensPerSec(), units.SI(r.FLOPs, "FLOP"), units.SI(r.FLOPS(), "FLOP/s"))
 }
+
+// WhereTimeGoes is the view "where the time would go on an H200" for one training step of c: its
+// kernels (xla:cpu's compile of the step) by class with the GPU model's time, share and bound, to
+// read beside the measured xla:cpu shares of SharesTable (experiments.WhereTimeGoes).
+func WhereTimeGoes(c workloads.GPT) (units.Table, error) {
+	if err := c.Validate(); err != nil {
+		return units.Table{}, err
+	}
+	return experiments.WhereTimeGoes(experiments.GPTStepEstimate(c)), nil
+}

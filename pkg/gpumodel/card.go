@@ -224,7 +224,7 @@ func Card() []Measurement {
 		{Title: "mosaicml/llm-foundry, “MPT Training Benchmarks” (scripts/train/benchmarking/README.md), H100 80GB BF16 table", URL: "https://github.com/mosaicml/llm-foundry/blob/main/scripts/train/benchmarking/README.md",
 			Date: "2023 (README of the repository)", Device: "8 × H100 80GB",
 			Workload: "MPT-1B training, sequence 2048, micro-batch 14, bf16, FSDP FULL_SHARD, no activation checkpointing",
-			Quote:    "1b | 2048 | 8 | h100_80gb | 41.82 (MFU)", Low: 41.82, High: 41.82, Unit: "% MFU",
+			Quote:    "the 1b row at SeqLen 2048 on 8 h100_80gb: MFU 41.82", Low: 41.82, High: 41.82, Unit: "% MFU",
 			Miss: "the model is optimistic for this run: it models one GPU's step (its GEMMs and a formula's memory traffic) and leaves out FSDP's parameter all-gathers and gradient reduce-scatters across the 8 GPUs and the framework's per-operator launches, which the run pays every step",
 			band: mfu(h100, mpt1b)},
 	}
@@ -244,9 +244,9 @@ func CardMarkdown() string {
 		if m.Calibrated != "" {
 			verdict += " (calibrated: set " + m.Calibrated + ")"
 		}
-		fig := trim3(m.Low)
+		fig := fmt.Sprintf("%.4g", m.Low)
 		if m.High != m.Low {
-			fig += "–" + trim3(m.High)
+			fig += fmt.Sprintf("–%.4g", m.High)
 		}
 		fmt.Fprintf(&b, "| %d | “%s” — [%s](%s), %s | %s | %s | %s %s | %s–%s %s (%.1f×) | %s |\n", i+1, m.Quote, m.Title, m.URL, m.Date,
 			m.Device, m.Workload, fig, m.Unit, trim3(lo), trim3(hi), m.Unit, math.Round(10*m.Width())/10, verdict)

@@ -360,7 +360,7 @@ func (e Estimate) Note() string {
 	a := e.model.A
 	seq := "built from the formula's GEMMs"
 	if len(e.Work.Sequence) > 0 {
-		seq = "read from " + SequenceAssumption
+		seq = SequenceAssumption
 	}
 	return fmt.Sprintf("%s model band, not a measurement: %d kernel(s) (%s; %s), each its own roofline max(compute, memory), one after another, at %s–%s issue each, overlapped on a stream; %s peak × %.0f–%.0f%%, HBM × %.0f–%.0f%%; %d×%d tiles on %d SMs",
 		e.GPU, e.Work.Kernels, e.Work.KernelsFrom, seq, dur(a.Issue.Low), dur(a.Issue.High),
@@ -396,7 +396,7 @@ func (m Model) assumptionLines(w Work) []string {
 // sequenceLine says where the kernel sequence comes from.
 func sequenceLine(w Work) string {
 	if len(w.Sequence) > 0 {
-		return "kernel by kernel: each kernel's FLOPs and bytes (operands + results) from the HLO shapes; the " + SequenceAssumption
+		return "kernel by kernel: each kernel's FLOPs and bytes (operands + results) from the HLO shapes; " + SequenceAssumption
 	}
 	return "kernel by kernel: one kernel per GEMM (operands + result bytes from its shape), the rest of the FLOPs and bytes shared evenly over the other kernels (the course's assumption: no compiled program was read)"
 }

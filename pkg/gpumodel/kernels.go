@@ -22,7 +22,7 @@ type Kernel struct {
 }
 
 // SequenceAssumption is said on every use of a kernel sequence read from xla:cpu's compile.
-const SequenceAssumption = "kernels are xla:cpu's compilation of the same graph (course's assumption: XLA's GPU compiler fuses differently, e.g. the optimizer update and GEMM epilogues)"
+const SequenceAssumption = "the kernels are xla:cpu's compilation of the same graph (the course's assumption: XLA's GPU compiler fuses differently, e.g. the optimizer update and GEMM epilogues)"
 
 // KernelTime is the model of one kernel, at the optimistic (index 0) and pessimistic (1) ends,
 // in seconds.
