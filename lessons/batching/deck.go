@@ -14,8 +14,8 @@ var Deck = &recall.Deck{
 				Answer: "The batch above which the GPU's step is faster. A wider layer gives each sample more work, so the GPU fills sooner and the crossover moves to a smaller batch — for a wide enough layer the GPU wins even at batch 1."},
 		}},
 		{ID: "occupancy", Title: "Why the GPU's time stays flat", Cards: []recall.Card{
-			{ID: "latency-bound", Question: "What does it mean that a GPU is latency-bound at small batches?",
-				Answer: "Its time per step is set by fixed costs — starting each kernel and waiting on the step's chain of kernels — not by arithmetic: a small product makes a few output tiles for 132 SMs, so most SMs have no work. Until there are enough tiles in flight, adding samples adds almost no time."},
+			{ID: "latency-bound", Question: "What does it mean that a GPU is overhead-bound at small batches?",
+				Answer: "Its time per step is set by fixed costs — a fixed cost per kernel and per execution, and the step's chain of kernels — not by arithmetic; and a small product makes a few output tiles for 132 SMs, so most SMs have no work (SM fill, or wave quantization — not CUDA's occupancy, which counts resident warps per SM). Until there are enough tiles in flight, adding samples adds almost no time."},
 			{ID: "lanes", Question: "How does a GPU hand out a matrix product's outputs, and how many does a layer need to give every SM of an H200 work? What does batching buy a CPU?",
 				Answer: "In output tiles of about 128×128, one per SM at a time: 132 tiles fill an H200's 132 SMs, so a 64-wide layer needs a batch of thousands. A CPU gains from batching too (a batch reuses every weight it reads, where batch 1 is a matrix–vector product bound by overhead and weight reads: 256× the work took only tens of times the time in lesson 1), but its few cores fill up early and then its time grows with the work."},
 		}},

@@ -2,6 +2,7 @@ package race
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gomlx/compute/dtypes"
 
@@ -40,7 +41,8 @@ func FLOPTable() units.Table {
 	gpu := ModelSpec().Ceilings
 	gpuPeak := gpu.Peak(ModelPrecision)
 	t := units.Table{Header: []string{"B", "D", "H", "independent dot products (B·H, each of length D)",
-		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "at this CPU's f32 peak", "on the " + short(ModelGPU) + " (GPU model band, not a measurement)", "source"}}
+		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "arithmetic alone at this CPU's f32 peak", "arithmetic alone at the " + short(ModelGPU) + "'s " + strings.ToUpper(ModelPrecision) + " peak (datasheet)",
+		"whole training step on the " + short(ModelGPU) + " (GPU model band, not a measurement)", "source"}}
 	for _, l := range Layers {
 		fwd := l.Forward().FLOPs()
 		train := l.Training().FLOPs()
@@ -48,7 +50,7 @@ func FLOPTable() units.Table {
 			fmt.Sprint(l.B), fmt.Sprint(l.D), fmt.Sprint(l.H),
 			fmt.Sprintf("%d × %d", l.DotProducts(), l.D),
 			fmt.Sprintf("%.2e", fwd), fmt.Sprintf("%.2e", train),
-			units.Duration(train / cpuPeak), experiments.StepEstimateOn(GPU, l.Training()).Band(),
+			units.Duration(train / cpuPeak), units.Duration(train / gpuPeak), experiments.StepEstimateOn(GPU, l.Training()).Band(),
 			"formula",
 		})
 	}
@@ -61,7 +63,7 @@ func FLOPTable() units.Table {
 		}
 	}
 	t.Notes = []string{
-		"Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the CPU column divides it by the CPU's model peak, the GPU column is the course's GPU model of the layer's training step (a band: kernels launched on a stream, output tiles on 132 SMs, a fraction of the TF32 peak; not a measurement).",
+		"Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the two “arithmetic alone” columns divide it by a peak (the CPU's model peak, the GPU's datasheet peak): what the FLOPs would cost if nothing else did; the last column is the course's GPU model of the layer's whole training step (a band: its kernels each a roofline, launched on a stream, output tiles on 132 SMs, a fraction of the TF32 peak; not a measurement) — the gap between the two GPU columns is the fixed cost per kernel and per execution.",
 		fmt.Sprintf("Issuing one GPU kernel costs %s–%s (the GPU model's range, from published measurements; a model, not a measurement): at %s the %s could do %.2g FLOPs in even the short end of it, more than the whole training step of %d of these %d layers.",
 			units.Duration(issue.Low), units.Duration(issue.High), units.SI(gpuPeak, "FLOP/s"), short(ModelGPU), breakEven, smaller, len(Layers)),
 		"GPU column: " + experiments.StepEstimateOn(GPU, Layers[0].Training()).Note() + ".",

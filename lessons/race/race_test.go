@@ -136,7 +136,7 @@ func TestFLOPTable(t *testing.T) {
 	if len(tab.Rows) != len(Layers) {
 		t.Fatalf("%d rows, want %d", len(tab.Rows), len(Layers))
 	}
-	if r := tab.Rows[0]; r[4] != "5.24e+05" || r[5] != "1.57e+06" || r[8] != "formula" {
+	if r := tab.Rows[0]; r[4] != "5.24e+05" || r[5] != "1.57e+06" || r[9] != "formula" || !strings.HasSuffix(r[7], "ns") {
 		t.Errorf("row (1, 512, 512) = %v", r)
 	}
 	for _, l := range Layers {
