@@ -134,7 +134,8 @@ func StepHere(z Step) ([]measure.Result, error) {
 }
 
 // PlanTable is the run's time on each measured device (at the step's achieved FLOP/s) and on the
-// GPU model (a band, at its large-GEMM efficiency in bfloat16), with each row's source.
+// GPU model (a band at gpumodel.TrainingMFU of the bfloat16 peak: the rate a whole training step
+// sustains, as lesson 08), with each row's source.
 func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 	var header []string
 	var rows [][]string
@@ -142,7 +143,7 @@ func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 	if err := run.Validate(); err != nil {
 		return units.Table{}, err
 	}
-	header = []string{"where", "source", "sustained FLOP/s", "MFU (of the measured matmul ceiling)", "time for the run"}
+	header = []string{"where", "source", "sustained FLOP/s", "share of the measured matmul ceiling", "time for the run"}
 	for _, r := range steps {
 		src := r.Provenance.Origin()
 		mfu := "—"
@@ -156,10 +157,11 @@ func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 		disturbed = append(disturbed, measure.WhyDisturbed(r))
 	}
 	m := gpumodel.Default()
-	e := m.Estimate(gpumodel.Work{What: fmt.Sprintf("%.3g-parameter run, %.3g tokens", run.Params, run.Tokens), FLOPs: run.FLOPs(), Precision: "bfloat16"})
-	rows = append(rows, []string{m.Name(), fmt.Sprintf("model: %.0f–%.0f%% of the bfloat16 peak (large GEMMs; a whole step reaches less)", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low),
-		units.SI(run.FLOPs()/e.High.Seconds(), "FLOP/s") + " – " + units.SI(run.FLOPs()/e.Low.Seconds(), "FLOP/s"), "—",
-		units.Long(e.Low.Seconds()) + " – " + units.Long(e.High.Seconds())})
+	lo, hi := m.RunTime(run.FLOPs(), "bfloat16")
+	rows = append(rows, []string{m.Name(), m.MFUNote("bfloat16"),
+		units.SI(run.FLOPs()/hi.Seconds(), "FLOP/s") + " – " + units.SI(run.FLOPs()/lo.Seconds(), "FLOP/s"),
+		fmt.Sprintf("MFU %.0f–%.0f%% of the bf16 peak (not of a measured ceiling)", 100*gpumodel.TrainingMFU.High, 100*gpumodel.TrainingMFU.Low),
+		units.Long(lo.Seconds()) + " – " + units.Long(hi.Seconds())})
 	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
@@ -181,10 +183,10 @@ func PlanChart(run Run, steps []measure.Result) (*plot.Plot, error) {
 		spans = append(spans, charts.Span{Label: r.Provenance.Device, Seconds: run.FLOPs() / r.FLOPS(), Source: src, Note: note})
 	}
 	m := gpumodel.Default()
-	e := m.Estimate(gpumodel.Work{What: "the run", FLOPs: run.FLOPs(), Precision: "bfloat16"})
-	spans = append(spans, charts.Span{Label: m.Name(), Seconds: (e.Low.Seconds() + e.High.Seconds()) / 2,
-		Low: e.Low.Seconds(), High: e.High.Seconds(), Source: charts.Model,
-		Note: fmt.Sprintf("%.0f–%.0f%% of bf16 peak", 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low)})
+	lo, hi := m.RunTime(run.FLOPs(), "bfloat16")
+	spans = append(spans, charts.Span{Label: m.Name(), Seconds: (lo.Seconds() + hi.Seconds()) / 2,
+		Low: lo.Seconds(), High: hi.Seconds(), Source: charts.Model,
+		Note: fmt.Sprintf("MFU %.0f–%.0f%% of bf16 peak (a whole step)", 100*gpumodel.TrainingMFU.High, 100*gpumodel.TrainingMFU.Low)})
 	return charts.SpanBars(fmt.Sprintf("the run: %.3g parameters × %.3g tokens = %.3g FLOPs", run.Params, run.Tokens, run.FLOPs()), spans)
 }
 

@@ -375,9 +375,10 @@ func SweepWithRecorded() ([]measure.Result, error) {
 	return experiments.WithRecorded(live, Lesson, "context-sweep")
 }
 
-// MFU is model FLOPs utilization: achieved FLOP/s of the training step ÷ a ceiling. The rows are the
-// measured matmul ceiling of this device (measure.MeasureCeilings), its datasheet/model peak, and the
-// recorded GPU runs, when there are any.
+// MFU is the table of the training step's achieved FLOP/s over two ceilings: the share of the measured
+// matmul ceiling of this device (measure.MeasureCeilings) and MFU proper, model FLOPs utilization, the
+// achieved FLOP/s ÷ the device's datasheet/model peak (as lesson 08 defines it); then the recorded GPU
+// runs, when there are any, and the GPU model's MFU band.
 func MFU() (units.Table, error) {
 	run, err := RecallRun()
 	if err != nil {
@@ -400,10 +401,10 @@ func MFU() (units.Table, error) {
 			ceilNote = " (large f32 matmul, re-measured now: the kept one was lower)"
 		}
 	}
-	header := []string{"device", "training step achieved", "÷ ceiling", "MFU", "source"}
+	header := []string{"device", "training step achieved", "÷ ceiling", "ratio", "source"}
 	rows := [][]string{
 		{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(ceil.FLOPS["float32"], "FLOP/s") + ceilNote,
-			fmt.Sprintf("%.1f%%", 100*achieved/ceil.FLOPS["float32"]), "live"},
+			fmt.Sprintf("%.1f%% of the measured matmul ceiling", 100*achieved/ceil.FLOPS["float32"]), "live"},
 	}
 	disturbed := []string{measure.WhyDisturbed(append([]measure.Result{run.Result}, ceil.Results...)...)}
 	if achieved > ceil.FLOPS["float32"] {
@@ -413,7 +414,7 @@ func MFU() (units.Table, error) {
 	if p := dev.Spec.Peak("float32"); p > 0 {
 		disturbed = append(disturbed, measure.WhyDisturbed(run.Result))
 		rows = append(rows, []string{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(p, "FLOP/s") + " (" + dev.Spec.Source + ")",
-			fmt.Sprintf("%.1f%%", 100*achieved/p), "live ÷ model peak"})
+			fmt.Sprintf("MFU %.1f%%", 100*achieved/p), "live ÷ model peak"})
 	}
 	rec, err := experiments.Recorded(Lesson, "train")
 	if err != nil {
@@ -423,7 +424,7 @@ func MFU() (units.Table, error) {
 		if r.PeakFLOPS > 0 {
 			disturbed = append(disturbed, measure.WhyDisturbed(r))
 			rows = append(rows, []string{r.Provenance.Device + " " + r.Provenance.Model, units.SI(r.FLOPS(), "FLOP/s"),
-				units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.PeakSource + ")", fmt.Sprintf("%.1f%%", r.PercentOfPeak()),
+				units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.PeakSource + ")", fmt.Sprintf("MFU %.1f%%", r.PercentOfPeak()),
 				r.Provenance.Origin()})
 		}
 	}
@@ -479,7 +480,7 @@ func GPUModelRow() []string {
 	peak := m.GPU.Peak("tf32")
 	hi, lo := c.FLOPs()/e.Low.Seconds(), c.FLOPs()/e.High.Seconds()
 	return []string{m.Name() + ", " + c.String(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"), units.SI(peak, "FLOP/s") + " (TF32 datasheet)",
-		fmt.Sprintf("%.0f%% – %.0f%%", 100*lo/peak, 100*hi/peak), e.Label() + "; " + e.Note()}
+		fmt.Sprintf("MFU %.0f%% – %.0f%%", 100*lo/peak, 100*hi/peak), e.Label() + "; " + e.Note()}
 }
 
 // BadInputs tries what a learner might: a prompt longer than the context, a character the corpus

@@ -306,6 +306,24 @@ func (m Model) GEMMRate(precision string) Range {
 	return Range{Low: p * m.A.PeakFraction.Low, High: p * m.A.PeakFraction.High}
 }
 
+// TrainingMFU is the MFU (model FLOPs ÷ the datasheet peak) a whole training step of a large model
+// sustains on the GPU, the rate lessons 08 and 11 turn a run's FLOPs into time with: 30–50%, around
+// the source's 40% (lesson 08); the model card's published MPT-1B run on 8 × H100 (41.8%) lies
+// inside — the course's assumption (Low: the faster end).
+var TrainingMFU = Range{Low: 0.50, High: 0.30}
+
+// RunTime is the band of the time a run of flops takes on m at TrainingMFU of the precision's peak.
+func (m Model) RunTime(flops float64, precision string) (low, high time.Duration) {
+	p := m.GPU.Peak(precision)
+	return seconds(flops / (p * TrainingMFU.Low)), seconds(flops / (p * TrainingMFU.High))
+}
+
+// MFUNote states RunTime's assumption in one line, with its label.
+func (m Model) MFUNote(precision string) string {
+	return fmt.Sprintf("%s model band, not a measurement: MFU %.0f–%.0f%% of the datasheet %s peak %s (a whole training step, the course's assumption around the source's 40%%)",
+		strings.TrimPrefix(m.GPU.Name, "NVIDIA "), 100*TrainingMFU.High, 100*TrainingMFU.Low, precision, si(m.GPU.Peak(precision), "FLOP/s"))
+}
+
 // RateNote states GEMMRate's assumptions in one line, with its label.
 func (m Model) RateNote(precision string) string {
 	return fmt.Sprintf("%s model band, not a measurement: fraction of peak on large GEMMs %.0f–%.0f%% of the datasheet %s peak %s; launches negligible over long runs",
