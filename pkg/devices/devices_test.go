@@ -70,6 +70,8 @@ func TestCPUModel(t *testing.T) {
 		// The source text's illustrative socket: 64 cores × 2.5 GHz × 16 lanes × 2 FMA × 2 ≈ 10.2 TFLOP/s.
 		{"avx512 socket", CPUFacts{Cores: 64, MHz: 2500, Lanes32: 16, FMAUnits: 2}, 10.24e12, 5.12e12, 10.24e12},
 		{"avx2 laptop with bf16", CPUFacts{Cores: 2, MHz: 3000, Lanes32: 8, FMAUnits: 2, BF16: true}, 192e9, 96e9, 384e9},
+		// AMX: about 1024 bf16 FLOPs per cycle per core, not 2× the f32 lanes.
+		{"amx server", CPUFacts{Cores: 2, MHz: 3000, Lanes32: 16, FMAUnits: 2, BF16: true, AMX: true}, 384e9, 192e9, 2 * 3e9 * 1024},
 	} {
 		c := CPUModel(tc.f)
 		if c.Peak("float32") != tc.f32 || c.Peak("float64") != tc.f64 || c.Peak("bfloat16") != tc.bf16 {

@@ -129,11 +129,12 @@ type CPUFacts struct {
 	Cores     int     // physical cores this process may use (SMT threads of one core share its FMA units)
 	Threads   int     // logical CPUs this process may use at once (NumCPU: the seat's cpuset and quota)
 	Limit     string  // the cgroup CPU limit Threads was cut to, "" when none narrowed it
-	MHz       float64 // nominal clock reported by the OS
+	MHz       float64 // clock reported by the OS (gopsutil: cpuinfo_max_freq, the maximum turbo, where the kernel exposes it)
 	Lanes32   int     // f32 lanes per SIMD register: 16 (AVX-512), 8 (AVX2), 4 (SSE)
 	FMAUnits  int     // full-width FMA issues per cycle per core assumed by the model
 	FMASource string  // why FMAUnits: the microarchitecture it was read from, or "assumed"
 	BF16      bool    // native bf16 dot products (AVX512_BF16 or AMX)
+	AMX       bool    // AMX tiles with bf16 (amx_bf16): a matrix unit per core, far faster than the vector lanes
 	F16       bool    // native f16 arithmetic (AVX512_FP16)
 }
 
@@ -163,6 +164,7 @@ var ReadCPUFacts = sync.OnceValue(func() CPUFacts {
 			f.FMAUnits, f.FMASource = FMAPorts(infos[0].VendorID, infos[0].Family, f.Lanes32)
 		}
 		f.BF16 = has("avx512_bf16") || has("amx_bf16")
+		f.AMX = has("amx_bf16")
 		f.F16 = has("avx512_fp16")
 	}
 	if f.ModelName == "" {
@@ -195,11 +197,18 @@ func FMAPorts(vendor, family string, lanes32 int) (int, string) {
 
 // CPUModel builds a CPU's ceilings from its facts: physical cores × clock × lanes × FMA units × 2
 // FLOPs. Low-precision entries are only as fast as f32 unless the CPU has native instructions for
-// them (without them XLA converts to f32 and back, so they are at best f32 speed).
+// them (without them XLA converts to f32 and back, so they are at best f32 speed): AVX512_BF16's dot
+// products do 2× the f32 rate; AMX's tiles (amx_bf16) do about AMXBF16PerCycle bf16 FLOPs per cycle
+// per core, far more (the course's assumption, labeled in Source).
 func CPUModel(f CPUFacts) Ceilings {
 	f32 := float64(f.Cores) * f.MHz * 1e6 * float64(f.Lanes32) * float64(f.FMAUnits) * 2
 	c := Ceilings{PeakFLOPS: map[string]float64{"float32": f32, "float64": f32 / 2, "bfloat16": f32, "float16": f32}}
-	if f.BF16 {
+	bf16 := ""
+	switch {
+	case f.AMX:
+		c.PeakFLOPS["bfloat16"] = float64(f.Cores) * f.MHz * 1e6 * AMXBF16PerCycle
+		bf16 = fmt.Sprintf("; bf16 on AMX tiles: about %d FLOPs per cycle per core (the course's assumption)", AMXBF16PerCycle)
+	case f.BF16:
 		c.PeakFLOPS["bfloat16"] = 2 * f32
 	}
 	if f.F16 {
@@ -213,10 +222,14 @@ func CPUModel(f CPUFacts) Ceilings {
 	if f.Limit != "" {
 		seat = " (this seat's, of the machine's: " + f.Limit + ")"
 	}
-	c.Source = fmt.Sprintf("model: %d physical cores%s × %.2f GHz × %d f32 lanes × %d FMA units (%s) × 2 FLOPs (nominal clock; no datasheet bandwidth)",
-		f.Cores, seat, f.MHz/1000, f.Lanes32, f.FMAUnits, fma)
+	c.Source = fmt.Sprintf("model: %d physical cores%s × %.2f GHz × %d f32 lanes × %d FMA units (%s) × 2 FLOPs (the clock the OS reports: the maximum turbo where cpuinfo_max_freq exists; sustained vector clocks are often lower; no datasheet bandwidth)%s",
+		f.Cores, seat, f.MHz/1000, f.Lanes32, f.FMAUnits, fma, bf16)
 	return c
 }
+
+// AMXBF16PerCycle is the bf16 FLOPs one core's AMX unit is assumed to do per cycle (about 1024: a
+// 16×32 by 32×16 bf16 tile product, 16·16·32 multiply-adds, every 16 cycles) — the course's assumption.
+const AMXBF16PerCycle = 1024
 
 // AtLeast returns c with the peak of dtype raised to measured when a measurement beat the model (a
 // model must never sit below a rate that was achieved), and the reason in Source: turbo clocks above
@@ -232,7 +245,7 @@ func AtLeast(c Ceilings, dtype string, measured float64) Ceilings {
 	for k, v := range out.PeakFLOPS {
 		out.PeakFLOPS[k] = v * f
 	}
-	out.Source = fmt.Sprintf("%s; raised %.2f× to the measured %s rate (%.3g GFLOP/s), which beat the model: the cores run above their nominal clock (turbo) or have more FMA throughput than the reported CPU model says",
+	out.Source = fmt.Sprintf("%s; raised %.2f× to the measured %s rate (%.3g GFLOP/s), which beat the model: the cores run above the clock the OS reported or have more FMA throughput than the reported CPU model says",
 		c.Source, f, dtype, measured/1e9)
 	return out
 }
