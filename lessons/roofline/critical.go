@@ -155,13 +155,15 @@ func BatchChart(results []measure.Result) (*plot.Plot, error) {
 		series = append(series, ceil[k])
 	}
 	if band := h200Band(results, d); len(band.Points) > 0 {
-		series = append(series, band)
+		series = append(series, h200Roofline(band, d), band)
 	}
 	return charts.Lines(charts.Axes{Title: fmt.Sprintf("B×%d @ %d×%d matmul: throughput vs batch size", d, d, d),
 		X: "batch size B [rows]", Y: "throughput [FLOP/s]", LogX: true, LogY: true}, series...)
 }
 
-// h200Band is pkg/gpumodel's band for the same matmuls in bfloat16 on an H200, unless a GPU was
+// h200Band is pkg/gpumodel's band for the same matmuls in bfloat16 on an H200 — each product's own
+// kernel time, without the per-launch and per-execution fixed costs (Assumptions.KernelOnly), so the
+// chart shows the memory→compute bend it is about — unless a GPU was
 // measured live (then the real curve is on the chart); beside a GPU recording it stays, so the two
 // can be compared (ModelVersus).
 func h200Band(results []measure.Result, d int) charts.Series {
@@ -177,11 +179,26 @@ func h200Band(results []measure.Result, d int) charts.Series {
 		}
 	}
 	m := gpumodel.Default()
-	s := charts.Series{Name: m.Name() + " bfloat16", Source: charts.Model, Note: "pkg/gpumodel, not a measurement"}
+	m.A = m.A.KernelOnly()
+	s := charts.Series{Name: m.Name() + " bfloat16, kernel time only", Source: charts.Model,
+		Note: "pkg/gpumodel, not a measurement: the product's own roofline (tiles on 132 SMs, operand bytes at HBM bandwidth), without the fixed cost per launch and per execution, so the memory→compute bend shows"}
 	for _, b := range bs {
-		w, e := bf16Estimate(b, d)
+		w := workloads.MatMul{M: b, K: d, N: d, Type: dtypes.BFloat16}
+		e := m.Estimate(gpumodel.MatMul(b, d, d, "bfloat16", w.Bytes()))
 		f := w.FLOPs()
 		s.Points = append(s.Points, charts.XY{X: float64(b), Y: f / e.Mid().Seconds(), Lo: f / e.High.Seconds(), Hi: f / e.Low.Seconds()})
+	}
+	return s
+}
+
+// h200Roofline is the H200's bf16 roofline by the formula at the band's batches: min(peak,
+// intensity × bandwidth) from the datasheet, the memory→compute bend at CriticalBatch.
+func h200Roofline(band charts.Series, d int) charts.Series {
+	g := gpumodel.Default().GPU
+	s := charts.Series{Name: g.Short + " bf16 roofline by the formula (datasheet)", Source: charts.Model,
+		Note: fmt.Sprintf("min(peak, intensity × HBM bandwidth), the bend at B ≈ %.0f; not a measurement", CriticalBatch(g.Peak("bfloat16")/g.Bandwidth(), d, 2))}
+	for _, p := range band.Points {
+		s.Points = append(s.Points, charts.XY{X: p.X, Y: math.Min(g.Peak("bfloat16"), BatchIntensity(int(p.X), d, 2)*g.Bandwidth())})
 	}
 	return s
 }

@@ -73,6 +73,14 @@ func (a Assumptions) AsGraph() Assumptions {
 	return a
 }
 
+// KernelOnly are the assumptions without the fixed costs (no per-execution cost, no launch issue, no
+// floor): one kernel's own roofline, for a concept chart about the memory→compute bend of a single
+// product (lesson 02). Never for a whole step or anything compared with a measurement.
+func (a Assumptions) KernelOnly() Assumptions {
+	a.Issue, a.Floor, a.PerRun = Range{}, Range{}, Range{}
+	return a
+}
+
 // tflops is the band, in TFLOP/s, of work w on model m.
 func tflops(m Model, w Work) func() (float64, float64) {
 	return func() (float64, float64) {
