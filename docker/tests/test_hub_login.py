@@ -12,11 +12,13 @@ browser does, the tests sign learners up, approve them as the teacher, log in, m
 - a learner's token cannot reach another learner's server, nor the admin API (403);
 - without subdomains, even a teacher cannot open a learner's server (origin isolation);
 - no more servers run than the seat limit;
+- with a certificate the hub serves https only, and its login cookies are Secure;
 - the hub leaves no state in the checkout, and refuses to start without its secrets, with its state
   inside the checkout, or listening beyond loopback without TLS.
 
 The Zero to JupyterHub values are loaded as the chart's hub loads them, and must configure the same login.
 """
+import contextlib
 import importlib.util
 import json
 import os
@@ -80,12 +82,12 @@ def checkout_files():
 
 
 # --- the real hub ------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def hub(hub_python, tmp_path_factory):
+@contextlib.contextmanager
+def running_hub(tmp, scheme="http", verify=True, **env):
+    """The real hub, as the teacher starts it, with only what this machine lacks swapped (module docstring)."""
     if not (COURSE_VENV / "bin" / "jupyterhub-singleuser").exists():
         pytest.fail("the course environment is not set up (make setup): its jupyterhub-singleuser serves the seats")
     chp = _classroom.chp()
-    tmp = tmp_path_factory.mktemp("hub-login")
     port, hub_port, api_port = free_port(), free_port(), free_port()
     wrapper = tmp / "jupyterhub_config.py"
     wrapper.write_text(f"""
@@ -103,25 +105,24 @@ c.Spawner.default_url = "/lab"
 c.Spawner.pre_spawn_hook = None   # the Docker network check and device choice: test_jupyterhub_config.py
 c.Spawner.post_stop_hook = None
 """)
-    before = checkout_files()
-    log_path = BUILD / "hub-login.log"
+    log_path = BUILD / f"hub-login-{scheme}.log"
     log = open(log_path, "w")
-    env = hub_env(tmp, WHYGPU_HUB_URL=f"http://127.0.0.1:{port}", WHYGPU_MAX_SEATS="1")
+    base = f"{scheme}://127.0.0.1:{port}"
     proc = subprocess.Popen([str(_classroom.HUB_VENV / "bin" / "jupyterhub"), "-f", str(wrapper)], cwd=ROOT,
-                            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
+                            env=hub_env(tmp, WHYGPU_HUB_URL=base, **env), stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
     try:
         deadline = time.monotonic() + 90
         while True:
             assert proc.poll() is None, log_path.read_text()[-4000:]
             try:
-                if requests.get(f"{base}/hub/api", timeout=2).status_code == 200:
+                if requests.get(f"{base}/hub/api", timeout=2, verify=verify).status_code == 200:
                     break
             except requests.ConnectionError:
                 pass
             assert time.monotonic() < deadline, "the hub did not come up:\n" + log_path.read_text()[-4000:]
             time.sleep(0.5)
-        yield {"base": base, "state": tmp / "state", "log": log_path, "before": before}
+        yield {"base": base, "state": tmp / "state", "log": log_path}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -130,6 +131,31 @@ c.Spawner.post_stop_hook = None
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def hub(hub_python, tmp_path_factory):
+    before = checkout_files()
+    with running_hub(tmp_path_factory.mktemp("hub-login"), WHYGPU_MAX_SEATS="1") as h:
+        yield dict(h, before=before)
+
+
+def test_tls_when_a_certificate_is_given(hub_python, tmp_path):
+    """With WHYGPU_SSL_CERT/KEY the hub serves https only, and its login cookie is Secure."""
+    cert, key = tmp_path / "hub.crt", tmp_path / "hub.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    with running_hub(tmp_path, "https", verify=str(cert), WHYGPU_SSL_CERT=str(cert), WHYGPU_SSL_KEY=str(key)) as h:
+        with pytest.raises(requests.ConnectionError):
+            requests.get(h["base"].replace("https://", "http://") + "/hub/api", timeout=10)
+        s = requests.Session()
+        s.get(h["base"] + "/hub/login", timeout=30, verify=str(cert))
+        r = s.post(h["base"] + "/hub/login", data={"username": "teacher", "password": TEACHER_PW, "_xsrf": xsrf(s)},
+                   allow_redirects=False, timeout=30, verify=str(cert))
+        assert r.status_code == 302, r.text[:500]
+        login_cookies = [c for c in s.cookies if c.name.startswith("jupyterhub-")]
+        assert login_cookies and all(c.secure for c in login_cookies), [(c.name, c.secure) for c in s.cookies]
 
 
 def browser(hub):

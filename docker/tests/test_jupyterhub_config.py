@@ -229,3 +229,27 @@ def test_seats_module():
     assert seats.seats_that_fit(32, 128 * gib, 0.5) == 50
     assert seats.seats_that_fit(2, 8 * gib, 0.5) == 2
     assert seats.seats_that_fit(2, 1 * gib, 2) == 1
+
+
+def test_jupyterlab_settings_live_in_the_work_volume(monkeypatch, tmp_path):
+    """The course's own JupyterLab reads its user settings and workspaces where the config points: the volume."""
+    import subprocess
+    cfg = load(monkeypatch, tmp_path)
+    env = dict(cfg.DockerSpawner.environment)
+    jupyter = _classroom.ROOT / ".venv" / "bin" / "jupyter"
+    out = subprocess.run([str(jupyter), "lab", "path"], env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **env},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"User Settings directory: {env['JUPYTERLAB_SETTINGS_DIR']}" in out.stdout, out.stdout
+    assert f"Workspaces directory: {env['JUPYTERLAB_WORKSPACES_DIR']}" in out.stdout, out.stdout
+
+
+def test_teachers_open_servers_only_with_subdomains(monkeypatch, tmp_path):
+    cfg = load(monkeypatch, tmp_path)
+    (role,) = [r for r in cfg.JupyterHub.load_roles if r["name"] == "teacher"]
+    assert "access:servers" not in role["scopes"] and role["users"] == ["teacher"]
+    assert "admin_users" not in cfg.Authenticator
+    cfg = load(monkeypatch, tmp_path, WHYGPU_SUBDOMAIN_HOST="https://hub.example.org")
+    assert cfg.JupyterHub.subdomain_host == "https://hub.example.org"
+    assert cfg.Authenticator.admin_users == {"teacher"}
+    assert not [r for r in cfg.JupyterHub.load_roles if r["name"] == "teacher"]
