@@ -18,6 +18,7 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -139,7 +140,7 @@ func startWorker(python string) (*jaxWorker, error) {
 	if _, err := os.Stat(python); err != nil {
 		return nil, fmt.Errorf("%s not found: `make bench` creates the bench venv from requirements-bench.txt", python)
 	}
-	script := filepath.Join(repoRoot(), "scripts", "bench_jax.py")
+	script := filepath.Join(experiments.Root(), "scripts", "bench_jax.py")
 	cmd := exec.Command(python, script)
 	cmd.Stderr = os.Stderr
 	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
@@ -232,35 +233,65 @@ func prepareGoMLX(dev *devices.Device, c benchCase) (*goMLXCase, error) {
 	return &goMLXCase{inst: inst, relErr: r}, nil
 }
 
-func bench(args []string) error {
+// benchOptions is how the bench times each point.
+type benchOptions struct {
+	rounds     int           // interleaving rounds: each times every implementation once, in turn
+	minTime    time.Duration // timed time per point and implementation, over all rounds
+	minReps    int           // minimum timed samples per point and implementation, over all rounds
+	sampleTime time.Duration // one sample: as many consecutive calls as fill this
+	goBudget   time.Duration // most time to spend on one point on the pure-Go backend
+}
+
+// benchSides are the implementations the bench compares; a nil one is skipped.
+type benchSides struct {
+	cpu, async, split, goDev *devices.Device // xla:cpu, its asynchronous client, as four devices, the Go backend
+	worker                   *jaxWorker      // JAX and numpy
+}
+
+// benchFlags are `whygpu bench`'s flags.
+type benchFlags struct {
+	sizes, batches, layernorm     string
+	opt                           benchOptions
+	noGo, noAsync, noSplit, noJAX bool
+	python, jsonOut, save         string
+}
+
+func parseBenchFlags(args []string) (benchFlags, error) {
+	var f benchFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	sizesFlag := fs.String("sizes", "8,64,256,1024,2048", "matmul sizes n (n×n @ n×n); n ≤ 256 is reported as latency per call")
-	batchFlag := fs.String("batches", "1,32,256,1024", "MLP step batches (64→64→64→10, tanh, MSE, SGD)")
-	lnFlag := fs.String("layernorm", "8192x4096", "layernorm rows×cols (empty: none)")
-	minTime := fs.Duration("mintime", 900*time.Millisecond, "timed time per point and implementation, over all rounds")
-	rounds := fs.Int("rounds", 3, "interleaving rounds: each round times every implementation once, in turn")
-	minReps := fs.Int("reps", 9, "minimum timed samples per point and implementation, over all rounds")
-	sampleTime := fs.Duration("sample", 5*time.Millisecond, "one sample is as many consecutive calls (each waited for) as fill this; per-call time = sample / calls")
-	goBudget := fs.Duration("go-budget", 6*time.Second, "most time to spend on one matmul point on the pure-Go backend")
-	noGo := fs.Bool("no-go", false, "skip the pure-Go backend")
-	noAsync := fs.Bool("no-async", false, "skip xla:cpu with the plugin's asynchronous client (the course runs it synchronous: devices.CPUAsync)")
-	noSplit := fs.Bool("no-split", false, "skip xla:cpu opened as four devices (devices.CPUSplit: the plugin's default and the course's before 2026-12-01, four pool threads; lesson 10 splits its step over them)")
-	noJAX := fs.Bool("no-jax", false, "skip JAX and numpy")
-	python := fs.String("python", filepath.Join(repoRoot(), ".venv", "bench", "bin", "python"), "python of the bench venv (jax[cpu], numpy: requirements-bench.txt)")
-	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
-	save := fs.String("save", measure.BenchPath(), "save the report here for lessons to read (empty: don't)")
+	fs.StringVar(&f.sizes, "sizes", "8,64,256,1024,2048", "matmul sizes n (n×n @ n×n); n ≤ 256 is reported as latency per call")
+	fs.StringVar(&f.batches, "batches", "1,32,256,1024", "MLP step batches (64→64→64→10, tanh, MSE, SGD)")
+	fs.StringVar(&f.layernorm, "layernorm", "8192x4096", "layernorm rows×cols (empty: none)")
+	fs.DurationVar(&f.opt.minTime, "mintime", 900*time.Millisecond, "timed time per point and implementation, over all rounds")
+	fs.IntVar(&f.opt.rounds, "rounds", 3, "interleaving rounds: each round times every implementation once, in turn")
+	fs.IntVar(&f.opt.minReps, "reps", 9, "minimum timed samples per point and implementation, over all rounds")
+	fs.DurationVar(&f.opt.sampleTime, "sample", 5*time.Millisecond, "one sample is as many consecutive calls (each waited for) as fill this; per-call time = sample / calls")
+	fs.DurationVar(&f.opt.goBudget, "go-budget", 6*time.Second, "most time to spend on one matmul point on the pure-Go backend")
+	fs.BoolVar(&f.noGo, "no-go", false, "skip the pure-Go backend")
+	fs.BoolVar(&f.noAsync, "no-async", false, "skip xla:cpu with the plugin's asynchronous client (the course runs it synchronous: devices.CPUAsync)")
+	fs.BoolVar(&f.noSplit, "no-split", false, "skip xla:cpu opened as four devices (devices.CPUSplit: the plugin's default and the course's before 2026-12-01, four pool threads; lesson 10 splits its step over them)")
+	fs.BoolVar(&f.noJAX, "no-jax", false, "skip JAX and numpy")
+	fs.StringVar(&f.python, "python", filepath.Join(experiments.Root(), ".venv", "bench", "bin", "python"), "python of the bench venv (jax[cpu], numpy: requirements-bench.txt)")
+	fs.StringVar(&f.jsonOut, "json", "", "also write the report as JSON to this file (docs/bench/ keeps the reports docs/performance.md is rendered from: whygpu perfdoc)")
+	fs.StringVar(&f.save, "save", measure.BenchPath(), "save the report here for lessons to read (empty: don't)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return f, err
 	}
+	f.opt.rounds = max(1, f.opt.rounds)
+	return f, nil
+}
+
+// benchCases are the points the flags ask for: the matmuls, the MLP steps, the layernorm.
+func benchCases(f benchFlags) ([]benchCase, error) {
 	var cases []benchCase
 	ints := func(flagName, s string) ([]int, error) { return positiveInts("bench", flagName, s) }
-	sizes, err := ints("-sizes", *sizesFlag)
+	sizes, err := ints("-sizes", f.sizes)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	batches, err := ints("-batches", *batchFlag)
+	batches, err := ints("-batches", f.batches)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, n := range sizes {
 		cases = append(cases, matmulCase(n))
@@ -268,77 +299,108 @@ func bench(args []string) error {
 	for _, b := range batches {
 		cases = append(cases, mlpCase(b))
 	}
-	if *lnFlag != "" {
-		r, c, ok := strings.Cut(*lnFlag, "x")
+	if f.layernorm != "" {
+		r, c, ok := strings.Cut(f.layernorm, "x")
 		rows, err1 := strconv.Atoi(r)
 		cols, err2 := strconv.Atoi(c)
 		if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 {
-			return fmt.Errorf("bench: bad -layernorm %q (want ROWSxCOLS)", *lnFlag)
+			return nil, fmt.Errorf("bench: bad -layernorm %q (want ROWSxCOLS)", f.layernorm)
 		}
 		cases = append(cases, layernormCase(rows, cols))
 	}
-	*rounds = max(1, *rounds)
+	return cases, nil
+}
 
-	cpuDev, err := devices.Open(devices.CPU)
-	if err != nil {
+// openSides opens the devices the flags keep and starts the JAX worker; a worker that does not start
+// is said and left out. The caller stops the worker.
+func openSides(f benchFlags) (benchSides, error) {
+	var s benchSides
+	var err error
+	if s.cpu, err = devices.Open(devices.CPU); err != nil {
+		return s, err
+	}
+	open := func(skip bool, config string, dev **devices.Device) error {
+		if skip {
+			return nil
+		}
+		var err error
+		*dev, err = devices.Open(config)
 		return err
 	}
-	var asyncDev *devices.Device
-	if !*noAsync {
-		if asyncDev, err = devices.Open(devices.CPUAsync); err != nil {
-			return err
-		}
+	if err := open(f.noAsync, devices.CPUAsync, &s.async); err != nil {
+		return s, err
 	}
-	var splitDev *devices.Device
-	if !*noSplit {
-		if splitDev, err = devices.Open(devices.CPUSplit); err != nil {
-			return err
-		}
+	if err := open(f.noSplit, devices.CPUSplit, &s.split); err != nil {
+		return s, err
 	}
-	var goDev *devices.Device
-	if !*noGo {
-		if goDev, err = devices.Open(devices.Go); err != nil {
-			return err
-		}
+	if err := open(f.noGo, devices.Go, &s.goDev); err != nil {
+		return s, err
 	}
-	var worker *jaxWorker
-	if !*noJAX {
-		if worker, err = startWorker(*python); err != nil {
+	if !f.noJAX {
+		if s.worker, err = startWorker(f.python); err != nil {
 			fmt.Printf("jax, numpy: not measured: %v\n\n", err)
-			worker = nil
-		} else {
-			defer worker.stop()
+			s.worker = nil
 		}
 	}
+	return s, nil
+}
+
+// newBenchReport is the report's provenance: date, host, CPU, and the versions on both sides.
+func newBenchReport(s benchSides) measure.BenchReport {
 	host, _ := os.Hostname()
-	prov := measure.ProvenanceOf(cpuDev)
-	rep := measure.BenchReport{Date: time.Now().UTC(), Host: host, CPU: cpuDev.Model, Cores: devices.NumCPU(),
-		GoMLX: prov.GoMLX, GoXLA: prov.GoXLA, Plugin: fmt.Sprintf("%s (PJRT %s)", filepath.Base(cpuDev.Plugin), cpuDev.PJRTVersion)}
-	if worker != nil {
-		rep.JAX, rep.NumPy = worker.jax, worker.numpy
+	prov := measure.ProvenanceOf(s.cpu)
+	rep := measure.BenchReport{Date: time.Now().UTC(), Host: host, CPU: s.cpu.Model, Cores: devices.NumCPU(),
+		GoMLX: prov.GoMLX, GoXLA: prov.GoXLA, Plugin: fmt.Sprintf("%s (PJRT %s)", filepath.Base(s.cpu.Plugin), s.cpu.PJRTVersion)}
+	if s.worker != nil {
+		rep.JAX, rep.NumPy = s.worker.jax, s.worker.numpy
 	}
+	return rep
+}
+
+// printBenchMethod says what is compared and how it is timed, above the table.
+func printBenchMethod(rep measure.BenchReport, cpuModel string, o benchOptions) {
 	fmt.Printf("whygpu bench — GoMLX %s (go-xla %s, %s) vs JAX %s / numpy %s, float32, on %s\n",
-		rep.GoMLX, rep.GoXLA, rep.Plugin, orDash(rep.JAX), orDash(rep.NumPy), cpuDev.Model)
-	fmt.Printf("method: every implementation of a point is timed in %d interleaved rounds (≥ %v and ≥ %d samples in all);\n", *rounds, *minTime, *minReps)
-	fmt.Printf("a sample is the consecutive calls that fill ~%v, each waited for (JAX: block_until_ready) — except\n", *sampleTime)
+		rep.GoMLX, rep.GoXLA, rep.Plugin, orDash(rep.JAX), orDash(rep.NumPy), cpuModel)
+	fmt.Printf("method: every implementation of a point is timed in %d interleaved rounds (≥ %v and ≥ %d samples in all);\n", o.rounds, o.minTime, o.minReps)
+	fmt.Printf("a sample is the consecutive calls that fill ~%v, each waited for (JAX: block_until_ready) — except\n", o.sampleTime)
 	fmt.Printf("\"jax pipelined\", which waits once per sample; median and CV (stdev/mean) of per-call times, after warm-up\n")
 	fmt.Printf("and compilation (timed apart). others = CPU used by other processes during the point, %% of all cores\n")
 	fmt.Printf("(\"+thr\": the cgroup's CPU quota throttled the point — GoMLX's runs or the JAX/numpy worker's).\n\n")
+}
 
+func bench(args []string) error {
+	f, err := parseBenchFlags(args)
+	if err != nil {
+		return err
+	}
+	cases, err := benchCases(f)
+	if err != nil {
+		return err
+	}
+	sides, err := openSides(f)
+	if err != nil {
+		return err
+	}
+	if sides.worker != nil {
+		defer sides.worker.stop()
+	}
+	rep := newBenchReport(sides)
+	rep.Command = strings.TrimSpace("whygpu bench " + strings.Join(args, " "))
+	printBenchMethod(rep, sides.cpu.Model, f.opt)
 	for i, c := range cases {
 		fmt.Fprintf(os.Stderr, "bench [%d/%d] %s\n", i+1, len(cases), c.w)
-		rep.Points = append(rep.Points, benchOne(c, cpuDev, asyncDev, splitDev, goDev, worker, *rounds, *minTime, *minReps, *sampleTime, *goBudget))
+		rep.Points = append(rep.Points, benchOne(c, sides, f.opt))
 		rep.Others = max(rep.Others, rep.Points[len(rep.Points)-1].Others)
 	}
 	printBench(rep)
-	if *save != "" {
-		if err := measure.SaveBench(*save, rep); err != nil {
+	if f.save != "" {
+		if err := measure.SaveBench(f.save, rep); err != nil {
 			return err
 		}
-		fmt.Printf("\nsaved to %s (lessons 01 and 07 read it)\n", *save)
+		fmt.Printf("\nsaved to %s (lessons 01 and 07 read it)\n", f.save)
 	}
-	if *jsonOut != "" {
-		if err := measure.SaveBench(*jsonOut, rep); err != nil {
+	if f.jsonOut != "" {
+		if err := measure.SaveBench(f.jsonOut, rep); err != nil {
 			return err
 		}
 	}
@@ -352,92 +414,142 @@ func orDash(s string) string {
 	return s
 }
 
+// benchImpl is one implementation of a point; run times one round and says what disturbed it (others'
+// CPU, the cgroup's CPU quota).
+type benchImpl struct {
+	name string
+	run  func(opt measure.Options) ([]time.Duration, measure.Disturbance, error)
+}
+
+// pointImpls are a point's implementations, prepared (compiled and checked against float64).
+type pointImpls struct {
+	impls   []benchImpl
+	relErr  map[string]float64 // each GoMLX side's error against float64
+	prepErr map[string]error   // the sides that failed to prepare
+	closers []func()
+}
+
+func (p *pointImpls) close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+}
+
+// addGoMLX prepares c on a GoMLX device (nil: skipped).
+func (p *pointImpls) addGoMLX(name string, dev *devices.Device, c benchCase) {
+	if dev == nil {
+		return
+	}
+	g, err := prepareGoMLX(dev, c)
+	if err != nil {
+		p.prepErr[name] = err
+		return
+	}
+	p.relErr[name] = g.relErr
+	p.closers = append(p.closers, g.inst.Close)
+	p.impls = append(p.impls, benchImpl{name, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+		st, s, err := measure.Time(g.inst.Run, opt)
+		return s, st.Disturbance, err
+	}})
+}
+
+// addPeers adds JAX (waiting, and pipelined for small calls) and numpy, which run in the worker.
+func (p *pointImpls) addPeers(worker *jaxWorker, c benchCase) {
+	if worker == nil {
+		return
+	}
+	names := []string{measure.BenchJAX}
+	if c.pipelin {
+		names = append(names, measure.BenchJAXPipelined)
+	}
+	if c.numpy {
+		names = append(names, measure.BenchNumPy)
+	}
+	for _, n := range names {
+		p.impls = append(p.impls, benchImpl{n, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+			// The peer runs in the worker: its disturbance is counted around the request, as
+			// measure.Time counts GoMLX's — others' CPU (less the worker's own) and the cgroup's throttling.
+			l := startLoad(worker.proc)
+			s, err := worker.time(n, c, opt)
+			return s, l.stop(), err
+		}})
+	}
+}
+
+// addGoBackend adds the pure-Go backend, which takes seconds per 2048³ matmul: one untimed run tells
+// how many fit the budget.
+func (p *pointImpls) addGoBackend(goDev *devices.Device, c benchCase, per measure.Options, o benchOptions) {
+	if goDev == nil || !c.goBack {
+		return
+	}
+	g, err := prepareGoMLX(goDev, c)
+	if err != nil {
+		p.prepErr[devices.Go] = err
+		return
+	}
+	p.closers = append(p.closers, g.inst.Close)
+	p.relErr[devices.Go] = g.relErr
+	t0 := time.Now()
+	if err := g.inst.Run(); err != nil {
+		p.prepErr[devices.Go] = err
+		return
+	}
+	one := time.Since(t0)
+	goOpt := per
+	if time.Duration(o.minReps+2)*one > o.goBudget {
+		goOpt = measure.Options{Warmup: -1, Reps: max(1, int(o.goBudget/one)/o.rounds)}
+	}
+	p.impls = append(p.impls, benchImpl{devices.Go, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+		st, s, err := measure.Time(g.inst.Run, goOpt)
+		return s, st.Disturbance, err
+	}})
+}
+
 // benchOne measures one case on every implementation, interleaved over rounds.
-func benchOne(c benchCase, cpuDev, asyncDev, splitDev, goDev *devices.Device, worker *jaxWorker, rounds int, minTime time.Duration, minReps int, sampleTime, goBudget time.Duration) measure.BenchPoint {
+func benchOne(c benchCase, sides benchSides, o benchOptions) measure.BenchPoint {
 	pt := measure.BenchPoint{Workload: c.w.Name(), Label: c.w.String(), Params: c.params, Metric: c.metric, Impls: map[string]measure.BenchImpl{}}
 	var proc *process.Process
-	if worker != nil {
-		proc = worker.proc
+	if sides.worker != nil {
+		proc = sides.worker.proc
 	}
 	probe := startLoad(proc)
-	per := measure.Options{Reps: max(1, (minReps+rounds-1)/rounds), MinTime: minTime / time.Duration(rounds), SampleTime: sampleTime}
+	per := measure.Options{Reps: max(1, (o.minReps+o.rounds-1)/o.rounds), MinTime: o.minTime / time.Duration(o.rounds), SampleTime: o.sampleTime}
 
-	type impl struct {
-		name string
-		// run times one round and says what disturbed it (others' CPU, the cgroup's CPU quota).
-		run func(opt measure.Options) ([]time.Duration, measure.Disturbance, error)
-	}
-	var impls []impl
-	relErr := map[string]float64{}
-	prepErr := map[string]error{}
-	addGoMLX := func(name string, dev *devices.Device) func() {
-		g, err := prepareGoMLX(dev, c)
-		if err != nil {
-			prepErr[name] = err
-			return func() {}
-		}
-		relErr[name] = g.relErr
-		impls = append(impls, impl{name, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
-			st, s, err := measure.Time(g.inst.Run, opt)
-			return s, st.Disturbance, err
-		}})
-		return g.inst.Close
-	}
-	defer addGoMLX(devices.CPU, cpuDev)()
-	if asyncDev != nil {
-		defer addGoMLX(devices.CPUAsync, asyncDev)()
-	}
-	if splitDev != nil {
-		defer addGoMLX(devices.CPUSplit, splitDev)()
-	}
-	if worker != nil {
-		names := []string{measure.BenchJAX}
-		if c.pipelin {
-			names = append(names, measure.BenchJAXPipelined)
-		}
-		if c.numpy {
-			names = append(names, measure.BenchNumPy)
-		}
-		for _, n := range names {
-			impls = append(impls, impl{n, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
-				// The peer runs in the worker: its disturbance is counted around the request, as
-				// measure.Time counts GoMLX's — others' CPU (less the worker's own) and the cgroup's throttling.
-				l := startLoad(worker.proc)
-				s, err := worker.time(n, c, opt)
-				return s, l.stop(), err
-			}})
-		}
-	}
-	var goOpt *measure.Options
-	if goDev != nil && c.goBack {
-		// The pure-Go backend takes seconds per 2048³ matmul: one untimed run tells how many fit the budget.
-		g, err := prepareGoMLX(goDev, c)
-		if err != nil {
-			prepErr[devices.Go] = err
-		} else {
-			defer g.inst.Close()
-			relErr[devices.Go] = g.relErr
-			t0 := time.Now()
-			if err := g.inst.Run(); err != nil {
-				prepErr[devices.Go] = err
-			} else {
-				one := time.Since(t0)
-				o := per
-				if time.Duration(minReps+2)*one > goBudget {
-					o = measure.Options{Warmup: -1, Reps: max(1, int(goBudget/one)/rounds)}
-				}
-				goOpt = &o
-				impls = append(impls, impl{devices.Go, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
-					st, s, err := measure.Time(g.inst.Run, *goOpt)
-					return s, st.Disturbance, err
-				}})
-			}
-		}
-	}
+	p := &pointImpls{relErr: map[string]float64{}, prepErr: map[string]error{}}
+	defer p.close()
+	p.addGoMLX(devices.CPU, sides.cpu, c)
+	p.addGoMLX(devices.CPUAsync, sides.async, c)
+	p.addGoMLX(devices.CPUSplit, sides.split, c)
+	p.addPeers(sides.worker, c)
+	p.addGoBackend(sides.goDev, c, per, o)
 
-	samples := map[string][]time.Duration{}
-	disturbed := map[string]measure.Disturbance{}
-	errs := map[string]error{}
+	samples, disturbed, errs := runRounds(p.impls, per, o.rounds)
+	d := probe.stop()
+	pt.Others, pt.Throttled, pt.ThrottledTime = othersPercent(d), d.Throttled, d.ThrottledTime
+	for name, err := range p.prepErr {
+		pt.Impls[name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
+	}
+	for _, im := range p.impls {
+		if err := errs[im.name]; err != nil {
+			pt.Impls[im.name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
+			continue
+		}
+		st := measure.Summarize(samples[im.name])
+		st.Disturbance = disturbed[im.name]
+		bi := measure.BenchImpl{Stats: st, Value: c.value(st.Median), RelErr: -1}
+		if e, ok := p.relErr[im.name]; ok {
+			bi.RelErr = e
+		}
+		pt.Impls[im.name] = bi
+	}
+	return pt
+}
+
+// runRounds times every implementation once per round, in turn (two warm-up calls in the first round,
+// one after), so each ratio compares samples taken under the same load. An implementation that fails
+// is not timed again.
+func runRounds(impls []benchImpl, per measure.Options, rounds int) (samples map[string][]time.Duration, disturbed map[string]measure.Disturbance, errs map[string]error) {
+	samples, disturbed, errs = map[string][]time.Duration{}, map[string]measure.Disturbance{}, map[string]error{}
 	for r := range rounds {
 		for _, im := range impls {
 			if errs[im.name] != nil {
@@ -457,25 +569,7 @@ func benchOne(c benchCase, cpuDev, asyncDev, splitDev, goDev *devices.Device, wo
 			disturbed[im.name] = worst(disturbed[im.name], d)
 		}
 	}
-	d := probe.stop()
-	pt.Others, pt.Throttled, pt.ThrottledTime = othersPercent(d), d.Throttled, d.ThrottledTime
-	for name, err := range prepErr {
-		pt.Impls[name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
-	}
-	for _, im := range impls {
-		if err := errs[im.name]; err != nil {
-			pt.Impls[im.name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
-			continue
-		}
-		st := measure.Summarize(samples[im.name])
-		st.Disturbance = disturbed[im.name]
-		bi := measure.BenchImpl{Stats: st, Value: c.value(st.Median), RelErr: -1}
-		if e, ok := relErr[im.name]; ok {
-			bi.RelErr = e
-		}
-		pt.Impls[im.name] = bi
-	}
-	return pt
+	return samples, disturbed, errs
 }
 
 // benchCols are the report's columns, in order.
@@ -500,47 +594,17 @@ func benchTarget(p measure.BenchPoint) (maxRatio, minRatio float64) {
 func printBench(rep measure.BenchReport) {
 	fmt.Printf("%-44s %-9s", "workload", "metric")
 	for _, c := range benchCols {
-		switch c {
-		case devices.CPUAsync:
-			c = "xla:cpu async client"
-		case devices.CPUSplit:
-			c = "xla:cpu as 4 devices (old)"
-		}
-		fmt.Printf(" %-30s", c)
+		fmt.Printf(" %-30s", benchColName(c))
 	}
 	fmt.Printf(" %-7s %s\n", "others", "xla:cpu vs JAX (target)")
 	var notes []string
-	fmtVal := func(metric string, v float64) string {
-		if metric == measure.PerCall {
-			switch {
-			case v < 1e-3:
-				return fmt.Sprintf("%.1f µs", v*1e6)
-			case v < 1:
-				return fmt.Sprintf("%.2f ms", v*1e3)
-			}
-			return fmt.Sprintf("%.2f s", v)
-		}
-		return fmt.Sprintf("%.1f", v)
-	}
 	for _, p := range rep.Points {
-		metric := p.Metric
-		if strings.HasPrefix(p.Workload, "mlp") {
-			metric = "per step"
-		}
-		fmt.Printf("%-44s %-9s", p.Label, metric)
+		fmt.Printf("%-44s %-9s", p.Label, pointMetric(p))
 		for _, c := range benchCols {
-			v, ok := p.Impls[c]
-			switch {
-			case !ok:
-				fmt.Printf(" %-30s", "-")
-			case v.Err != "":
-				fmt.Printf(" %-30s", "error")
-				notes = append(notes, fmt.Sprintf("%s, %s: %s", p.Label, c, v.Err))
-			default:
-				fmt.Printf(" %-30s", fmt.Sprintf("%s (best %s, CV %.0f%%)", fmtVal(p.Metric, v.Value), fmtVal(p.Metric, bestValue(p.Metric, v)), 100*v.Stats.CV))
-				if v.RelErr > workloads.Tolerance(dtypes.Float32) {
-					notes = append(notes, fmt.Sprintf("%s, %s: WRONG RESULT, relative error %.2g", p.Label, c, v.RelErr))
-				}
+			text, note := benchCell(p, c)
+			fmt.Printf(" %-30s", text)
+			if note != "" {
+				notes = append(notes, note)
 			}
 		}
 		thr := "    "
@@ -570,8 +634,58 @@ func printBench(rep measure.BenchReport) {
 	}
 }
 
+// benchColName heads an implementation's column.
+func benchColName(c string) string {
+	switch c {
+	case devices.CPUAsync:
+		return "xla:cpu async client"
+	case devices.CPUSplit:
+		return "xla:cpu as 4 devices (old)"
+	}
+	return c
+}
+
+// pointMetric is the point's metric as the table heads it: a training step's latency is "per step".
+func pointMetric(p measure.BenchPoint) string {
+	if strings.HasPrefix(p.Workload, "mlp") {
+		return "per step"
+	}
+	return p.Metric
+}
+
+// fmtBenchValue writes a value in its metric: seconds per call in µs, ms or s, or a throughput.
+func fmtBenchValue(metric string, v float64) string {
+	if metric == measure.PerCall {
+		switch {
+		case v < 1e-3:
+			return fmt.Sprintf("%.1f µs", v*1e6)
+		case v < 1:
+			return fmt.Sprintf("%.2f ms", v*1e3)
+		}
+		return fmt.Sprintf("%.2f s", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// benchCell is implementation c's cell of point p — median, best sample and CV, "error" or "-" — and
+// the note it needs under the table (its error, or a wrong result), if any.
+func benchCell(p measure.BenchPoint, c string) (text, note string) {
+	v, ok := p.Impls[c]
+	switch {
+	case !ok:
+		return "-", ""
+	case v.Err != "":
+		return "error", fmt.Sprintf("%s, %s: %s", p.Label, c, v.Err)
+	}
+	text = fmt.Sprintf("%s (best %s, CV %.0f%%)", fmtBenchValue(p.Metric, v.Value), fmtBenchValue(p.Metric, bestValue(p.Metric, v)), 100*v.Stats.CV)
+	if v.RelErr > workloads.Tolerance(dtypes.Float32) {
+		note = fmt.Sprintf("%s, %s: WRONG RESULT, relative error %.2g", p.Label, c, v.RelErr)
+	}
+	return text, note
+}
+
 // missedWhy says, for each missed target, by how much, and what the profile of this step found left
-// over against JAX (README, "Where a step's time goes"): measured differences, not guesses.
+// over against JAX (docs/performance.md, "What the measurements decided"): measured differences, not guesses.
 func missedWhy(rep measure.BenchReport) []string {
 	var out []string
 	for _, p := range rep.Points {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
 func init() {
@@ -31,7 +32,7 @@ the notebook and the cell (numbered from 1, top to bottom, Markdown cells includ
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	root := repoRoot()
+	root := experiments.Root()
 	cfg, err := notebook.LoadConfig(root)
 	if err != nil {
 		return fmt.Errorf("check: reading go.mod: %w", err)

@@ -21,26 +21,12 @@ func init() {
 	register("doctor", "print what is installed and, for each missing piece, the fix", doctor)
 }
 
-// repoRoot finds the checkout: $WHYGPU_ROOT, or the nearest parent with go.mod.
-func repoRoot() string {
-	if r := os.Getenv("WHYGPU_ROOT"); r != "" {
-		return r
-	}
-	dir, _ := os.Getwd()
-	for d := dir; d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-	}
-	return dir
-}
-
 func doctor(args []string) error {
 	opts, err := parseDoctorFlags(args)
 	if err != nil {
 		return err
 	}
-	root := repoRoot()
+	root := experiments.Root()
 	venv := filepath.Join(root, ".venv")
 	problems := 0
 	ok := func(what, detail string) { fmt.Printf("  ok    %-18s %s\n", what, detail) }

@@ -13,6 +13,7 @@ import (
 	"text/template"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
 func init() {
@@ -51,113 +52,35 @@ replace every TODO(author).`)
 		fs.Usage()
 		return fmt.Errorf("new: want NN-topic and a title, got %d argument(s)", fs.NArg())
 	}
-	id, title := strings.TrimSuffix(fs.Arg(0), ".ipynb"), strings.TrimSpace(fs.Arg(1))
-	if !notebook.ValidLessonID(id) {
-		return fmt.Errorf("new: %q is not NN-topic (two digits, a hyphen, lower-case words joined by hyphens, e.g. 07-feeding)", id)
+	root := experiments.Root()
+	d, err := lessonDataOf(root, fs.Arg(0), fs.Arg(1), *pkg)
+	if err != nil {
+		return err
 	}
-	if title == "" {
-		return fmt.Errorf("new: the title is empty")
+	l := lessonPaths(root, d)
+	if err := l.checkFree(root, d); err != nil {
+		return err
 	}
-	root := repoRoot()
-	cfg, err := notebook.LoadConfig(root)
+	// Render everything first, so a template that fails writes nothing.
+	nb, err := renderNotebook(l.tmplDir, d)
+	if err != nil {
+		return err
+	}
+	goFiles, err := renderPackage(l, d)
+	if err != nil {
+		return err
+	}
+	allSrc, err := os.ReadFile(l.all)
 	if err != nil {
 		return fmt.Errorf("new: %w", err)
 	}
-	d := lessonData{ID: id, Number: id[:2], Topic: id[3:], Title: title, Pkg: *pkg, Module: cfg.Module}
-	if d.Pkg == "" {
-		d.Pkg = strings.ReplaceAll(d.Topic, "-", "")
-	}
-	if !token.IsIdentifier(d.Pkg) || token.IsKeyword(d.Pkg) || strings.ToLower(d.Pkg) != d.Pkg || d.Pkg == "all" {
-		return fmt.Errorf("new: %q is not a usable package name (lower-case Go identifier, not a keyword, not \"all\"): pass -pkg", d.Pkg)
-	}
-
-	nbPath := filepath.Join(root, "notebooks", id+".ipynb")
-	pkgDir := filepath.Join(root, "lessons", d.Pkg)
-	tmplDir := filepath.Join(root, "lessons", "_template")
-	if _, err := os.Stat(nbPath); err == nil {
-		return fmt.Errorf("new: %s already exists", relPath(nbPath))
-	}
-	if _, err := os.Stat(pkgDir); err == nil {
-		return fmt.Errorf("new: %s already exists (pass -pkg to choose another package name)", relPath(pkgDir))
-	}
-	others, _ := filepath.Glob(filepath.Join(root, "notebooks", d.Number+"-*.ipynb"))
-	if len(others) > 0 {
-		return fmt.Errorf("new: number %s is taken by %s (lesson numbers are stable: pick a free one)", d.Number, relPath(others[0]))
-	}
-
-	// The notebook: the template's cells with their text filled in, fresh cell ids.
-	nb, err := notebook.Read(filepath.Join(tmplDir, "lesson.ipynb"))
+	newAll, err := addBlankImport(allSrc, d.Module+"/lessons/"+d.Pkg, d.ID)
 	if err != nil {
-		return fmt.Errorf("new: reading the template: %w", err)
+		return fmt.Errorf("new: updating %s: %w", relPath(l.all), err)
 	}
-	for _, c := range nb.Cells {
-		text, err := fill("cell", c.Text(), d)
-		if err != nil {
-			return err
-		}
-		c.Source = notebook.Source(text)
-		c.ID = notebook.NewCellID()
-	}
-	nb.Metadata["whygpu"] = map[string]any{"lesson": id}
-	nb.Strip()
-
-	// The package and its test.
-	goFiles := map[string]string{
-		filepath.Join(pkgDir, d.Pkg+".go"):      "lesson.go.tmpl",
-		filepath.Join(pkgDir, d.Pkg+"_test.go"): "lesson_test.go.tmpl",
-	}
-	rendered := map[string][]byte{}
-	for dst, name := range goFiles {
-		b, err := os.ReadFile(filepath.Join(tmplDir, name))
-		if err != nil {
-			return fmt.Errorf("new: reading the template: %w", err)
-		}
-		text, err := fill(name, string(b), d)
-		if err != nil {
-			return err
-		}
-		src, err := format.Source([]byte(text))
-		if err != nil {
-			return fmt.Errorf("new: %s does not render to valid Go: %w", name, err)
-		}
-		rendered[dst] = src
-	}
-	allPath := filepath.Join(root, "lessons", "all", "all.go")
-	allSrc, err := os.ReadFile(allPath)
-	if err != nil {
-		return fmt.Errorf("new: %w", err)
-	}
-	newAll, err := addBlankImport(allSrc, cfg.Module+"/lessons/"+d.Pkg, id)
-	if err != nil {
-		return fmt.Errorf("new: updating %s: %w", relPath(allPath), err)
-	}
-
-	// Everything rendered: write.
-	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+	if err := l.write(nb, goFiles, newAll); err != nil {
 		return err
 	}
-	if err := nb.Write(nbPath); err != nil {
-		return err
-	}
-	created := []string{nbPath}
-	dsts := make([]string, 0, len(rendered))
-	for dst := range rendered {
-		dsts = append(dsts, dst)
-	}
-	sort.Strings(dsts)
-	for _, dst := range dsts {
-		if err := os.WriteFile(dst, rendered[dst], 0o644); err != nil {
-			return err
-		}
-		created = append(created, dst)
-	}
-	if err := os.WriteFile(allPath, newAll, 0o644); err != nil {
-		return err
-	}
-	for _, c := range created {
-		fmt.Println("created ", relPath(c))
-	}
-	fmt.Println("updated ", relPath(allPath))
 	fmt.Printf(`
 next:
   1. replace every TODO(author) (grep -rn 'TODO(author)' %s %s)
@@ -165,7 +88,138 @@ next:
   3. go test ./lessons/%s/             # the lesson's Go code
   4. go run ./cmd/whygpu run %s       # the notebook through the real kernel (build/)
   5. on a GPU machine: whygpu record -device xla:cuda -only %s   (see lessons/AUTHORING.md)
-`, relPath(nbPath), relPath(pkgDir), id, d.Pkg, id, id)
+`, relPath(l.notebook), relPath(l.pkgDir), d.ID, d.Pkg, d.ID, d.ID)
+	return nil
+}
+
+// lessonDataOf checks the lesson id ("07-feeding"), the title and the package name (default: the
+// topic without hyphens) and fills the templates' data.
+func lessonDataOf(root, arg, title, pkg string) (lessonData, error) {
+	id, title := strings.TrimSuffix(arg, ".ipynb"), strings.TrimSpace(title)
+	if !notebook.ValidLessonID(id) {
+		return lessonData{}, fmt.Errorf("new: %q is not NN-topic (two digits, a hyphen, lower-case words joined by hyphens, e.g. 07-feeding)", id)
+	}
+	if title == "" {
+		return lessonData{}, fmt.Errorf("new: the title is empty")
+	}
+	cfg, err := notebook.LoadConfig(root)
+	if err != nil {
+		return lessonData{}, fmt.Errorf("new: %w", err)
+	}
+	d := lessonData{ID: id, Number: id[:2], Topic: id[3:], Title: title, Pkg: pkg, Module: cfg.Module}
+	if d.Pkg == "" {
+		d.Pkg = strings.ReplaceAll(d.Topic, "-", "")
+	}
+	if !token.IsIdentifier(d.Pkg) || token.IsKeyword(d.Pkg) || strings.ToLower(d.Pkg) != d.Pkg || d.Pkg == "all" {
+		return lessonData{}, fmt.Errorf("new: %q is not a usable package name (lower-case Go identifier, not a keyword, not \"all\"): pass -pkg", d.Pkg)
+	}
+	return d, nil
+}
+
+// newLessonFiles are the paths `whygpu new` reads and writes.
+type newLessonFiles struct {
+	notebook string // notebooks/NN-topic.ipynb
+	pkgDir   string // lessons/<pkg>
+	tmplDir  string // lessons/_template
+	all      string // lessons/all/all.go
+}
+
+func lessonPaths(root string, d lessonData) newLessonFiles {
+	return newLessonFiles{
+		notebook: filepath.Join(root, "notebooks", d.ID+".ipynb"),
+		pkgDir:   filepath.Join(root, "lessons", d.Pkg),
+		tmplDir:  filepath.Join(root, "lessons", "_template"),
+		all:      filepath.Join(root, "lessons", "all", "all.go"),
+	}
+}
+
+// checkFree refuses a lesson whose notebook, package or number already exists.
+func (l newLessonFiles) checkFree(root string, d lessonData) error {
+	if _, err := os.Stat(l.notebook); err == nil {
+		return fmt.Errorf("new: %s already exists", relPath(l.notebook))
+	}
+	if _, err := os.Stat(l.pkgDir); err == nil {
+		return fmt.Errorf("new: %s already exists (pass -pkg to choose another package name)", relPath(l.pkgDir))
+	}
+	others, _ := filepath.Glob(filepath.Join(root, "notebooks", d.Number+"-*.ipynb"))
+	if len(others) > 0 {
+		return fmt.Errorf("new: number %s is taken by %s (lesson numbers are stable: pick a free one)", d.Number, relPath(others[0]))
+	}
+	return nil
+}
+
+// renderNotebook is the template's notebook with its cells' text filled in and fresh cell ids.
+func renderNotebook(tmplDir string, d lessonData) (*notebook.Notebook, error) {
+	nb, err := notebook.Read(filepath.Join(tmplDir, "lesson.ipynb"))
+	if err != nil {
+		return nil, fmt.Errorf("new: reading the template: %w", err)
+	}
+	for _, c := range nb.Cells {
+		text, err := fill("cell", c.Text(), d)
+		if err != nil {
+			return nil, err
+		}
+		c.Source = notebook.Source(text)
+		c.ID = notebook.NewCellID()
+	}
+	nb.Metadata["whygpu"] = map[string]any{"lesson": d.ID}
+	nb.Strip()
+	return nb, nil
+}
+
+// renderPackage renders the lesson's package and its test, gofmt'ed: destination path → source.
+func renderPackage(l newLessonFiles, d lessonData) (map[string][]byte, error) {
+	goFiles := map[string]string{
+		filepath.Join(l.pkgDir, d.Pkg+".go"):      "lesson.go.tmpl",
+		filepath.Join(l.pkgDir, d.Pkg+"_test.go"): "lesson_test.go.tmpl",
+	}
+	rendered := map[string][]byte{}
+	for dst, name := range goFiles {
+		b, err := os.ReadFile(filepath.Join(l.tmplDir, name))
+		if err != nil {
+			return nil, fmt.Errorf("new: reading the template: %w", err)
+		}
+		text, err := fill(name, string(b), d)
+		if err != nil {
+			return nil, err
+		}
+		src, err := format.Source([]byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("new: %s does not render to valid Go: %w", name, err)
+		}
+		rendered[dst] = src
+	}
+	return rendered, nil
+}
+
+// write writes the rendered lesson: the notebook, the package's files (in name order) and the new
+// lessons/all/all.go, and prints what it created.
+func (l newLessonFiles) write(nb *notebook.Notebook, goFiles map[string][]byte, newAll []byte) error {
+	if err := os.MkdirAll(l.pkgDir, 0o755); err != nil {
+		return err
+	}
+	if err := nb.Write(l.notebook); err != nil {
+		return err
+	}
+	created := []string{l.notebook}
+	dsts := make([]string, 0, len(goFiles))
+	for dst := range goFiles {
+		dsts = append(dsts, dst)
+	}
+	sort.Strings(dsts)
+	for _, dst := range dsts {
+		if err := os.WriteFile(dst, goFiles[dst], 0o644); err != nil {
+			return err
+		}
+		created = append(created, dst)
+	}
+	if err := os.WriteFile(l.all, newAll, 0o644); err != nil {
+		return err
+	}
+	for _, c := range created {
+		fmt.Println("created ", relPath(c))
+	}
+	fmt.Println("updated ", relPath(l.all))
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
 // checkoutCopy copies what `new` and a build of lessons/ need into a temporary directory: go.mod,
@@ -15,7 +17,7 @@ import (
 // data) and notebooks/00-setup-check.ipynb.
 func checkoutCopy(t *testing.T) string {
 	t.Helper()
-	src := repoRoot()
+	src := experiments.Root()
 	dst := t.TempDir()
 	copyFile := func(rel string) {
 		b, err := os.ReadFile(filepath.Join(src, rel))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
 func init() {
@@ -53,7 +54,7 @@ tests/test_notebooks.py.`)
 	if help, err := parseFlags(fs, args); help || err != nil {
 		return err
 	}
-	root := repoRoot()
+	root := experiments.Root()
 	if *out == "" {
 		*out = filepath.Join(root, "build")
 	}
@@ -71,6 +72,22 @@ tests/test_notebooks.py.`)
 			return err
 		}
 	}
+	env := kernelEnv(root)
+	o := runOptions{jupyter: jupyter, execDir: execDir, htmlDir: htmlDir, env: env, timeout: *timeout, html: !*noHTML}
+	var reports []runReport
+	for _, p := range paths {
+		reports = append(reports, runNotebook(o, p))
+	}
+	fmt.Println()
+	if failed := printRunReports(reports); failed > 0 {
+		return fmt.Errorf("run: %d of %d notebook(s) failed", failed, len(reports))
+	}
+	return nil
+}
+
+// kernelEnv is this process's environment with what the course kernel needs to be found and to find
+// the checkout: JUPYTER_PATH (the checkout's kernel spec) and WHYGPU_ROOT, unless already set.
+func kernelEnv(root string) []string {
 	env := os.Environ()
 	if os.Getenv("JUPYTER_PATH") == "" {
 		env = append(env, "JUPYTER_PATH="+filepath.Join(root, ".venv", "share", "jupyter"))
@@ -78,55 +95,74 @@ tests/test_notebooks.py.`)
 	if os.Getenv("WHYGPU_ROOT") == "" {
 		env = append(env, "WHYGPU_ROOT="+root)
 	}
+	return env
+}
 
-	var reports []runReport
-	for _, p := range paths {
-		name := strings.TrimSuffix(filepath.Base(p), ".ipynb")
-		fmt.Printf("run: %s ...\n", name)
-		r := runReport{Name: name, Executed: filepath.Join(execDir, name+".ipynb")}
-		t0 := time.Now()
-		// A notebook may take at most its cells' timeouts; the whole call gets a generous cap.
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
-		cmd := exec.CommandContext(ctx, jupyter, "nbconvert", "--to", "notebook", "--execute", "--allow-errors",
-			"--ExecutePreprocessor.kernel_name="+notebook.Kernel,
-			"--ExecutePreprocessor.timeout="+strconv.Itoa(*timeout),
-			"--output-dir", execDir, "--output", name, p)
-		cmd.Env = env
-		var stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = os.Stdout, &stderr
-		err := cmd.Run()
-		cancel()
-		r.Seconds = time.Since(t0).Seconds()
+// runOptions is how `whygpu run` executes each notebook.
+type runOptions struct {
+	jupyter          string   // the checkout's jupyter
+	execDir, htmlDir string   // where the executed copy and its HTML export go
+	env              []string // the kernel's environment (kernelEnv)
+	timeout          int      // seconds a single cell may run
+	html             bool     // also export HTML
+}
+
+// runNotebook executes one notebook, checks the executed copy (ExecutedProblems) and exports its HTML.
+func runNotebook(o runOptions, p string) runReport {
+	name := strings.TrimSuffix(filepath.Base(p), ".ipynb")
+	fmt.Printf("run: %s ...\n", name)
+	r := runReport{Name: name, Executed: filepath.Join(o.execDir, name+".ipynb")}
+	t0 := time.Now()
+	// A notebook may take at most its cells' timeouts; the whole call gets a generous cap.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
+	cmd := exec.CommandContext(ctx, o.jupyter, "nbconvert", "--to", "notebook", "--execute", "--allow-errors",
+		"--ExecutePreprocessor.kernel_name="+notebook.Kernel,
+		"--ExecutePreprocessor.timeout="+strconv.Itoa(o.timeout),
+		"--output-dir", o.execDir, "--output", name, p)
+	cmd.Env = o.env
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = os.Stdout, &stderr
+	err := cmd.Run()
+	cancel()
+	r.Seconds = time.Since(t0).Seconds()
+	if err != nil {
+		r.Problems = append(r.Problems, fmt.Sprintf("nbconvert failed (%v): %s", err, lastLines(stderr.String(), 15)))
+	} else {
+		nb, err := notebook.Read(r.Executed)
 		if err != nil {
-			r.Problems = append(r.Problems, fmt.Sprintf("nbconvert failed (%v): %s", err, lastLines(stderr.String(), 15)))
+			r.Problems = append(r.Problems, err.Error())
 		} else {
-			nb, err := notebook.Read(r.Executed)
-			if err != nil {
-				r.Problems = append(r.Problems, err.Error())
-			} else {
-				r.Cells = len(nb.Cells)
-				r.Problems = append(r.Problems, ExecutedProblems(nb)...)
-			}
+			r.Cells = len(nb.Cells)
+			r.Problems = append(r.Problems, ExecutedProblems(nb)...)
 		}
-		if !*noHTML {
-			if _, err := os.Stat(r.Executed); err == nil {
-				h := exec.Command(jupyter, "nbconvert", "--to", "html", "--output-dir", htmlDir, "--output", name, r.Executed)
-				h.Env = env
-				if b, err := h.CombinedOutput(); err != nil {
-					r.Problems = append(r.Problems, fmt.Sprintf("HTML export failed: %v: %s", err, lastLines(string(b), 5)))
-				} else {
-					r.HTML = filepath.Join(htmlDir, name+".html")
-				}
-			}
-		}
-		r.Pass = len(r.Problems) == 0
-		reports = append(reports, r)
 	}
+	if o.html {
+		r.Problems = append(r.Problems, exportHTML(o, &r)...)
+	}
+	r.Pass = len(r.Problems) == 0
+	return r
+}
 
-	fmt.Println()
+// exportHTML writes the HTML export of r's executed copy, if there is one, and sets r.HTML; it returns
+// the export's problem, if any.
+func exportHTML(o runOptions, r *runReport) []string {
+	if _, err := os.Stat(r.Executed); err != nil {
+		return nil
+	}
+	h := exec.Command(o.jupyter, "nbconvert", "--to", "html", "--output-dir", o.htmlDir, "--output", r.Name, r.Executed)
+	h.Env = o.env
+	if b, err := h.CombinedOutput(); err != nil {
+		return []string{fmt.Sprintf("HTML export failed: %v: %s", err, lastLines(string(b), 5))}
+	}
+	r.HTML = filepath.Join(o.htmlDir, r.Name+".html")
+	return nil
+}
+
+// printRunReports prints the table of outcomes and each notebook's first problems; it returns how many
+// notebooks failed.
+func printRunReports(reports []runReport) (failed int) {
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "notebook\tresult\ttime\tcells\texecuted copy\tHTML")
-	failed := 0
 	var total float64
 	for _, r := range reports {
 		res := "pass"
@@ -148,10 +184,7 @@ tests/test_notebooks.py.`)
 			fmt.Printf("%s: %s\n", r.Name, p)
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("run: %d of %d notebook(s) failed", failed, len(reports))
-	}
-	return nil
+	return failed
 }
 
 var stderrFailure = regexp.MustCompile(`(?i)panic:|error|failed|cannot`)

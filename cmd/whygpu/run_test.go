@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
 func executed(t *testing.T, cells ...*notebook.Cell) *notebook.Notebook {
@@ -56,7 +57,7 @@ func TestExecutedProblems(t *testing.T) {
 // TestRunExecutesThroughTheKernel runs two tiny notebooks through `whygpu run` (real Jupyter, the
 // course kernel): one passes, one fails on a compile error; both leave an executed copy and HTML.
 func TestRunExecutesThroughTheKernel(t *testing.T) {
-	root := repoRoot()
+	root := experiments.Root()
 	if _, err := os.Stat(filepath.Join(root, ".venv", "bin", "jupyter")); err != nil {
 		t.Skip("no .venv (make setup)")
 	}

@@ -121,16 +121,36 @@ func Lookup(id string) (Experiment, bool) {
 }
 
 // Root returns the course checkout: $WHYGPU_ROOT (the kernel and Makefile set it), else the
-// directory this source file was compiled from.
+// directory this source file was compiled from when it still holds go.mod, else (a binary built with
+// -trimpath, or carried to another machine: build/whygpu) the nearest parent of the working directory
+// with go.mod, else the working directory. It is the one way the course finds its checkout: the
+// whygpu command uses it too.
 func Root() string {
 	if r := os.Getenv("WHYGPU_ROOT"); r != "" {
 		return r
 	}
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if d := filepath.Dir(filepath.Dir(filepath.Dir(file))); hasGoMod(d) {
+			return d
+		}
+	}
+	dir, err := os.Getwd()
+	if err != nil {
 		return "."
 	}
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	for d := dir; ; d = filepath.Dir(d) {
+		if hasGoMod(d) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+func hasGoMod(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
 }
 
 // ReferenceDir is where reference results are kept: <root>/lessons/reference.

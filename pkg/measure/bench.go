@@ -38,6 +38,8 @@ type BenchReport struct {
 	Plugin string    `json:"plugin"` // CPU PJRT plugin file and version
 	JAX    string    `json:"jax,omitempty"`
 	NumPy  string    `json:"numpy,omitempty"`
+	// Command is the command line that measured it ("whygpu bench -sizes 8,1024").
+	Command string `json:"command,omitempty"`
 	// Others is the most CPU other processes used during any point, % of all cores.
 	Others float64      `json:"others_percent"`
 	Points []BenchPoint `json:"points"`
