@@ -21,6 +21,10 @@ func init() {
 	register("compare", "GoMLX on a device vs PyTorch's numbers for the same shapes (scripts/torch_compare.py)", compare)
 }
 
+// peerClock is how GoMLX's side is timed (measure.Run: the wall clock until the device has finished,
+// go-xla's execute waits), and how a peer must time its median to be compared with it.
+const peerClock = "wall, to completion (synchronized)"
+
 // peerReport is what scripts/torch_compare.py (PyTorch) and scripts/bench_jax.py --compare (JAX) write.
 type peerReport struct {
 	Torch    string       `json:"torch,omitempty"`
@@ -49,6 +53,10 @@ type peerResult struct {
 	DType     string  `json:"dtype"`
 	N         int     `json:"n"`
 	MinTime   float64 `json:"min_s"`
+	// Clock is how Median was timed ("wall, to completion (synchronized)"); DeviceMedian is the
+	// same runs on the device's own clock (CUDA events), when the peer has one.
+	Clock        string  `json:"clock,omitempty"`
+	DeviceMedian float64 `json:"device_median_s,omitempty"`
 }
 
 // find returns the peer's rate for name in the row's unit (TFLOP/s, GB/s or steps/s).
@@ -135,6 +143,7 @@ func compare(args []string) error {
 	lnCols := fs.Int("ln-cols", 4096, "layernorm columns")
 	copyBytes := fs.Int("copy-bytes", 1<<30, "bytes copied device to device")
 	checkN := fs.Int("check-n", 2048, "matmul size at which results are checked against float64 on the host")
+	allowMissing := fs.Bool("allow-missing-peer", false, "exit 0 even when a peer (PyTorch, JAX) has no number for a target's row")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -255,8 +264,12 @@ func compare(args []string) error {
 				Value: v, Target: "<= 1.2", Pass: v <= 1.2})
 		}
 	}
+	missing := missingPeers(rep, batches)
 
 	printCompare(rep)
+	for _, m := range missing {
+		fmt.Println("  MISSING  " + m)
+	}
 	if *out != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
@@ -272,7 +285,38 @@ func compare(args []string) error {
 	if failed > 0 {
 		errs = append(errs, fmt.Errorf("compare: %d target(s) missed", failed))
 	}
+	if len(missing) > 0 && !*allowMissing {
+		errs = append(errs, fmt.Errorf("compare: %d target(s) have no peer number (%s): run the peer, or pass -allow-missing-peer", len(missing), strings.Join(missing, "; ")))
+	}
 	return errors.Join(errs...)
+}
+
+// missingPeers lists the targets a peer's number is missing for: the bf16 matmul against PyTorch,
+// each MLP step against JAX — the peer not run at all, or its report lacking the row or having an
+// error there. A target without its peer is not evaluated, so it must not pass in silence.
+func missingPeers(rep CompareReport, batches []int) []string {
+	var out []string
+	need := func(p peerReport, who, name string) {
+		switch {
+		case p.label() == "":
+			out = append(out, fmt.Sprintf("%s: no %s report (-%s)", name, who, strings.ToLower(strings.TrimPrefix(who, "Py"))))
+		default:
+			if _, ok := p.find(name); !ok {
+				why := "no row"
+				for _, r := range p.Results {
+					if r.Name == name && r.Error != "" {
+						why = "error: " + r.Error
+					}
+				}
+				out = append(out, fmt.Sprintf("%s: %s has no number (%s)", name, who, why))
+			}
+		}
+	}
+	need(rep.Torch, "PyTorch", "matmul-bf16")
+	for _, b := range batches {
+		need(rep.JAX, "JAX", fmt.Sprintf("mlp-step-b%d", b))
+	}
+	return out
 }
 
 func printCompare(rep CompareReport) {
@@ -283,10 +327,17 @@ func printCompare(rep CompareReport) {
 		}
 	}
 	if rep.Torch.label() == "" {
-		fmt.Println("  (no PyTorch numbers: PyTorch was not run or not found)")
+		fmt.Println("  MISSING  no PyTorch numbers: PyTorch was not run or not found (-torch)")
 	}
 	if rep.JAX.label() == "" {
-		fmt.Println("  (no JAX numbers: JAX was not run or not found)")
+		fmt.Println("  MISSING  no JAX numbers: JAX was not run or not found (-jax)")
+	}
+	for _, p := range []peerReport{rep.Torch, rep.JAX} {
+		for _, r := range p.Results {
+			if r.Clock != "" && r.Clock != peerClock {
+				fmt.Printf("  NOT LIKE FOR LIKE  %s: %s %s timed on %q, GoMLX on %q\n", r.Name, p.label(), r.Name, r.Clock, peerClock)
+			}
+		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "name\tshape\tGoMLX median\tCV\tGoMLX\tPyTorch\tratio\tJAX\tratio")

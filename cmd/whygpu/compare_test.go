@@ -23,8 +23,9 @@ func TestCompareDryRunOnCPU(t *testing.T) {
 	out := filepath.Join(dir, "compare.json")
 	err := compare([]string{"-device", "xla:cpu", "-torch", torch, "-jax", jax, "-out", out, "-batches", "1,8",
 		"-n", "64", "-ln-rows", "64", "-ln-cols", "64", "-copy-bytes", "65536", "-check-n", "32"})
-	if err != nil && !strings.Contains(err.Error(), "target(s) missed") {
-		t.Fatal(err)
+	// batch 8's JAX entry is an error: its target has no peer number, which is loud and an error.
+	if err == nil || !strings.Contains(err.Error(), "mlp-step-b8: JAX has no number (error: boom)") || !strings.Contains(err.Error(), "-allow-missing-peer") {
+		t.Fatalf("a target without its peer's number did not fail: %v", err)
 	}
 	var rep CompareReport
 	b, rerr := os.ReadFile(out)
@@ -91,6 +92,38 @@ func TestPositiveInts(t *testing.T) {
 		for i := range got {
 			if got[i] != c.want[i] {
 				t.Errorf("positiveInts(%q) = %v, want %v", c.in, got, c.want)
+			}
+		}
+	}
+}
+
+// A target whose peer did not run, or has no number for its row, is listed (and fails the run).
+func TestMissingPeers(t *testing.T) {
+	torch := peerReport{Torch: "2.9", Results: []peerResult{{Name: "matmul-bf16", TFLOPS: 700}}}
+	jax := peerReport{JAX: "0.7", Results: []peerResult{{Name: "mlp-step-b1", StepsPerS: 1e4}, {Name: "mlp-step-b8", Error: "oom"}}}
+	tests := []struct {
+		name string
+		rep  CompareReport
+		want []string
+	}{
+		{"both peers, all rows", CompareReport{Torch: torch, JAX: jax}, nil},
+		{"a row with an error", CompareReport{Torch: torch, JAX: jax}, []string{"mlp-step-b8: JAX has no number (error: oom)"}},
+		{"no PyTorch at all", CompareReport{JAX: jax}, []string{"matmul-bf16: no PyTorch report (-torch)"}},
+		{"no JAX at all", CompareReport{Torch: torch}, []string{"mlp-step-b1: no JAX report (-jax)"}},
+	}
+	for i, tc := range tests {
+		batches := []int{1}
+		if i == 1 {
+			batches = []int{1, 8}
+		}
+		got := missingPeers(tc.rep, batches)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+			continue
+		}
+		for j := range got {
+			if got[j] != tc.want[j] {
+				t.Errorf("%s: %q, want %q", tc.name, got[j], tc.want[j])
 			}
 		}
 	}

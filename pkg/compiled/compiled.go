@@ -9,7 +9,10 @@
 //	--xla_dump_to=<temp dir>/whygpu-xla-<pid> --xla_dump_hlo_module_re=^whygpu_dump_
 //
 // so XLA dumps only the executables named with [DumpName] (through [Dumped]); every other compile
-// is untouched. Inspect then reads the dump of that executable and removes it.
+// is untouched. Inspect then reads the dump of that executable and removes it. The flags are this
+// process's alone: [AddedFlags] says what was added, and a program that starts another — the
+// bench's JAX worker, a notebook kernel — gives it [PeerEnv], the environment as it was before, so
+// a peer measured against the course never runs with the course's dump flags.
 //
 // The memory figures come from the pjrt.LoadedExecutable behind GoMLX's compute.Executable, which
 // GoMLX v0.28 and go-xla v0.4 do not export: [MemoryOf] reads that field by reflection and says so
@@ -45,7 +48,35 @@ var (
 	dumpMu    sync.Mutex
 )
 
+// originalFlags is XLA_FLAGS as the process was started with it (hadFlags: set at all), read before
+// init adds the dump flags.
+var originalFlags, hadFlags = os.LookupEnv("XLA_FLAGS")
+
 func init() { dumpDir, dumpNote = setFlags() }
+
+// AddedFlags is what this package added to XLA_FLAGS for this process ("" when XLA_FLAGS already
+// chose a dump directory, or setting it failed).
+func AddedFlags() string {
+	if now := os.Getenv("XLA_FLAGS"); now != originalFlags {
+		return strings.TrimSpace(strings.TrimPrefix(now, originalFlags))
+	}
+	return ""
+}
+
+// PeerEnv is os.Environ() with XLA_FLAGS as the process was started with it (unset if it was not
+// set): the environment for a child process that must not inherit this package's dump flags.
+func PeerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XLA_FLAGS=") {
+			env = append(env, kv)
+		}
+	}
+	if hadFlags {
+		env = append(env, "XLA_FLAGS="+originalFlags)
+	}
+	return env
+}
 
 var dumpToFlag = regexp.MustCompile(`--xla_dump_to=(\S+)`)
 

@@ -142,3 +142,18 @@ func TestDumpNameIsUniqueAndSafe(t *testing.T) {
 		t.Errorf("XLA_FLAGS = %q lacks the module filter", os.Getenv("XLA_FLAGS"))
 	}
 }
+
+// The dump flags are this process's: a child (JAX, a kernel) gets the environment as it was.
+func TestPeerEnvHasNotTheDumpFlags(t *testing.T) {
+	if hadFlags && dumpToFlag.MatchString(originalFlags) {
+		t.Skip("XLA_FLAGS chose a dump directory before the test started") // nothing was added
+	}
+	if !strings.Contains(os.Getenv("XLA_FLAGS"), "--xla_dump_to=") || !strings.Contains(AddedFlags(), "--xla_dump_hlo_module_re=^"+DumpPrefix) {
+		t.Fatalf("the package's flags are not set here: XLA_FLAGS=%q, added %q", os.Getenv("XLA_FLAGS"), AddedFlags())
+	}
+	for _, kv := range PeerEnv() {
+		if strings.HasPrefix(kv, "XLA_FLAGS=") && (strings.Contains(kv, "whygpu-xla-") || kv != "XLA_FLAGS="+originalFlags) {
+			t.Errorf("peer environment has %q, want XLA_FLAGS as started (%q, set %v)", kv, originalFlags, hadFlags)
+		}
+	}
+}
