@@ -241,8 +241,9 @@ func freeAll(ts []*tensors.Tensor) {
 }
 
 // execInstance is the common Instance for workloads that are a single graph.Exec over fixed inputs.
-// Run calls the compiled executable with the inputs' device buffers (see direct); Check goes through
-// graph.Exec, which hands back tensors to read.
+// Run calls the compiled executable with the inputs' device buffers (see direct), and Check checks
+// that same path: it reads the outputs of one direct call (TestDirectAgreesWithExec checks they are
+// graph.Exec's).
 type execInstance struct {
 	name   string // workload description, for errors
 	exec   *graph.Exec
@@ -307,12 +308,33 @@ func (e *execInstance) Run() error {
 }
 
 func (e *execInstance) Check() (float64, error) {
-	outs, err := e.exec.Exec(e.inputs...)
+	outs, err := e.directOutputs()
 	if err != nil {
-		return 0, deviceErr(err, "running %s", e.name)
+		return 0, err
 	}
 	defer freeAll(outs)
 	return e.check(outs)
+}
+
+// directOutputs runs the timed path (one direct call) and returns its outputs as tensors, which the
+// caller frees.
+func (e *execInstance) directOutputs() ([]*tensors.Tensor, error) {
+	if err := e.compile(); err != nil {
+		return nil, err
+	}
+	bufs, err := e.call.call(e.bufs)
+	if err != nil {
+		return nil, deviceErr(err, "running %s", e.name)
+	}
+	outs := make([]*tensors.Tensor, len(bufs))
+	for i, b := range bufs {
+		if outs[i], err = tensors.FromBuffer(b); err != nil {
+			freeAll(outs)
+			finalizeBuffers(bufs[i:])
+			return nil, deviceErr(err, "reading the outputs of %s", e.name)
+		}
+	}
+	return outs, nil
 }
 
 func (e *execInstance) Close() {
