@@ -13,8 +13,8 @@ import (
 )
 
 // checkoutCopy copies what `new` and a build of lessons/ need into a temporary directory: go.mod,
-// go.sum, README.md (lessons/all reads its lesson table), pkg/, internal/, lessons/ (without reference
-// data) and notebooks/00-setup-check.ipynb.
+// go.sum, README.md and every notebook (lessons/all reads the README's tables and the notebooks: the
+// lesson table, lesson 08's model card), pkg/, internal/ and lessons/ (without reference data).
 func checkoutCopy(t *testing.T) string {
 	t.Helper()
 	src := experiments.Root()
@@ -31,7 +31,12 @@ func checkoutCopy(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"go.mod", "go.sum", "README.md", "notebooks/00-setup-check.ipynb"} {
+	files := []string{"go.mod", "go.sum", "README.md"}
+	nbs, _ := filepath.Glob(filepath.Join(src, "notebooks", "*.ipynb"))
+	for _, nb := range nbs {
+		files = append(files, filepath.Join("notebooks", filepath.Base(nb)))
+	}
+	for _, f := range files {
 		copyFile(f)
 	}
 	for _, dir := range []string{"pkg", "internal", "lessons"} {
