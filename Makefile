@@ -19,9 +19,9 @@ lab: setup
 	  --ServerApp.root_dir=$(CURDIR)/notebooks --MultiKernelManager.default_kernel_name=whygpu \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
-## test: set up (with test tools) if needed, then run every test: Go, notebooks, lint, browser
+## test: set up (with test tools) if needed, then run every test: Go, notebooks, lint, browser, classroom, image
 test: setup-test
-	$(MAKE) --no-print-directory lint test-go test-notebooks test-browser test-classroom
+	$(MAKE) --no-print-directory lint test-go test-notebooks test-browser test-classroom test-image
 
 setup:
 	@scripts/setup.sh
@@ -57,10 +57,15 @@ clean:
 	rm -rf $(VENV) build tests/artifacts
 
 .PHONY: test-classroom
-## test-classroom: the classroom (docker/): image set-up simulated offline, start hook, JupyterHub, parsers
+## test-classroom: the classroom (docker/): start hook, JupyterHub, parsers (the image itself: test-image)
 test-classroom: setup
 	cd docker/dockertest && go vet ./... && go test -count=1 ./...
-	$(VENV)/bin/pytest -q docker/tests
+	$(VENV)/bin/pytest -q docker/tests --ignore=docker/tests/image
+
+.PHONY: test-image
+## test-image: build docker/Dockerfile for real (buildah, on a stand-in base; installs buildah) and run the course in it, offline
+test-image: setup
+	$(VENV)/bin/pytest -q -s docker/tests/image
 
 # --- Authoring tools: cmd/whygpu check|run|new|record (lessons/AUTHORING.md) ---
 .PHONY: run-notebooks new record whygpu-bin

@@ -26,6 +26,8 @@ mkdir -p "$(dirname "$dest")"
 mv "$src" "$dest"
 # zips keep the execute bits (unzip restores them); make sure the tools are runnable by everyone
 chmod -R a+rX "$dest"
-got_ver="$("$dest/bin/go" env GOVERSION)"
+# run in the scratch dir as home: the go command writes its telemetry settings under $HOME/.config, and
+# the Dockerfile runs this as root with HOME=/home/jovyan (a root-owned ~/.config locked the learner out)
+got_ver="$(HOME="$tmp" XDG_CONFIG_HOME="$tmp/.config" "$dest/bin/go" env GOVERSION)"
 [ "$got_ver" = "$ver" ] || { echo "install-go: $dest/bin/go reports $got_ver, want $ver" >&2; exit 1; }
 echo "install-go: $got_ver in $dest"

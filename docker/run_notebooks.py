@@ -1,6 +1,6 @@
 """Execute course notebooks headless with the course kernel and the checks of tests/test_notebooks.py.
 
-Used by docker/smoke.sh (in the image, and by CI on the simulated image), so a teacher's smoke test and CI
+Used by docker/smoke.sh (in the image, also in the one CI builds: make test-image), so a teacher's smoke test and CI
 judge a notebook the same way: no error output, every "whygpu": {"expect": [...]} met. Also reports the
 time of the first code cell (GoNB compiling and running it), which the warmed Go build cache keeps short.
 

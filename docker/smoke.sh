@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # docker/smoke.sh — check a course environment end to end, with no network: the doctor, the hub's
-# single-user server, the learners' notebook copies and notebook 00 through the real course kernel.
+# single-user server, the learners' notebook copies, JupyterLab answering, and notebook 00 through the
+# real course kernel.
 #
 # In the image (the teacher's one command, docker/README.md):
 #   docker run --rm --network none whygpu:cpu /opt/whygpu/docker/smoke.sh
 #   docker run --rm --network none --gpus all whygpu:cuda /opt/whygpu/docker/smoke.sh
-# CI runs it on the simulated image (docker/tests/test_image_setup.py).
+# CI runs it inside the image it builds with buildah (docker/tests/image/test_image.py).
 #
 #   --all                 run every notebook, not only 00-setup-check
 #   WHYGPU_SMOKE_FIRST_CELL_MAX   fail when the first cell takes longer (seconds, default 10)
@@ -39,8 +40,44 @@ fi
 
 step "learners' copies of the notebooks"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+lab=""
+trap '[ -z "$lab" ] || kill "$lab" 2>/dev/null; rm -rf "$work"' EXIT
 "$ROOT/docker/sync-notebooks.sh" "$ROOT/notebooks" "$work/work"
+
+step "JupyterLab starts and answers"
+# on 127.0.0.1 with a token of its own, the settings of the image (/etc/jupyter) included
+read -r port token < <("$VENV/bin/python" -c 'import secrets, socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1], secrets.token_hex(16))')
+(cd "$work" && exec jupyter lab --no-browser --ip=127.0.0.1 --port="$port" --IdentityProvider.token="$token" \
+  --ServerApp.root_dir="$work" >"$work/lab.log" 2>&1) &
+lab=$!
+"$VENV/bin/python" - "$port" "$token" "$work/lab.log" <<'PY' || { tail -n 30 "$work/lab.log" >&2; exit 1; }
+import json, sys, time, urllib.request
+port, token, log = sys.argv[1:]
+base = f"http://127.0.0.1:{port}"
+def get(path):
+    req = urllib.request.Request(base + path, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return json.load(r)
+t0 = time.monotonic()
+while True:
+    try:
+        status = get("/api/status")
+        break
+    except OSError:
+        if time.monotonic() - t0 > 120:
+            sys.exit("JupyterLab did not answer on %s within 120 s" % base)
+        time.sleep(0.5)
+specs = get("/api/kernelspecs")
+lab = urllib.request.urlopen(urllib.request.Request(base + "/lab", headers={"Authorization": f"token {token}"}), timeout=10)
+assert lab.status == 200, lab.status
+assert "whygpu" in specs["kernelspecs"], "the course kernel is not among the kernels: %s" % sorted(specs["kernelspecs"])
+print(f"JupyterLab answered in {time.monotonic() - t0:.1f}s: /api/status, /lab, kernels {sorted(specs['kernelspecs'])}, "
+      f"default kernel {specs['default']}")
+PY
+if [ -x /etc/jupyter/docker_healthcheck.py ] && [ -n "${NB_USER:-}" ]; then
+  /etc/jupyter/docker_healthcheck.py >/dev/null && echo "the image's healthcheck (/etc/jupyter/docker_healthcheck.py) passes"
+fi
+kill "$lab" 2>/dev/null; wait "$lab" 2>/dev/null || true; lab=""
 
 step "notebooks through the course kernel (GOPROXY=off)"
 if [ "$ALL" = 1 ]; then

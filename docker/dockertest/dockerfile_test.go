@@ -161,7 +161,7 @@ func TestSetupRunsFromSetupEnv(t *testing.T) {
 	if len(setupRuns) != 2 || !strings.Contains(setupRuns[0], "--no-warm") || strings.Contains(setupRuns[1], "--no-warm") {
 		t.Fatalf("want two set-up steps (inputs only with --no-warm, then everything): %q", setupRuns)
 	}
-	// the first step copies exactly WHYGPU_SETUP_INPUTS, which CI's simulation copies too
+	// the first step copies exactly WHYGPU_SETUP_INPUTS (the layer that is rebuilt only when they change)
 	var step1 []string
 	for _, c := range d.stages[0].Commands {
 		if r, ok := c.(*instructions.RunCommand); ok && strings.Contains(strings.Join(r.CmdLine, " "), "scripts/setup.sh") {

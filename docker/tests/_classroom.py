@@ -1,10 +1,6 @@
-"""Shared helpers of the classroom tests (docker/tests): the image's set-up, simulated on the bare machine.
-
-No Docker engine runs here, so the tests do on this machine what docker/Dockerfile does, from the same files:
-the build context (docker/Dockerfile.dockerignore), the set-up script with the arguments and environment of
-docker/setup.env, in the two steps the Dockerfile takes, with fresh Go module and build caches and the
-base image's Python when this machine has it. Only the transport differs: Go modules come from this
-machine's module cache (same bytes, checked against go.sum) and wheels from its pip cache.
+"""Shared helpers of the classroom tests (docker/tests): paths, docker/setup.env as the Dockerfile reads it,
+the image's build context (docker/Dockerfile.dockerignore), the one-machine hub's venv and proxy. The image
+itself is built and checked by docker/tests/image (make test-image).
 """
 import fnmatch
 import glob
@@ -14,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -74,136 +69,6 @@ def copy_files(files, dest):
         dst = dest / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
-
-
-def image_python(version):
-    """An interpreter of the base image's Python version (setup.env WHYGPU_IMAGE_PYTHON), if this machine has one."""
-    candidates = [shutil.which(f"python{version}")]
-    pyenv_root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    candidates += sorted(glob.glob(f"{pyenv_root}/versions/{version}.*/bin/python{version}"), reverse=True)
-    for c in candidates:
-        if c and subprocess.run([c, "-c", "import venv, ensurepip"], capture_output=True).returncode == 0:
-            return c
-    return None
-
-
-def host_go(var):
-    return subprocess.run(["go", "env", var], capture_output=True, text=True, check=True).stdout.strip()
-
-
-def host_pip_cache():
-    out = subprocess.run(["python3", "-m", "pip", "cache", "dir"], capture_output=True, text=True)
-    return out.stdout.strip() if out.returncode == 0 else ""
-
-
-def run(cmd, env, cwd, timeout, log):
-    t0 = time.monotonic()
-    with open(log, "ab") as f:
-        f.write(f"\n$ {' '.join(map(str, cmd))}\n".encode())
-        f.flush()
-        p = subprocess.run(cmd, env=env, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout)
-    dt = time.monotonic() - t0
-    if p.returncode != 0:
-        tail = pathlib.Path(log).read_text(errors="replace")[-4000:]
-        raise AssertionError(f"{cmd} failed ({p.returncode}) after {dt:.0f}s:\n{tail}")
-    return dt
-
-
-def offline_prefix():
-    """`unshare -n` with loopback up: a network namespace with no way out, as in `docker run --network none`."""
-    if shutil.which("unshare") and shutil.which("ip"):
-        if subprocess.run(["unshare", "-n", "ip", "link", "set", "lo", "up"], capture_output=True).returncode == 0:
-            return ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "offline"]
-    return []
-
-
-class Sim:
-    """A simulated image: /opt/whygpu and /opt/go under build/_classroom/image/opt, a fresh home."""
-
-    def __init__(self):
-        self.base = BUILD / "image"
-        self.root = self.base / "opt" / "whygpu"
-        self.gopath = self.base / "opt" / "go"
-        self.home = self.base / "home" / "jovyan"
-        self.log = BUILD / "image-setup.log"
-        self.env_file = setup_env()
-        self.python = image_python(self.env_file.get("WHYGPU_IMAGE_PYTHON", "3"))
-        self.timings = {}
-
-    def build_env(self):
-        """The environment of the Dockerfile's set-up RUN steps."""
-        env = {
-            "PATH": os.environ["PATH"],  # go, gcc, python3 of this machine (the image: /usr/local/go/bin, conda)
-            "HOME": str(self.home),
-            "LANG": "C.UTF-8",
-            "WHYGPU_ROOT": str(self.root),
-            "GOPATH": str(self.gopath),
-            "GOMODCACHE": str(self.gopath / "pkg" / "mod"),
-            "GOCACHE": str(self.gopath / "cache"),
-            "GOPLSCACHE": str(self.gopath / "gopls"),  # the Dockerfile's ENV: outside the home volume
-            "WHYGPU_CUDA": "0",  # the Dockerfile's ARG default: the CPU image
-        }
-        env.update(self.env_file)
-        if self.python:
-            env["WHYGPU_PYTHON"] = self.python
-        # transport only: the same module zips and wheels, from this machine's caches
-        env["GOPROXY"] = f"file://{host_go('GOMODCACHE')}/cache/download,{host_go('GOPROXY')}"
-        cache = host_pip_cache()
-        if cache:
-            env["PIP_CACHE_DIR"] = cache
-        return env
-
-    def runtime_env(self):
-        """The container's environment at run time (the Dockerfile's last ENV)."""
-        env = self.build_env()
-        venv = self.root / ".venv"
-        env.update({
-            "PATH": f"{venv}/bin:{os.environ['PATH']}",
-            "JUPYTER_PATH": str(venv / "share" / "jupyter"),
-            "PJRT_PLUGIN_LIBRARY_PATH": str(venv / "lib" / "pjrt"),
-            "GOPROXY": "off",
-        })
-        env.pop("PIP_CACHE_DIR", None)
-        env.pop("WHYGPU_PYTHON", None)
-        return env
-
-    def build(self):
-        if self.base.exists():
-            subprocess.run(["chmod", "-R", "u+w", str(self.base)], check=False)
-            shutil.rmtree(self.base)
-        self.root.mkdir(parents=True)
-        self.home.mkdir(parents=True)
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        self.log.write_text(f"python for the venv: {self.python or 'python3 (no ' + self.env_file.get('WHYGPU_IMAGE_PYTHON', '') + ' here)'}\n")
-        env = self.build_env()
-        args = self.env_file.get("WHYGPU_SETUP_ARGS", "").split()
-        files = context_files()
-        # step 1: the set-up inputs only, then `scripts/setup.sh --no-warm $WHYGPU_SETUP_ARGS`
-        inputs = self.env_file["WHYGPU_SETUP_INPUTS"].split()
-        step1 = [f for f in files if any(f == i or f.startswith(i.rstrip("/") + "/") for i in inputs)]
-        copy_files(step1, self.root)
-        self.timings["setup step 1"] = run(["scripts/setup.sh", "--no-warm", *args], env, self.root, 3000, self.log)
-        # step 2: the whole context, the stamp removed, `scripts/setup.sh $WHYGPU_SETUP_ARGS`
-        copy_files(files, self.root)
-        (self.root / ".venv" / ".whygpu-setup").unlink()
-        self.timings["setup step 2"] = run(["scripts/setup.sh", *args], env, self.root, 3000, self.log)
-        # the course ships read-only (the Dockerfile's chmod), the Go build cache stays writable
-        subprocess.run(f"find '{self.root}' -path '{self.root}/.venv' -prune -o -exec chmod a-w {{}} +",
-                       shell=True, check=True)
-        return self
-
-
-_SIM = None
-
-
-@pytest.fixture(scope="session")
-def sim():
-    global _SIM
-    if _SIM is None:
-        _SIM = Sim().build()
-    yield _SIM
-    # leave it for a look, but removable by `make clean` (the go command makes its module cache read-only)
-    subprocess.run(["chmod", "-R", "u+w", str(_SIM.base)], check=False)
 
 
 # --- the one-machine hub, as the teacher installs it (docker/jupyterhub/requirements-hub.txt) ----------
