@@ -184,7 +184,7 @@ if [ "$WARM" = 1 ]; then
   say "warming the Go build cache for pkg/ and lessons/"
   # Every module go.mod requires, not only those `go build` needs: GoNB builds each cell in a workspace
   # (go.work) with this checkout, where the go command wants the go.mod of every required module, and the
-  # kernel runs with GOPROXY=off (found by docker/tests/test_image_setup.py on fresh caches).
+  # kernel runs with GOPROXY=off (found by the image test, then a simulation of the image set-up, on fresh caches).
   go mod download
   go build ./... >/dev/null
   # gopls (autocomplete in the notebooks) keeps what it learned of every package in its file cache
