@@ -90,6 +90,15 @@ type Device struct {
 	backend compute.Backend
 }
 
+// RaiseSpec raises the model peak for dtype to measured when the model is below it (AtLeast), under
+// the package's lock: a Device is shared by every caller in the process, so two goroutines measuring
+// ceilings at once must not write Spec at the same time.
+func (d *Device) RaiseSpec(dtype string, measured float64) {
+	mu.Lock()
+	defer mu.Unlock()
+	d.Spec = AtLeast(d.Spec, dtype, measured)
+}
+
 // Backend returns the GoMLX backend to build and run graphs on this device.
 func (d *Device) Backend() compute.Backend { return d.backend }
 

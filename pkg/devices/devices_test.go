@@ -172,3 +172,17 @@ func TestGPUFailure(t *testing.T) {
 		t.Errorf("no GPU here, yet a GPU failure: %v", GPUFailure())
 	}
 }
+
+// Two goroutines raising a shared device's model peak at once do not race (go test -race).
+func TestRaiseSpecConcurrently(t *testing.T) {
+	d := &Device{Name: Go, Spec: Ceilings{PeakFLOPS: map[string]float64{"float32": 1e9}}}
+	done := make(chan bool)
+	for i := range 2 {
+		go func() { d.RaiseSpec("float32", float64(2+i)*1e9); done <- true }()
+	}
+	<-done
+	<-done
+	if p := d.Spec.Peak("float32"); p < 2e9 {
+		t.Errorf("peak %v after raising to 2e9 and 3e9", p)
+	}
+}

@@ -144,6 +144,6 @@ func raiseModel(dev *devices.Device, c MeasuredCeilings) {
 		return
 	}
 	for prec, f := range c.FLOPS {
-		dev.Spec = devices.AtLeast(dev.Spec, prec, f)
+		dev.RaiseSpec(prec, f)
 	}
 }

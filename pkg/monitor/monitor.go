@@ -110,9 +110,10 @@ func (tl Timeline) MeanCPU() float64 {
 
 // Sampler records a Timeline in the background between Start and Stop.
 type Sampler struct {
-	mu   sync.Mutex
-	tl   Timeline
-	stop chan struct{}
+	mu       sync.Mutex
+	tl       Timeline
+	stopOnce sync.Once // Stop closes stop once, however many times (and goroutines) call it
+	stop     chan struct{}
 	done chan struct{}
 	t0   time.Time
 	last []cpu.TimesStat
@@ -191,15 +192,11 @@ func (s *Sampler) Mark(label string) {
 	s.tl.Marks = append(s.tl.Marks, Mark{T: time.Since(s.t0), Label: label})
 }
 
-// Stop ends sampling (taking a last sample) and returns the timeline. Calling it twice returns the
-// same timeline.
+// Stop ends sampling (taking a last sample) and returns the timeline. Calling it again, from any
+// goroutine, returns the same timeline.
 func (s *Sampler) Stop() Timeline {
-	select {
-	case <-s.done:
-	default:
-		close(s.stop)
-		<-s.done
-	}
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tl.Duration == 0 {
@@ -209,9 +206,10 @@ func (s *Sampler) Stop() Timeline {
 }
 
 // Run samples every interval (DefaultInterval when 0) while fn runs and returns the timeline with
-// fn's error.
-func Run(interval time.Duration, fn func() error) (Timeline, error) {
+// fn's error. The sampler stops however fn ends: a panic in fn goes on after the sampling goroutine
+// has stopped, never leaving it running.
+func Run(interval time.Duration, fn func() error) (tl Timeline, err error) {
 	s := Start(interval)
-	err := fn()
-	return s.Stop(), err
+	defer func() { tl = s.Stop() }()
+	return Timeline{}, fn()
 }

@@ -3,6 +3,7 @@ package monitor
 import (
 	"encoding/json"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,5 +102,29 @@ func TestSamplerMarksAndStopTwice(t *testing.T) {
 	}
 	if _, u, _ := tl.GPUSeries(0); len(devices.GPUs()) == 0 && len(u) != 0 {
 		t.Error("GPU series without a GPU")
+	}
+}
+
+// Stop may be called twice, from two goroutines at once; a panicking fn stops the sampler anyway.
+func TestStopTwiceAndPanicStopsTheSampler(t *testing.T) {
+	s := Start(time.Millisecond)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.Stop() }()
+	}
+	wg.Wait()
+	before := runtime.NumGoroutine()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the panic did not go on")
+			}
+		}()
+		_, _ = Run(time.Millisecond, func() error { panic("boom") })
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines after a panicking Run, %d before: the sampler leaked", after, before)
 	}
 }
