@@ -217,6 +217,26 @@ func TestCrossoverLine(t *testing.T) {
 	if b, _ := strconv.ParseFloat(m[2], 64); b < 10 || b > 25 {
 		t.Errorf("crossing with the pessimistic end at batch %s, want ≈ 17", m[2])
 	}
+	// The control: the same crossover with the model's launch cost at its low and its high end; the
+	// low end (one CUDA graph) moves the crossover to smaller batches than the high one (a stream).
+	ends := experiments.LaunchCostCrossovers(rs, "batch", experiments.Batch)
+	if len(ends) != 2 || !strings.Contains(ends[0], "CUDA graph") || !strings.Contains(ends[1], "on a stream") {
+		t.Fatalf("launch-cost crossovers: %q", ends)
+	}
+	lowAt := func(l string) float64 {
+		m := regexp.MustCompile(`batch ≈ ([0-9.]+) and ≈ ([0-9.]+)`).FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("no crossover range in %q", l)
+		}
+		v, _ := strconv.ParseFloat(m[2], 64)
+		return v
+	}
+	if g, st := lowAt(ends[0]), lowAt(ends[1]); !(g < st) {
+		t.Errorf("the crossover's far end with one CUDA graph (batch %g) is not below the one on a stream (%g)", g, st)
+	}
+	if !strings.Contains(Crossover(rs), "CUDA graph") {
+		t.Errorf("race.Crossover does not show the launch-cost control: %q", Crossover(rs))
+	}
 	// A recorded GPU is what the crossover is found against; the model's band stays beside it.
 	for _, b := range Batches {
 		rs = append(rs, fake(devices.CUDA, b, 64, 5*time.Microsecond, true))

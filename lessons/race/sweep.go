@@ -37,8 +37,14 @@ func SweepChart(rs []measure.Result) (*plot.Plot, error) {
 		experiments.TimeSeries(rs, experiments.Batch))
 }
 
-// Crossover is the printed crossover line of the step sweep (experiments.CrossoverLine), then the
-// GPU model's error against each GPU step recorded at these sizes (experiments.ModelVersus).
+// Crossover is the printed crossover line of the step sweep (experiments.CrossoverLine), the same
+// with the model's launch cost at its low and its high end (experiments.LaunchCostCrossovers: how
+// far the crossover moves on that assumption), then the GPU model's error against each GPU step
+// recorded at these sizes (experiments.ModelVersus).
 func Crossover(rs []measure.Result) string {
-	return experiments.WithModelVersus(experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch"), rs)
+	line := experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")
+	for _, l := range experiments.LaunchCostCrossovers(rs, "batch", experiments.Batch) {
+		line += "\n" + l
+	}
+	return experiments.WithModelVersus(line, rs)
 }

@@ -26,9 +26,15 @@ func BandLane(e gpumodel.Estimate) charts.Lane {
 // coordinate (its batch, or its hidden width) and y turns a step's time in seconds and its size into
 // the chart's value (applied to both ends of the band).
 func StepModelSeries(sizes []Size, x func(Size) float64, y func(sec float64, s Size) float64) charts.Series {
+	return StepModelSeriesOn(gpumodel.Default(), sizes, x, y)
+}
+
+// StepModelSeriesOn is StepModelSeries on model m (other assumptions, e.g. LaunchCostCrossovers'),
+// under the same name.
+func StepModelSeriesOn(m gpumodel.Model, sizes []Size, x func(Size) float64, y func(sec float64, s Size) float64) charts.Series {
 	s := charts.Series{Name: StepModelName, Source: charts.Model}
 	for _, sz := range sizes {
-		e := StepEstimate(sz.Step())
+		e := StepEstimateOn(m, sz.Step())
 		s.Note = e.Note()
 		pt := charts.XY{X: x(sz), Y: e.Mid().Seconds(), Lo: e.Low.Seconds(), Hi: e.High.Seconds()}
 		s.Points = append(s.Points, pt.MapY(func(_, sec float64) float64 { return y(sec, sz) }))
@@ -129,6 +135,31 @@ func sizeX(x func(measure.Result) float64) func(Size) float64 {
 	return func(s Size) float64 {
 		return x(measure.Result{Params: map[string]int{"batch": s.Batch, "hidden": s.Hidden}})
 	}
+}
+
+// LaunchCostCrossovers are CrossoverLine of the step results rs against x twice more, with the
+// GPU model's launches at the two ends of its launch assumption: as one CUDA graph (the host issues
+// the whole step in one call, 0.7–1.2 µs per kernel on the GPU: gpumodel.Assumptions.AsGraph) and
+// one by one on a stream (2.5–4 µs per launch: OnStream). The learner sees how far the crossover
+// moves on what the modeled lane rests on. None when a GPU was measured live (its curve decides).
+func LaunchCostCrossovers(rs []measure.Result, what string, x func(measure.Result) float64) []string {
+	if HasLiveGPU(rs) || len(rs) == 0 {
+		return nil
+	}
+	var out []string
+	for _, end := range []struct {
+		how string
+		a   gpumodel.Assumptions
+	}{
+		{"launches as one CUDA graph (the low launch cost)", gpumodel.Published.AsGraph()},
+		{"launches one by one on a stream (the high launch cost)", gpumodel.Published.OnStream()},
+	} {
+		m := gpumodel.Default()
+		m.A = end.a
+		series := append(fromresult.Series(rs, x, measure.Result.Seconds), StepModelSeriesOn(m, sizesOf(rs), sizeX(x), func(sec float64, _ Size) float64 { return sec }))
+		out = append(out, "if the "+StepModelName+" "+end.how+": "+CrossoverLine(series, what))
+	}
+	return out
 }
 
 // CrossoverLine says where the CPU's and the GPU's curves cross, as one line: "crossover: batch ≈
