@@ -99,6 +99,14 @@ func TestOccupancy(t *testing.T) {
 		t.Fatalf("%d rows for %d results", len(tab.Rows), len(rs))
 	}
 	// 132 SMs × one 128×128 tile each: a 64-wide layer gives 1 tile per 128 samples.
+	// The CPU column is parallelism offered, not busy lanes: at batch 1 the weights are read for one
+	// multiply-add each, so the notes must not say the lanes have work there (the weight-reuse story).
+	if h := tab.Header[3]; !strings.Contains(h, "could fill") || !strings.Contains(h, "not busy lanes") {
+		t.Errorf("CPU lanes header: %q", h)
+	}
+	if n := tab.NotesText(); strings.Contains(n, "lanes have work") || !strings.Contains(n, "wait on memory") {
+		t.Errorf("CPU lanes note contradicts weight reuse:\n%s", n)
+	}
 	if !strings.Contains(tab.NotesText(), "132 SMs all get a tile") {
 		t.Errorf("notes:\n%s", tab.NotesText())
 	}

@@ -49,12 +49,13 @@ func hiddenTiles(batch, hidden int) (tiles int, fill float64) {
 // OccupancyTable explains the sweep at one hidden width, batch by batch: how many independent
 // outputs a hidden layer has (B·H), how many output tiles that is and what share of the model GPU's
 // SMs they keep busy (the GPU model's tile/wave picture), what share of this CPU's f32 lanes (model)
-// it could keep busy, and the time per step on each.
+// its outputs could fill (the parallelism offered: at small batches the lanes still wait on memory,
+// each weight read for few multiply-adds), and the time per step on each.
 func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 	sms, cpuLanes := gpumodel.Default().GPU.SMs, CPULanes()
 	t := units.Table{Header: []string{"batch", "outputs per hidden layer (B·H)",
 		fmt.Sprintf("output tiles → SMs busy (of %d; GPU model, not a measurement)", sms),
-		fmt.Sprintf("CPU lanes with work (of %d, model)", cpuLanes),
+		fmt.Sprintf("CPU lanes the outputs could fill (of %d, model; parallelism, not busy lanes)", cpuLanes),
 		"xla:cpu time per step (no results)", "GPU time per step", "GPU time from"}}
 	var batches []int
 	cpu := map[int]float64{}
@@ -94,7 +95,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 		}
 	}
 	t.Notes = []string{
-		fmt.Sprintf("At hidden %d the CPU's %d lanes have work from batch %d on. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
+		fmt.Sprintf("At hidden %d the outputs could fill the CPU's %d lanes from batch %d on, but that is parallelism offered, not lanes busy: at small batches every weight is read from memory for few multiply-adds (one at batch 1), so the lanes mostly wait on memory and the call's fixed cost; reusing each weight across the batch is what lets them work. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
 			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Name, sms, full),
 		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization (a model, not a measurement); with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
 		"GPU model: " + experiments.StepEstimate(experiments.Step(1, hidden)).Note() + ".",
