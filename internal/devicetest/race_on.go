@@ -1,0 +1,5 @@
+//go:build race
+
+package devicetest
+
+const raceEnabled = true
