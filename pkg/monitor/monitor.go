@@ -114,9 +114,9 @@ type Sampler struct {
 	tl       Timeline
 	stopOnce sync.Once // Stop closes stop once, however many times (and goroutines) call it
 	stop     chan struct{}
-	done chan struct{}
-	t0   time.Time
-	last []cpu.TimesStat
+	done     chan struct{}
+	t0       time.Time
+	last     []cpu.TimesStat
 }
 
 // Start begins sampling every interval (DefaultInterval when 0) until Stop.
