@@ -9,6 +9,7 @@ package bigpicture
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -418,7 +419,15 @@ func WhereTimeGoes(z StepSizes) (units.Table, error) {
 }
 
 // ModelCard is the GPU model's card as markdown: the published GPU measurements it is checked
-// against, each with its source and the model's band for the same work (gpumodel.CardMarkdown).
+// against, each with its source and the model's band for the same work (gpumodel.CardMarkdown),
+// then the model against every recording under lessons/reference/ (experiments.CardVersus: one
+// line saying there is none yet until a GPU run is recorded; a failure to read one is shown, not
+// dropped).
 func ModelCard() string {
-	return "GPU model card (a band per row, not a measurement of this machine; every modeled number in the course comes from this model):\n\n" + gpumodel.CardMarkdown()
+	lines, err := experiments.CardVersus()
+	if err != nil {
+		lines = append(lines, "model vs recording: reading lessons/reference/ failed: "+err.Error())
+	}
+	return "GPU model card (a band per row, not a measurement of this machine; every modeled number in the course comes from this model):\n\n" +
+		gpumodel.CardMarkdown() + "\n**Model vs recording**, per recorded experiment:\n\n- " + strings.Join(lines, "\n- ") + "\n"
 }

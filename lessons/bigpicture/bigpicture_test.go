@@ -2,6 +2,7 @@ package bigpicture
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
@@ -95,3 +96,13 @@ func TestInferenceOnGoBackend(t *testing.T) {
 
 // TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
+
+// The card lists the model against the recordings under it: with none yet (an empty checkout),
+// the one line that says so and where recording is described.
+func TestModelCardListsRecordings(t *testing.T) {
+	t.Setenv("WHYGPU_ROOT", t.TempDir())
+	card := ModelCard()
+	if !strings.Contains(card, "**Model vs recording**") || !strings.Contains(card, experiments.NoRecordingYet) {
+		t.Errorf("the card's model-vs-recording part is missing:\n%s", card[max(0, len(card)-600):])
+	}
+}
