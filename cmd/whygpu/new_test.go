@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
+
 	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
@@ -111,7 +113,7 @@ func TestNewScaffoldsALessonThatPassesCheck(t *testing.T) {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command")
+		devicetest.NeedSetup(t, "the go command", "install Go 1.26 and put it on PATH")
 	}
 	for _, args := range [][]string{{"vet", "./lessons/..."}, {"test", "-count=1", "./lessons/movingdata/", "./lessons/all/"}} {
 		cmd := exec.Command(goBin, args...)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
+
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
@@ -20,7 +22,7 @@ func TestPrebuiltBinaryRecordsWithoutGoOrCheckout(t *testing.T) {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command")
+		devicetest.NeedSetup(t, "the go command", "install Go 1.26 and put it on PATH")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin", "whygpu")

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
+
 	"github.com/gpu-course/whygpu/internal/notebook"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 )
@@ -59,10 +61,10 @@ func TestExecutedProblems(t *testing.T) {
 func TestRunExecutesThroughTheKernel(t *testing.T) {
 	root := experiments.Root()
 	if _, err := os.Stat(filepath.Join(root, ".venv", "bin", "jupyter")); err != nil {
-		t.Skip("no .venv (make setup)")
+		devicetest.NeedSetup(t, ".venv", "run make setup")
 	}
 	if _, err := os.Stat(filepath.Join(root, ".venv", "share", "jupyter", "kernels", "whygpu", "kernel.json")); err != nil {
-		t.Skip("no course kernel (make setup)")
+		devicetest.NeedSetup(t, "the course kernel", "run make setup")
 	}
 	if testing.Short() {
 		t.Skip("starts a kernel; skipped with -short")

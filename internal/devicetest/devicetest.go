@@ -28,6 +28,17 @@ func missing(t testing.TB, name, why string) {
 	t.Skipf("%s not available: %s", name, why)
 }
 
+// NeedSetup skips t when a piece of the course's set-up (the venv, the course kernel, the go command)
+// is missing — and fails it under RequireEnv, which `make test` sets after running the set-up, so a
+// set-up that did not take cannot pass by skipping. what names the piece; fix says how to get it.
+func NeedSetup(t testing.TB, what, fix string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("%s is missing under %s=1 (make test runs the set-up first): %s", what, RequireEnv, fix)
+	}
+	t.Skipf("%s is missing: %s", what, fix)
+}
+
 // NeedCPUPlugin skips t (fails it under RequireEnv) when the XLA CPU plugin is not installed.
 func NeedCPUPlugin(t testing.TB) {
 	t.Helper()

@@ -30,7 +30,7 @@ func TestCourseInJupyterLab(t *testing.T) {
 
 	t.Run("01-race", func(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(lab.Root, "notebooks", "01-race.ipynb")); err != nil {
-			t.Skip("notebooks/01-race.ipynb does not exist yet: the recall and race checks run on lesson 1 once it lands")
+			t.Fatal("notebooks/01-race.ipynb is missing: the recall and race checks run on lesson 1")
 		}
 		p := OpenNotebook(t, lab, browser, "01-race")
 		p.CheckRaceDuringRun = true
