@@ -11,7 +11,7 @@ export CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
 export GOFLAGS := -buildvcs=false
 PORT ?= 8888
 
-.PHONY: lab test setup setup-test doctor test-go test-notebooks test-browser lint bench clean
+.PHONY: lab test setup setup-test doctor test-go test-race test-notebooks test-browser lint bench clean
 
 ## lab: set up if needed, then start JupyterLab on 127.0.0.1 (token auth) in notebooks/
 lab: setup
@@ -21,7 +21,7 @@ lab: setup
 
 ## test: set up (with test tools) if needed, then run every test: Go, notebooks, lint, browser, classroom, image
 test: setup-test
-	$(MAKE) --no-print-directory lint test-go test-notebooks test-browser test-classroom test-image
+	$(MAKE) --no-print-directory lint test-go test-race test-notebooks test-browser test-classroom test-image
 
 setup:
 	@scripts/setup.sh
@@ -33,6 +33,10 @@ setup-test:
 test-go:
 	go vet ./...
 	WHYGPU_REQUIRE_PLUGIN=1 go test -count=1 ./...
+
+## test-race: pkg/ under the race detector (checkptr off in gomlx/compute only: its Go-backend matmul trips it; TestMain: internal/testmain)
+test-race:
+	WHYGPU_REQUIRE_PLUGIN=1 go test -race -gcflags=github.com/gomlx/compute/...=-d=checkptr=0 -count=1 ./pkg/...
 
 ## test-notebooks: execute every notebook headless through Jupyter with the real course kernel
 test-notebooks:

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-course/whygpu/internal/testmain"
+
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
@@ -156,7 +158,8 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	testmain.Exit(code) // a clean exit under -race after the plugin loaded
+
 }
 
 func TestMetric(t *testing.T) {

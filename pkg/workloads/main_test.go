@@ -3,9 +3,9 @@ package workloads
 import (
 	"testing"
 
-	"github.com/gpu-course/whygpu/internal/devicetest"
+	"github.com/gpu-course/whygpu/internal/testmain"
 )
 
 // TestMain lets `go test -race` of this package exit cleanly after the XLA plugin loaded (see
-// devicetest.Main).
-func TestMain(m *testing.M) { devicetest.Main(m) }
+// testmain.Main).
+func TestMain(m *testing.M) { testmain.Main(m) }

@@ -1,5 +1,5 @@
 //go:build race
 
-package devicetest
+package testmain
 
 const raceEnabled = true
