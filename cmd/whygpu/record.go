@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -293,7 +294,7 @@ func writeChart(path string, e experiments.Experiment, results []measure.Result,
 		if useFLOPs {
 			v = r.GFLOPS()
 		}
-		bars = append(bars, charts.Bar{Label: shortLabel(r.Label), Value: v})
+		bars = append(bars, fromresult.Bar(r, shortLabel(r.Label), v))
 	}
 	unit := "achieved GB/s"
 	if useFLOPs {

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
@@ -399,7 +400,7 @@ func InferenceHere(q Request) ([]measure.Result, error) {
 func InferenceChart(rs []measure.Result) (*plot.Plot, error) {
 	var bars []charts.Bar
 	for _, r := range rs {
-		bars = append(bars, charts.Bar{Label: r.Provenance.Label(), Value: r.Seconds() * 1e6})
+		bars = append(bars, fromresult.Bar(r, r.Provenance.Label(), r.Seconds()*1e6))
 	}
 	title := "batch-1 inference latency"
 	if len(rs) > 0 {

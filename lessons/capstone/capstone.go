@@ -347,13 +347,14 @@ func TuneChart(ps []Point) (*plot.Plot, error) {
 	sort.Slice(ps, func(i, j int) bool { return ps[i].SamplesPerSec > ps[j].SamplesPerSec })
 	var bars []charts.Bar
 	for _, p := range ps {
-		bars = append(bars, charts.Bar{Label: fmt.Sprintf("b%d %s w%d", p.Batch, short(p.DType), p.Workers), Value: p.SamplesPerSec})
+		// Points come from Tune in this run, or from a Recall that refuses another run's keep.
+		bars = append(bars, charts.Bar{Label: fmt.Sprintf("b%d %s w%d", p.Batch, short(p.DType), p.Workers), Value: p.SamplesPerSec, Source: charts.Live})
 	}
 	dev := ""
 	if len(ps) > 0 {
 		dev = ps[0].Device
 	}
-	return charts.Bars("training from the loader: samples/s per configuration, "+dev+" (measured live)", "samples/s", bars)
+	return charts.Bars("training from the loader: samples/s per configuration, "+dev, "samples/s", bars)
 }
 
 func short(d string) string {

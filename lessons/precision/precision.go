@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -161,14 +162,14 @@ func DTypeTable(results []measure.Result) units.Table {
 // DTypeChart draws achieved GFLOP/s per device and precision.
 func DTypeChart(results []measure.Result) (*plot.Plot, error) {
 	var bars []charts.Bar
-	title := "matmul throughput by precision, measured live"
+	title := "matmul throughput by precision"
 	for _, r := range results {
 		label := r.Provenance.Device + " " + short(r.Precision)
 		if r.Provenance.Recorded {
 			label += " (rec.)"
-			title = "matmul throughput by precision (live; rec. = recorded)"
+			title = "matmul throughput by precision (rec. = recorded)"
 		}
-		bars = append(bars, charts.Bar{Label: label, Value: r.GFLOPS()})
+		bars = append(bars, fromresult.Bar(r, label, r.GFLOPS()))
 	}
 	return charts.Bars(title, "GFLOP/s", bars)
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -59,11 +60,11 @@ func MatMulOnEachDevice(n int) ([]measure.Result, error) {
 func Chart(results []measure.Result) (*plot.Plot, error) {
 	var bars []charts.Bar
 	for _, r := range results {
-		bars = append(bars, charts.Bar{Label: r.Provenance.Device, Value: r.GFLOPS()})
+		bars = append(bars, fromresult.Bar(r, r.Provenance.Device, r.GFLOPS()))
 	}
-	title := "float32 matmul, measured live"
+	title := "float32 matmul"
 	if len(results) > 0 {
-		title = fmt.Sprintf("%d×%d float32 matmul, measured live (median of %d)", results[0].Params["m"], results[0].Params["n"], results[0].Stats.N)
+		title = fmt.Sprintf("%d×%d float32 matmul (median of %d)", results[0].Params["m"], results[0].Params["n"], results[0].Stats.N)
 	}
 	return charts.Bars(title, "achieved GFLOP/s", bars)
 }

@@ -110,21 +110,39 @@ func New(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
-// Bar is one labeled value of a bar chart.
+// Bar is one labeled value of a bar chart, with where it comes from.
 type Bar struct {
-	Label string  // the bar's name under the axis
-	Value float64 // its height, in the y axis' unit
+	Label  string  // the bar's name under the axis
+	Value  float64 // its height, in the y axis' unit
+	Source Source  // measured live, recorded, model or emulated; the zero value is refused
+	Note   string  // for Describe: the recording's device and date, the model's assumptions
 }
 
-// Bars draws a bar chart of labeled values.
+// Bars draws a bar chart of labeled values. Every bar must say where it comes from (ErrNoOrigin
+// otherwise): when all bars share one origin the x axis says it once ("origin: measured live"),
+// otherwise each bar's name carries its own on a second line.
 func Bars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	if len(bars) == 0 {
 		return nil, fmt.Errorf("charts: %q has no bars", title)
 	}
-	p := New(title, "", yLabel)
+	same := true
+	for _, b := range bars {
+		if err := checkOrigin(title, "bar "+b.Label, b.Source); err != nil {
+			return nil, err
+		}
+		same = same && b.Source == bars[0].Source && b.Note == bars[0].Note
+	}
+	xLabel := ""
+	if same {
+		xLabel = "origin: " + bars[0].Source.Describe(bars[0].Note)
+	}
+	p := New(title, xLabel, yLabel)
 	names := make([]string, len(bars))
 	for i, b := range bars {
 		names[i] = b.Label
+		if !same {
+			names[i] += "\n(" + b.Source.String() + ")"
+		}
 		one := make(plotter.Values, len(bars))
 		one[i] = b.Value
 		bc, err := plotter.NewBarChart(one, vg.Points(40))

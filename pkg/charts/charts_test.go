@@ -308,6 +308,7 @@ func TestNoOriginIsRefused(t *testing.T) {
 			return err
 		},
 		"span": func() error { _, err := SpanBars("t", []Span{{Label: "x", Seconds: 1}}); return err },
+		"bar":  func() error { _, err := Bars("t", "y", []Bar{{Label: "x", Value: 1}}); return err },
 	} {
 		if err := draw(); !errors.Is(err, ErrNoOrigin) {
 			t.Errorf("%s without a source: %v, want ErrNoOrigin", name, err)

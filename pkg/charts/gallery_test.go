@@ -112,7 +112,7 @@ func gallery() map[string]func() (*plot.Plot, error) {
 			return RaceBars("one training step, batch 64 × hidden 256", fixtureLanes())
 		},
 		"bars": func() (*plot.Plot, error) {
-			return Bars("f32 matmul", "achieved GFLOP/s", []Bar{{"xla:cpu", 100}, {"go", 3}})
+			return Bars("f32 matmul", "achieved GFLOP/s", []Bar{{"xla:cpu", 100, Live, ""}, {"go", 3, Live, ""}})
 		},
 		"spans": func() (*plot.Plot, error) {
 			return SpanBars("a training run", []Span{

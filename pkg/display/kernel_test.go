@@ -314,7 +314,7 @@ func TestRecallInNotebook(t *testing.T) {
 
 func TestChartIsSVG(t *testing.T) {
 	k := notebook(t)
-	err := Plot(charts.Bars("chart", "value [units]", []charts.Bar{{Label: "a", Value: 1}}))
+	err := Plot(charts.Bars("chart", "value [units]", []charts.Bar{{Label: "a", Value: 1, Source: charts.Live}}))
 	if err != nil {
 		t.Fatal(err)
 	}

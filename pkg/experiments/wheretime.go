@@ -54,7 +54,8 @@ func WhereTimeChart(e gpumodel.Estimate) (*plot.Plot, error) {
 		if flops > 0 {
 			share = c.FLOPs / flops
 		}
-		bars = append(bars, charts.Bar{Label: c.Class + " FLOPs", Value: 100 * share}, charts.Bar{Label: c.Class + " time", Value: 100 * c.Share[1]})
+		bars = append(bars, charts.Bar{Label: c.Class + " FLOPs", Value: 100 * share, Source: charts.Model, Note: "kernel by kernel, xla:cpu's kernels"},
+			charts.Bar{Label: c.Class + " time", Value: 100 * c.Share[1], Source: charts.Model, Note: "kernel by kernel, xla:cpu's kernels"})
 	}
 	if len(bars) == 0 {
 		return nil, fmt.Errorf("%w: no modeled kernels", charts.ErrNoData)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
@@ -61,7 +62,7 @@ func Chart(rs []measure.Result, prefix string) (*plot.Plot, error) {
 	}
 	var bars []charts.Bar
 	for _, s := range shares {
-		bars = append(bars, charts.Bar{Label: s.Part + " FLOPs", Value: 100 * s.FLOPs}, charts.Bar{Label: s.Part + " time", Value: 100 * s.Time})
+		bars = append(bars, fromresult.Bar(rs[0], s.Part+" FLOPs", 100*s.FLOPs), fromresult.Bar(rs[0], s.Part+" time", 100*s.Time))
 	}
 	return charts.Bars("share of FLOPs vs share of time, per op class ("+dev+")", "share of the step [%]", bars)
 }

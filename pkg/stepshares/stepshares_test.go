@@ -13,6 +13,7 @@ func result(workload, device string, flops float64, d time.Duration) measure.Res
 	r := measure.Result{Workload: workload, FLOPs: flops}
 	r.Stats.Median = d
 	r.Provenance.Device = device
+	r.Provenance.Run = measure.RunID() // measured in this run: live
 	return r
 }
 
@@ -45,6 +46,11 @@ func TestChartAndTable(t *testing.T) {
 	rs := []measure.Result{result("p-a", "cpu", 90, 3*time.Millisecond), result("p-b", "cpu", 10, time.Millisecond), result("whole", "cpu", 100, 3*time.Millisecond)}
 	if _, err := Chart(rs, "p-"); err != nil {
 		t.Error(err)
+	}
+	stale := append([]measure.Result(nil), rs...)
+	stale[0].Provenance.Run = "another run"
+	if _, err := Chart(stale, "p-"); !errors.Is(err, charts.ErrNoOrigin) {
+		t.Errorf("another run's shares: %v, want ErrNoOrigin", err)
 	}
 	if _, err := Chart(nil, "p-"); !errors.Is(err, charts.ErrNoData) {
 		t.Errorf("no results: %v", err)

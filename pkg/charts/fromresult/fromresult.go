@@ -33,6 +33,13 @@ func Source(p measure.Provenance) (charts.Source, string) {
 	return charts.Recorded, note
 }
 
+// Bar is one bar of a bar chart for result r: its label, its value (read from r by the caller) and
+// r's origin (Source).
+func Bar(r measure.Result, label string, value float64) charts.Bar {
+	s, note := Source(r.Provenance)
+	return charts.Bar{Label: label, Value: value, Source: s, Note: note}
+}
+
 // Series turns results into series, one per device and provenance (live results of xla:cpu,
 // recorded results of xla:cuda, …), each point read with x and y from a result; e.g. time per
 // step against batch size:
