@@ -219,7 +219,7 @@ func TestCrossoverLine(t *testing.T) {
 	}
 	// The control: the same crossover with the model's launch cost at its low and its high end; the
 	// low end (one CUDA graph) moves the crossover to smaller batches than the high one (a stream).
-	ends := experiments.LaunchCostCrossovers(rs, "batch", experiments.Batch)
+	ends := experiments.LaunchEndCrossovers(rs, "batch", experiments.Batch)
 	if len(ends) != 2 || !strings.Contains(ends[0], "CUDA graph") || !strings.Contains(ends[1], "on a stream") {
 		t.Fatalf("launch-cost crossovers: %q", ends)
 	}
@@ -245,6 +245,9 @@ func TestCrossoverLine(t *testing.T) {
 	if !strings.HasPrefix(line, "crossover: none between batch 1 and 512") || !strings.Contains(line, "recorded on test xla:cuda, 2026-11-30") ||
 		!strings.HasSuffix(line, "xla:cuda is faster throughout") {
 		t.Errorf("crossover line with a recorded GPU faster everywhere: %q", line)
+	}
+	if ends := experiments.LaunchEndCrossovers(rs, "batch", experiments.Batch); ends != nil {
+		t.Errorf("with a recorded GPU its curve decides the crossover, not the model's launch cost: %q", ends)
 	}
 	if s := experiments.TimeSeries(rs, experiments.Batch); len(s) != 3 || s[2].Source != charts.Model || !s[2].Banded() {
 		t.Errorf("with a recorded GPU the model's band stays beside it: %d series", len(s))

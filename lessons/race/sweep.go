@@ -38,12 +38,12 @@ func SweepChart(rs []measure.Result) (*plot.Plot, error) {
 }
 
 // Crossover is the printed crossover line of the step sweep (experiments.CrossoverLine), the same
-// with the model's launch cost at its low and its high end (experiments.LaunchCostCrossovers: how
+// with the model's launch cost at its low and its high end (experiments.LaunchEndCrossovers: how
 // far the crossover moves on that assumption), then the GPU model's error against each GPU step
 // recorded at these sizes (experiments.ModelVersus).
 func Crossover(rs []measure.Result) string {
 	line := experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")
-	for _, l := range experiments.LaunchCostCrossovers(rs, "batch", experiments.Batch) {
+	for _, l := range experiments.LaunchEndCrossovers(rs, "batch", experiments.Batch) {
 		line += "\n" + l
 	}
 	return experiments.WithModelVersus(line, rs)

@@ -29,7 +29,7 @@ func StepModelSeries(sizes []Size, x func(Size) float64, y func(sec float64, s S
 	return StepModelSeriesOn(gpumodel.Default(), sizes, x, y)
 }
 
-// StepModelSeriesOn is StepModelSeries on model m (other assumptions, e.g. LaunchCostCrossovers'),
+// StepModelSeriesOn is StepModelSeries on model m (other assumptions, e.g. LaunchEndCrossovers'),
 // under the same name.
 func StepModelSeriesOn(m gpumodel.Model, sizes []Size, x func(Size) float64, y func(sec float64, s Size) float64) charts.Series {
 	s := charts.Series{Name: StepModelName, Source: charts.Model}
@@ -137,13 +137,15 @@ func sizeX(x func(measure.Result) float64) func(Size) float64 {
 	}
 }
 
-// LaunchCostCrossovers are CrossoverLine of the step results rs against x twice more, with the
+// LaunchEndCrossovers are CrossoverLine of the step results rs against x twice more, with the
 // GPU model's launches at the two ends of its launch assumption: as one CUDA graph (the host issues
 // the whole step in one call, 0.7–1.2 µs per kernel on the GPU: gpumodel.Assumptions.AsGraph) and
 // one by one on a stream (2.5–4 µs per launch: OnStream). The learner sees how far the crossover
-// moves on what the modeled lane rests on. None when a GPU was measured live (its curve decides).
-func LaunchCostCrossovers(rs []measure.Result, what string, x func(measure.Result) float64) []string {
-	if HasLiveGPU(rs) || len(rs) == 0 {
+// moves on what the modeled lane rests on. None when a GPU was measured, live or recorded: then its
+// curve decides the crossover, not the model's launch assumption. The GPU times themselves are
+// gpumodel's (StepModelSeriesOn).
+func LaunchEndCrossovers(rs []measure.Result, what string, x func(measure.Result) float64) []string {
+	if HasGPU(rs) || len(rs) == 0 {
 		return nil
 	}
 	var out []string
