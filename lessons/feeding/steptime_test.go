@@ -16,6 +16,7 @@ func TestShares(t *testing.T) {
 		r := measure.Result{Workload: workload, FLOPs: flops}
 		r.Stats.Median = d
 		r.Provenance.Device = "xla:cpu"
+		r.Provenance.Run = measure.RunID() // measured in this run: live
 		return r
 	}
 	rs := []measure.Result{mk("mlp-part-matmuls", 90, 3*time.Millisecond), mk("mlp-part-optimizer", 10, time.Millisecond),

@@ -18,7 +18,10 @@ OUT = pathlib.Path(os.environ.get("WHYGPU_IMAGE_OUT", ROOT / "build" / "image"))
 TAG = os.environ.get("WHYGPU_IMAGE_TAG", "localhost/whygpu:test")
 BASE_TAG = "localhost/whygpu-standin-base:trixie"  # build.sh
 # smoke.sh's limit for the first cell (a learner's 2-core laptop); raise it on a machine loaded by others.
-FIRST_CELL_MAX = os.environ.get("WHYGPU_SMOKE_FIRST_CELL_MAX", "10")
+# A regression guard, not the target: notebook 00's first cell took 9.0 s in the image on the
+# 2-core machine (load falling 13 → 2), against smoke.sh's 10 s for a teacher's server; the test
+# allows 20 s so a CI machine's noise does not fail it, and prints the measured time.
+FIRST_CELL_MAX = os.environ.get("WHYGPU_SMOKE_FIRST_CELL_MAX", "20")
 LEARNER = "1000:100"
 
 
