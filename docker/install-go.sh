@@ -14,7 +14,9 @@ got="$(sha256sum "$zip" | cut -d' ' -f1)"
 [ "$got" = "$want" ] || { echo "install-go: sha256 mismatch for $zip: got $got, want $want" >&2; exit 1; }
 
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+# The go command run below as $tmp's home may leave a telemetry child writing under $tmp/.config for a
+# moment after it exits ("Directory not empty"): retry the clean-up instead of failing the install.
+trap 'for _ in 1 2 3 4 5; do rm -rf "$tmp" 2>/dev/null && break; sleep 1; done' EXIT
 unzip -q "$zip" -d "$tmp"
 src="$(echo "$tmp"/golang.org/toolchain@v0.0.1-go*)"
 [ -x "$src/bin/go" ] || { echo "install-go: $zip holds no bin/go" >&2; exit 1; }
