@@ -48,7 +48,8 @@ layers=(--layers)
 if [ "${WHYGPU_IMAGE_FRESH:-0}" = 1 ]; then rm -f "$OUT/rootfs.tar"; layers=(--no-cache); fi
 if [ ! -s "$OUT/rootfs.tar" ]; then
   say "making a minimal Debian $SUITE rootfs (mmdebstrap)"
-  mmdebstrap --quiet --variant=minbase "$SUITE" "$OUT/rootfs.tar.part"
+  # --format=tar: mmdebstrap picks the format from the file name, and "rootfs.tar.part" made a directory
+  mmdebstrap --quiet --variant=minbase --format=tar "$SUITE" "$OUT/rootfs.tar.part"
   mv "$OUT/rootfs.tar.part" "$OUT/rootfs.tar"
   lap "rootfs made"
 fi
