@@ -135,7 +135,10 @@ func RecallValue[T any](name string) (T, error) {
 // (Kept.Line).
 func RecallStamped[T any](name string) (T, Kept, error) {
 	var v T
-	b, err := os.ReadFile(keptPath(name))
+	b, err := os.ReadFile(runKeptPath(name)) // this run's own keep first: kernels side by side share CacheDir
+	if err != nil {
+		b, err = os.ReadFile(keptPath(name)) // the last keep of any run: refused below when not this run's
+	}
 	if err != nil {
 		if os.IsNotExist(err) {
 			return v, Kept{}, fmt.Errorf("measure: nothing kept under %q yet: run the cell that measures it first", name)
@@ -183,10 +186,26 @@ func stamp(name string) Kept {
 
 func keptPath(name string) string { return filepath.Join(CacheDir(), name+".json") }
 
+// runKeptPath is where this run keeps name as well, so that two kernels running the same lesson at
+// once (learners sharing a machine's cache) each recall their own measurement, not the other's.
+func runKeptPath(name string) string {
+	run := strings.Map(func(r rune) rune {
+		if r == '.' || r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, RunID())
+	return filepath.Join(CacheDir(), "runs", run, name+".json")
+}
+
 func keep(k Kept, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return writeJSON(keptPath(k.Name), keptFile{Kept: k, Value: b})
+	f := keptFile{Kept: k, Value: b}
+	if err := writeJSON(runKeptPath(k.Name), f); err != nil {
+		return err
+	}
+	return writeJSON(keptPath(k.Name), f)
 }

@@ -57,3 +57,25 @@ func TestRecallRefusesWhatThisRunDidNotMeasure(t *testing.T) {
 		t.Errorf("LoadCache: %v %v", v, ok)
 	}
 }
+
+// Two kernels running the same lesson at once (learners sharing one cache) each recall their own
+// keep, not the one the other wrote last.
+func TestRunsSideBySideRecallTheirOwn(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	t.Setenv(RunEnv, "kernel A")
+	if err := KeepValue("side-by-side", "A's"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(RunEnv, "kernel B")
+	if err := KeepValue("side-by-side", "B's"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(RunEnv, "kernel A")
+	if v, err := RecallValue[string]("side-by-side"); err != nil || v != "A's" {
+		t.Errorf("kernel A recalls %q, %v; want its own", v, err)
+	}
+	t.Setenv(RunEnv, "kernel C")
+	if _, err := RecallValue[string]("side-by-side"); err == nil {
+		t.Error("a third run recalls another run's keep")
+	}
+}
