@@ -1,13 +1,12 @@
 package all
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/gpu-course/whygpu/internal/notebook"
 	"github.com/gpu-course/whygpu/lessons/batching"
 	"github.com/gpu-course/whygpu/lessons/bigpicture"
 	"github.com/gpu-course/whygpu/lessons/capstone"
@@ -106,21 +105,13 @@ func TestEveryLessonHasAnExercise(t *testing.T) {
 		if lesson == "00" {
 			continue // the set-up check has no formula
 		}
-		b, err := os.ReadFile(path)
+		nb, err := notebook.Read(path)
 		if err != nil {
-			t.Fatal(err)
-		}
-		var nb struct {
-			Cells []struct {
-				Source []string `json:"source"`
-			} `json:"cells"`
-		}
-		if err := json.Unmarshal(b, &nb); err != nil {
 			t.Fatal(err)
 		}
 		found := 0
 		for i, c := range nb.Cells {
-			src := strings.Join(c.Source, "")
+			src := string(c.Source)
 			for _, m := range exerciseCall.FindAllStringSubmatch(src, -1) {
 				x, ok := exercises[m[1]]
 				if !ok {
@@ -133,7 +124,7 @@ func TestEveryLessonHasAnExercise(t *testing.T) {
 				decl := regexp.MustCompile(`func ` + regexp.QuoteMeta(m[2]) + `\(`)
 				declared := false
 				for _, d := range nb.Cells[:i+1] {
-					ds := strings.Join(d.Source, "")
+					ds := string(d.Source)
 					if decl.MatchString(ds) {
 						declared = true
 						if !strings.Contains(ds, "func "+x.e.Signature) || !placeholder.MatchString(ds) {

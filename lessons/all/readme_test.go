@@ -1,11 +1,12 @@
 package all
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpu-course/whygpu/internal/notebook"
 )
 
 // TestReadmeListsEveryLesson: the README's lesson table has a row for every notebook, with the
@@ -51,21 +52,13 @@ func TestEveryRecapNamesItsRegime(t *testing.T) {
 		if name[:2] == "00" {
 			continue
 		}
-		b, err := os.ReadFile(p)
+		nb, err := notebook.Read(p)
 		if err != nil {
-			t.Fatal(err)
-		}
-		var nb struct {
-			Cells []struct {
-				Source []string `json:"source"`
-			} `json:"cells"`
-		}
-		if err := json.Unmarshal(b, &nb); err != nil {
 			t.Fatal(err)
 		}
 		recap, first := "", ""
 		for _, c := range nb.Cells {
-			s := strings.Join(c.Source, "")
+			s := string(c.Source)
 			if strings.HasPrefix(s, "## ") && first == "" {
 				first = s
 			}
