@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/gpu-course/whygpu/pkg/compiled"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"io"
 	"math"
 	"os"
@@ -144,7 +144,7 @@ func startWorker(python string) (*jaxWorker, error) {
 	script := filepath.Join(experiments.Root(), "scripts", "bench_jax.py")
 	cmd := exec.Command(python, script)
 	cmd.Stderr = os.Stderr
-	cmd.Env = append(compiled.PeerEnv(), "JAX_PLATFORMS=cpu") // not the course's XLA dump flags (pkg/compiled)
+	cmd.Env = append(hlo.PeerEnv(), "JAX_PLATFORMS=cpu") // not the course's XLA dump flags (pkg/hlo)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

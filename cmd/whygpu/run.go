@@ -5,7 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/gpu-course/whygpu/pkg/compiled"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,7 +89,7 @@ tests/test_notebooks.py.`)
 // kernelEnv is this process's environment with what the course kernel needs to be found and to find
 // the checkout: JUPYTER_PATH (the checkout's kernel spec) and WHYGPU_ROOT, unless already set.
 func kernelEnv(root string) []string {
-	env := compiled.PeerEnv() // the kernel's cells set their own XLA_FLAGS (pkg/compiled), not this process's
+	env := hlo.PeerEnv() // the kernel's cells set their own XLA_FLAGS (pkg/hlo), not this process's
 	if os.Getenv("JUPYTER_PATH") == "" {
 		env = append(env, "JUPYTER_PATH="+filepath.Join(root, ".venv", "share", "jupyter"))
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/regime"
 	"github.com/gpu-course/whygpu/pkg/stepshares"
@@ -129,7 +129,7 @@ func FusionChain(s experiments.Scale, fused bool) workloads.ElementwiseChain {
 }
 
 // KernelsOf compiles the chain (on a small array: the kernel count does not depend on its size)
-// and counts the kernels and fused operations XLA made of all its executables (pkg/compiled).
+// and counts the kernels and fused operations XLA made of all its executables (pkg/hlo).
 func KernelsOf(dev *devices.Device, w workloads.ElementwiseChain) (kernels, fusedOps int, err error) {
 	small := w
 	small.N = 1024
@@ -139,7 +139,7 @@ func KernelsOf(dev *devices.Device, w workloads.ElementwiseChain) (kernels, fuse
 	}
 	for _, e := range es {
 		x := tensors.FromValue(make([]float32, small.N))
-		r, err := compiled.Inspect(e, x)
+		r, err := hlo.Inspect(e, x)
 		e.Finalize()
 		if err != nil {
 			return 0, 0, err
@@ -164,7 +164,7 @@ func Fusion(dev *devices.Device, c Chain) ([]measure.Result, error) {
 			return out, fmt.Errorf("%s: %s is wrong (relative error %.2g)", Lesson, w, r.RelErr)
 		}
 		k, f, err := KernelsOf(dev, w)
-		if err != nil && err != compiled.ErrNotXLA {
+		if err != nil && err != hlo.ErrNotXLA {
 			return out, err
 		}
 		r.SetMetric(ParamKernels, float64(k))

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/memsize"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -63,8 +63,8 @@ func GPTOf(s memsize.Setting) (workloads.GPT, error) {
 // StepMemory is one setting's step: the formula's sizing and XLA's compiled plan for the same step.
 type StepMemory struct {
 	Sizing   memsize.Sizing
-	XLA      compiled.Memory
-	Timeline compiled.Timeline
+	XLA      hlo.Memory
+	Timeline hlo.Timeline
 	Device   string    // where it was compiled, e.g. "xla:cpu"
 	At       time.Time // when
 }
@@ -89,16 +89,16 @@ func CompileStep(s memsize.Setting) (StepMemory, error) {
 	if err != nil {
 		return StepMemory{}, err
 	}
-	graph, done, err := g.StepGraph(dev, compiled.DumpName("gpt_step"))
+	graph, done, err := g.StepGraph(dev, hlo.DumpName("gpt_step"))
 	if err != nil {
 		return StepMemory{}, err
 	}
 	defer done()
-	m, err := compiled.MemoryOf(graph)
+	m, err := hlo.MemoryOf(graph)
 	if err != nil {
 		return StepMemory{}, err
 	}
-	tl, err := compiled.TimelineOf(graph)
+	tl, err := hlo.TimelineOf(graph)
 	if err != nil {
 		return StepMemory{}, err
 	}
@@ -155,7 +155,7 @@ func (m StepMemory) peakNote(n int) string {
 	count := map[string]int{}
 	size := map[string]int64{}
 	for _, b := range m.Timeline.LiveAt(m.Timeline.PeakAt, 0) {
-		if b.Kind == compiled.KindTemporary {
+		if b.Kind == hlo.KindTemporary {
 			count[b.Shape]++
 			size[b.Shape] += b.Bytes
 		}

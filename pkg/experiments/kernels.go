@@ -5,9 +5,9 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -24,7 +24,7 @@ const CountedOn = "counted on xla:cpu"
 const CountBatchLimit = 4096
 
 // StepKernels is the kernel count of one training step of w: XLA's optimized HLO of the step
-// compiled on xla:cpu, counted by package compiled (fusions, library calls such as dots, and other
+// compiled on xla:cpu, counted by package hlo (fusions, library calls such as dots, and other
 // kernels), with where it comes from ("counted on xla:cpu", or "counted on xla:cpu at batch 4096,
 // same widths" beyond CountBatchLimit). The kernels are kept per shape and plugin, in this process
 // and on disk (measure.StoreCache), so a slider that returns to a shape answers at once. When the
@@ -35,7 +35,7 @@ func StepKernels(w workloads.MLP) (int, string) {
 	return len(seq), from
 }
 
-// stepSequence is StepKernels with the kernels themselves (compiled.KernelsOf, as the GPU model
+// stepSequence is StepKernels with the kernels themselves (hlo.KernelsOf, as the GPU model
 // reads them); exact says whether they are w's own (false beyond CountBatchLimit: the count of the
 // same widths at the limit, whose shapes are not w's).
 func stepSequence(w workloads.MLP) (seq []gpumodel.Kernel, from string, exact bool) {
@@ -61,10 +61,10 @@ var nonKey = regexp.MustCompile(`[^A-Za-z0-9.]+`)
 
 // kernelsOnce returns the kernels of the step described by shape (a text naming every size that
 // changes the compiled graph), from this process's cache, from disk (measure.LoadCache), or by
-// compiling it on xla:cpu (hlo returns the optimized HLO) and keeping what compiled.KernelsOf reads.
+// compiling it on xla:cpu (optimizedHLO returns the optimized HLO) and keeping what hlo.KernelsOf reads.
 // The disk key names the plugin, its PJRT version and the GoMLX and go-xla versions: kernels
 // compiled by another compiler are never reused.
-func kernelsOnce(shape string, hlo func(*devices.Device) (string, error)) ([]gpumodel.Kernel, error) {
+func kernelsOnce(shape string, optimizedHLO func(*devices.Device) (string, error)) ([]gpumodel.Kernel, error) {
 	dev, err := devices.Open(devices.CPU)
 	if err != nil {
 		return nil, err
@@ -83,16 +83,16 @@ func kernelsOnce(shape string, hlo func(*devices.Device) (string, error)) ([]gpu
 		counts[key] = seq
 		return seq, nil
 	}
-	text, err := hlo(dev)
+	text, err := optimizedHLO(dev)
 	if err != nil {
 		return nil, err
 	}
-	ks, err := compiled.KernelsOf(text)
+	ks, err := hlo.KernelsOf(text)
 	if err != nil {
 		return nil, err
 	}
 	if len(ks) == 0 {
-		return nil, fmt.Errorf("compiled: no kernels in the optimized HLO of %s", shape)
+		return nil, fmt.Errorf("hlo: no kernels in the optimized HLO of %s", shape)
 	}
 	seq := ModelKernels(ks)
 	counts[key] = seq
@@ -102,7 +102,7 @@ func kernelsOnce(shape string, hlo func(*devices.Device) (string, error)) ([]gpu
 
 // ModelKernels are compiled kernels as the GPU model reads them: each with its FLOPs, bytes, class
 // and matrix products (a Dot is a GEMM, its batch kept).
-func ModelKernels(ks []compiled.Kernel) []gpumodel.Kernel {
+func ModelKernels(ks []hlo.Kernel) []gpumodel.Kernel {
 	out := make([]gpumodel.Kernel, len(ks))
 	for i, k := range ks {
 		g := make([]gpumodel.GEMM, len(k.Dots))
@@ -122,27 +122,27 @@ func stepHLO(dev *devices.Device, w workloads.MLP) (string, error) {
 		return "", err
 	}
 	defer tr.Close()
-	g, err := tr.StepGraph(compiled.DumpName("step"))
+	g, err := tr.StepGraph(hlo.DumpName("step"))
 	if err != nil {
 		return "", err
 	}
-	r, err := compiled.Of(g)
+	r, err := hlo.Of(g)
 	return r.HLO, err
 }
 
 // CountKernels compiles one training step of w on dev (an XLA device) and counts the kernels in
-// XLA's optimized HLO (package compiled). It runs the step once, on fresh parameters.
-func CountKernels(dev *devices.Device, w workloads.MLP) (compiled.Kernels, error) {
+// XLA's optimized HLO (package hlo). It runs the step once, on fresh parameters.
+func CountKernels(dev *devices.Device, w workloads.MLP) (hlo.Kernels, error) {
 	return countHLO(stepHLO(dev, w))
 }
 
-func countHLO(text string, err error) (compiled.Kernels, error) {
+func countHLO(text string, err error) (hlo.Kernels, error) {
 	if err != nil {
-		return compiled.Kernels{}, err
+		return hlo.Kernels{}, err
 	}
-	k, err := compiled.CountKernels(text)
+	k, err := hlo.CountKernels(text)
 	if err == nil && k.Total <= 0 {
-		err = fmt.Errorf("compiled: no kernels counted in the optimized HLO")
+		err = fmt.Errorf("hlo: no kernels counted in the optimized HLO")
 	}
 	return k, err
 }
@@ -192,18 +192,18 @@ func gptSequence(c workloads.GPT) ([]gpumodel.Kernel, string) {
 // gptHLO compiles one training step of c on dev (an XLA device), without running it, and returns
 // XLA's optimized HLO.
 func gptHLO(dev *devices.Device, c workloads.GPT) (string, error) {
-	g, done, err := c.StepGraph(dev, compiled.DumpName("gpt_step"))
+	g, done, err := c.StepGraph(dev, hlo.DumpName("gpt_step"))
 	if err != nil {
 		return "", err
 	}
 	defer done()
-	r, err := compiled.Of(g)
+	r, err := hlo.Of(g)
 	return r.HLO, err
 }
 
 // CountGPTKernels compiles one training step of c on dev (an XLA device), without running it, and
-// counts the kernels in XLA's optimized HLO (package compiled).
-func CountGPTKernels(dev *devices.Device, c workloads.GPT) (compiled.Kernels, error) {
+// counts the kernels in XLA's optimized HLO (package hlo).
+func CountGPTKernels(dev *devices.Device, c workloads.GPT) (hlo.Kernels, error) {
 	return countHLO(gptHLO(dev, c))
 }
 

@@ -8,14 +8,14 @@ import (
 
 // Kernel is one kernel of the sequence an execution runs, as the model sees it: its arithmetic,
 // its traffic to device memory and its matrix products. A step's kernels come from the optimized
-// HLO XLA compiled for xla:cpu (experiments.StepWork reads them with compiled.KernelsOf); XLA's
+// HLO XLA compiled for xla:cpu (experiments.StepWork reads them with hlo.KernelsOf); XLA's
 // GPU compiler fuses the same graph differently (it runs GEMMs through cuBLAS or Triton, may fuse
 // a bias and activation into a GEMM's epilogue, and fuses an optimizer's update of many
 // parameters into fewer kernels), so the sequence is an assumption the model states
 // (SequenceAssumption).
 type Kernel struct {
 	Name  string  `json:"name"`  // "ynn_fusion.8"
-	Class string  `json:"class"` // "matrix product (GEMM)", "elementwise (fused)", … (compiled.Classes)
+	Class string  `json:"class"` // "matrix product (GEMM)", "elementwise (fused)", … (hlo.Classes)
 	FLOPs float64 `json:"flops"` // all its arithmetic, its GEMMs' included
 	Bytes float64 `json:"bytes"` // operands read + results written, each once
 	GEMMs []GEMM  `json:"gemms,omitempty"`

@@ -3,7 +3,7 @@
 // its formula, for a precision recipe (fp32, or bf16 mixed precision with fp32 master weights), an
 // optimizer (SGD or Adam), activation recompute (none, selective, full), a ZeRO stage 0–3 and a
 // data-parallel degree. It is a model computed from shapes, not a measurement: lessons/memory checks
-// it against the memory XLA plans for the course's real GPT step (pkg/compiled).
+// it against the memory XLA plans for the course's real GPT step (pkg/hlo).
 //
 // The model is the course's GPT (pkg/workloads.GPT, GoMLX's ml/zoo/transformer): per layer a
 // query/key/value projection, causal softmax attention, an output projection, a GELU feed-forward

@@ -92,7 +92,7 @@ func chainOp(i int, x *graph.Node) *graph.Node {
 }
 
 // Executables builds the chain on dev without compiling it: one executable (fused) or one per op,
-// in order. The caller finalizes them. pkg/compiled.Inspect shows what XLA makes of each.
+// in order. The caller finalizes them. pkg/hlo.Inspect shows what XLA makes of each.
 func (w ElementwiseChain) Executables(dev *devices.Device) ([]*graph.Exec, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err

@@ -21,9 +21,9 @@ var errCompileOnly = errors.New("workloads: compile only")
 // cross-entropy, Adam's update and the trainer's loss metrics, from GoMLX's own train.Trainer),
 // without running it: no parameter is created and nothing is allocated but XLA's compile, so the
 // step's size does not matter (a GPU-scale model compiles on a laptop's CPU). It returns the
-// compiled graph, for pkg/compiled to read what XLA made of it (its kernels, its planned memory).
+// compiled graph, for pkg/hlo to read what XLA made of it (its kernels, its planned memory).
 //
-// name, if not "", names the step's executable (pkg/compiled.DumpName gives a name XLA dumps the
+// name, if not "", names the step's executable (pkg/hlo.DumpName gives a name XLA dumps the
 // optimized HLO of). Call done once g has been read: it releases the compiled executable.
 func (c GPT) StepGraph(dev *devices.Device, name string) (g *graph.Graph, done func(), err error) {
 	if err := c.Validate(); err != nil {

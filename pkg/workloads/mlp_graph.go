@@ -9,10 +9,10 @@ import (
 
 // StepGraph runs one training step on the current state without donating it and without keeping
 // the result (the trainer's state, loss and step count are unchanged), and returns the compiled step
-// graph, for pkg/compiled to read what XLA made of it (its kernels, its planned memory).
+// graph, for pkg/hlo to read what XLA made of it (its kernels, its planned memory).
 //
 // name, if not "", renames the step's executable first; it takes effect only before the step is
-// first compiled (pkg/compiled.DumpName gives a name XLA dumps the optimized HLO of).
+// first compiled (pkg/hlo.DumpName gives a name XLA dumps the optimized HLO of).
 func (t *Trainer) StepGraph(name string) (g *graph.Graph, err error) {
 	if t.err != nil {
 		return nil, t.err

@@ -1,4 +1,4 @@
-package compiled
+package hlo
 
 import (
 	"fmt"
@@ -143,7 +143,7 @@ func ParseTimeline(liveRange, bufferAssignment string) (Timeline, error) {
 		}
 	}
 	if last < 0 || len(t.Schedule) == 0 || len(ranges) == 0 {
-		return Timeline{}, fmt.Errorf("compiled: not an XLA live-range dump (no HloLiveRange schedule and ranges)")
+		return Timeline{}, fmt.Errorf("hlo: not an XLA live-range dump (no HloLiveRange schedule and ranges)")
 	}
 	kind := ""
 	seen := map[string]bool{}
@@ -176,7 +176,7 @@ func ParseTimeline(liveRange, bufferAssignment string) (Timeline, error) {
 		t.Buffers = append(t.Buffers, Buffer{Name: m[1], Shape: m[4], Bytes: size, Start: r.start, End: r.end, Kind: kind})
 	}
 	if len(t.Buffers) == 0 {
-		return Timeline{}, fmt.Errorf("compiled: the buffer assignment names none of the live ranges' buffers")
+		return Timeline{}, fmt.Errorf("hlo: the buffer assignment names none of the live ranges' buffers")
 	}
 	// Each value counts at every position of its live range, as XLA's own "live ranges at the
 	// peak" listing counts them; where XLA updates a buffer in place, the old and the new value
@@ -210,10 +210,10 @@ func ParseTimeline(liveRange, bufferAssignment string) (Timeline, error) {
 // are removed once read, so call it instead of, not after, Of.
 func TimelineOf(g *graph.Graph) (Timeline, error) {
 	if g == nil {
-		return Timeline{}, fmt.Errorf("compiled: nil graph")
+		return Timeline{}, fmt.Errorf("hlo: nil graph")
 	}
 	if !strings.HasPrefix(g.Name(), DumpPrefix) {
-		return Timeline{}, fmt.Errorf("compiled: graph %s was not named with DumpName: XLA dumped no live ranges for it", g.Name())
+		return Timeline{}, fmt.Errorf("hlo: graph %s was not named with DumpName: XLA dumped no live ranges for it", g.Name())
 	}
 	const lr, ba = "after_optimizations-live-range.txt", "after_optimizations-buffer-assignment.txt"
 	files, err := readDumpFiles(g.Name(), lr, ba)

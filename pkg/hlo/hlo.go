@@ -1,4 +1,4 @@
-package compiled
+package hlo
 
 import (
 	"fmt"
@@ -99,7 +99,7 @@ func parseModule(text string) ([]computation, error) {
 		case cur == nil:
 			m := compHeader.FindStringSubmatch(trimmed)
 			if m == nil {
-				return nil, fmt.Errorf("compiled: HLO line outside a computation: %q", trimmed)
+				return nil, fmt.Errorf("hlo: HLO line outside a computation: %q", trimmed)
 			}
 			comps = append(comps, computation{name: m[2], entry: m[1] != ""})
 			cur = &comps[len(comps)-1]
@@ -108,7 +108,7 @@ func parseModule(text string) ([]computation, error) {
 		default:
 			m := instLine.FindStringSubmatch(line)
 			if m == nil {
-				return nil, fmt.Errorf("compiled: not an HLO instruction: %q", trimmed)
+				return nil, fmt.Errorf("hlo: not an HLO instruction: %q", trimmed)
 			}
 			in, err := splitOpcode(m[2])
 			if err != nil {
@@ -119,7 +119,7 @@ func parseModule(text string) ([]computation, error) {
 		}
 	}
 	if cur != nil {
-		return nil, fmt.Errorf("compiled: HLO computation %s is not closed", cur.name)
+		return nil, fmt.Errorf("hlo: HLO computation %s is not closed", cur.name)
 	}
 	return comps, nil
 }
@@ -131,7 +131,7 @@ func splitOpcode(rhs string) (instruction, error) {
 	if strings.HasPrefix(rest, "(") { // tuple type: skip the balanced parentheses
 		end := matchParen(rest)
 		if end < 0 {
-			return instruction{}, fmt.Errorf("compiled: unbalanced tuple type in %q", rhs)
+			return instruction{}, fmt.Errorf("hlo: unbalanced tuple type in %q", rhs)
 		}
 		rest = rest[end+1:]
 	} else if i := strings.IndexByte(rest, ' '); i >= 0 {
@@ -141,11 +141,11 @@ func splitOpcode(rhs string) (instruction, error) {
 	rest = strings.TrimSpace(rest)
 	open := strings.IndexByte(rest, '(')
 	if open <= 0 {
-		return instruction{}, fmt.Errorf("compiled: no opcode in %q", rhs)
+		return instruction{}, fmt.Errorf("hlo: no opcode in %q", rhs)
 	}
 	end := matchParen(rest[open:])
 	if end < 0 {
-		return instruction{}, fmt.Errorf("compiled: unbalanced operands in %q", rhs)
+		return instruction{}, fmt.Errorf("hlo: unbalanced operands in %q", rhs)
 	}
 	return instruction{typ: typ, opcode: rest[:open], operands: rest[open+1 : open+end], attrs: rest[open+end+1:]}, nil
 }
@@ -212,7 +212,7 @@ func parseKernels(hlo string) (module, error) {
 		}
 	}
 	if entry == nil {
-		return module{}, fmt.Errorf("compiled: no ENTRY computation in the HLO text")
+		return module{}, fmt.Errorf("hlo: no ENTRY computation in the HLO text")
 	}
 	seen := map[string]bool{}
 	var visit func(c *computation)

@@ -1,12 +1,12 @@
-package compiled_test
+package hlo_test
 
 import (
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -21,11 +21,11 @@ func TestMLPStepAsCompiled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := tr.StepGraph(compiled.DumpName("mlp"))
+		g, err := tr.StepGraph(hlo.DumpName("mlp"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := compiled.Of(g)
+		r, err := hlo.Of(g)
 		if err != nil {
 			t.Fatal(err)
 		}

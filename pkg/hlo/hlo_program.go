@@ -1,4 +1,4 @@
-// Package compiled shows what XLA made of a GoMLX graph: the optimized HLO it compiled (read from
+// Package hlo shows what XLA made of a GoMLX graph: the optimized HLO it compiled (read from
 // XLA's own dump), how many kernels one execution launches and how many operations were fused into
 // them, and the memory XLA planned for the executable (arguments, outputs, aliased bytes,
 // temporaries), from PJRT's compiled-memory statistics.
@@ -17,7 +17,7 @@
 // The memory figures come from the pjrt.LoadedExecutable behind GoMLX's compute.Executable, which
 // GoMLX v0.28 and go-xla v0.4 do not export: [MemoryOf] reads that field by reflection and says so
 // in its error if a future go-xla renames it.
-package compiled
+package hlo
 
 import (
 	"errors"
@@ -91,7 +91,7 @@ func setFlags() (dir, note string) {
 	if err := os.Setenv("XLA_FLAGS", flags); err != nil {
 		return "", "cannot set XLA_FLAGS: " + err.Error()
 	}
-	return dir, "XLA reads XLA_FLAGS once, when the first backend of the process opens: pkg/compiled must be imported by the program that opens it"
+	return dir, "XLA reads XLA_FLAGS once, when the first backend of the process opens: pkg/hlo must be imported by the program that opens it"
 }
 
 // DumpDir is the directory XLA dumps the executables named with DumpName into.
@@ -137,18 +137,18 @@ func bytes(b int64) string { return units.Bytes(float64(b)) }
 
 // ErrNotXLA is returned for a graph compiled by a backend other than XLA (GoMLX's Go backend has
 // no HLO and no compiled memory statistics).
-var ErrNotXLA = errors.New("compiled: not an XLA executable (only the XLA backends compile HLO)")
+var ErrNotXLA = errors.New("hlo: not an XLA executable (only the XLA backends compile HLO)")
 
 var loadedType = reflect.TypeOf((*pjrt.LoadedExecutable)(nil))
 
 // loaded finds the *pjrt.LoadedExecutable inside the backend's executable of a compiled graph.
 func loaded(g *graph.Graph) (*pjrt.LoadedExecutable, error) {
 	if g == nil {
-		return nil, errors.New("compiled: nil graph")
+		return nil, errors.New("hlo: nil graph")
 	}
 	ex := g.Executable()
 	if ex == nil {
-		return nil, fmt.Errorf("compiled: graph %s is not compiled yet", g.Name())
+		return nil, fmt.Errorf("hlo: graph %s is not compiled yet", g.Name())
 	}
 	v := reflect.ValueOf(ex)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -160,13 +160,13 @@ func loaded(g *graph.Graph) (*pjrt.LoadedExecutable, error) {
 		if f.Type() == loadedType {
 			le := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().(*pjrt.LoadedExecutable)
 			if le == nil {
-				return nil, fmt.Errorf("compiled: executable of %s was finalized", g.Name())
+				return nil, fmt.Errorf("hlo: executable of %s was finalized", g.Name())
 			}
 			return le, nil
 		}
 	}
 	if strings.Contains(s.Type().PkgPath(), "go-xla") {
-		return nil, fmt.Errorf("compiled: %s holds no *pjrt.LoadedExecutable field: go-xla changed its layout, update pkg/compiled", s.Type())
+		return nil, fmt.Errorf("hlo: %s holds no *pjrt.LoadedExecutable field: go-xla changed its layout, update pkg/hlo", s.Type())
 	}
 	return nil, ErrNotXLA
 }
@@ -230,12 +230,12 @@ func Inspect(e *graph.Exec, args ...any) (r Report, err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("compiled: running %s: %v", e.Name(), p)
+			err = fmt.Errorf("hlo: running %s: %v", e.Name(), p)
 		}
 	}()
 	outs, g, err := e.CallWithGraphOnDevice(0, args...)
 	if err != nil {
-		return Report{}, fmt.Errorf("compiled: running %s: %w", e.Name(), err)
+		return Report{}, fmt.Errorf("hlo: running %s: %w", e.Name(), err)
 	}
 	for _, o := range outs {
 		freeTensor(o)
@@ -261,7 +261,7 @@ func readDump(name string) (string, error) {
 // an error if one of the suffixes has no file.
 func readDumpFiles(name string, suffixes ...string) (map[string]string, error) {
 	if dumpDir == "" {
-		return nil, fmt.Errorf("compiled: no dump directory: %s", dumpNote)
+		return nil, fmt.Errorf("hlo: no dump directory: %s", dumpNote)
 	}
 	dumpMu.Lock()
 	defer dumpMu.Unlock()
@@ -282,7 +282,7 @@ func readDumpFiles(name string, suffixes ...string) (map[string]string, error) {
 			if strings.HasSuffix(f, suffix) && err == nil {
 				b, rerr := os.ReadFile(f)
 				if rerr != nil {
-					err = fmt.Errorf("compiled: reading XLA's dump: %w", rerr)
+					err = fmt.Errorf("hlo: reading XLA's dump: %w", rerr)
 				}
 				texts[suffix] = string(b)
 			}
@@ -297,7 +297,7 @@ func readDumpFiles(name string, suffixes ...string) (map[string]string, error) {
 	}
 	for _, suffix := range suffixes {
 		if texts[suffix] == "" {
-			return nil, fmt.Errorf("compiled: XLA wrote no %s for %s in %s (%s)", suffix, name, dumpDir, dumpNote)
+			return nil, fmt.Errorf("hlo: XLA wrote no %s for %s in %s (%s)", suffix, name, dumpDir, dumpNote)
 		}
 	}
 	return texts, nil

@@ -1,12 +1,12 @@
-package compiled_test
+package hlo_test
 
 import (
 	"fmt"
 
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 )
 
 // Eight elementwise operations in one graph: XLA fuses them into a single kernel, which reads x once
@@ -28,7 +28,7 @@ func ExampleInspect() {
 		return
 	}
 	defer e.Finalize()
-	r, err := compiled.Inspect(e.WithName("chain"), tensors.FromValue(make([]float32, 1024)))
+	r, err := hlo.Inspect(e.WithName("chain"), tensors.FromValue(make([]float32, 1024)))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package compiled
+package hlo
 
 import (
 	"fmt"
@@ -80,7 +80,7 @@ func KernelsOf(hlo string) ([]Kernel, error) {
 		k := Kernel{Name: in.name, Opcode: in.opcode}
 		res, err := shapesOf(in.typ)
 		if err != nil {
-			return nil, fmt.Errorf("compiled: kernel %s: %w", in.name, err)
+			return nil, fmt.Errorf("hlo: kernel %s: %w", in.name, err)
 		}
 		for _, s := range res {
 			k.Bytes += s.bytes()
@@ -91,7 +91,7 @@ func KernelsOf(hlo string) ([]Kernel, error) {
 		for _, op := range operandNames(in.operands) {
 			s, err := shapesOf(t[op])
 			if err != nil {
-				return nil, fmt.Errorf("compiled: operand %s of kernel %s: %w", op, in.name, err)
+				return nil, fmt.Errorf("hlo: operand %s of kernel %s: %w", op, in.name, err)
 			}
 			for _, x := range s {
 				k.Bytes += x.bytes()
@@ -101,11 +101,11 @@ func KernelsOf(hlo string) ([]Kernel, error) {
 		if in.opcode == "fusion" {
 			if f := fusionRef.FindStringSubmatch(in.attrs); f != nil {
 				if err := m.fusedWork(f[1], &k, ops, typesOf, map[string]bool{}); err != nil {
-					return nil, fmt.Errorf("compiled: kernel %s: %w", in.name, err)
+					return nil, fmt.Errorf("hlo: kernel %s: %w", in.name, err)
 				}
 			}
 		} else if err := work(in, t, &k, ops); err != nil {
-			return nil, fmt.Errorf("compiled: kernel %s: %w", in.name, err)
+			return nil, fmt.Errorf("hlo: kernel %s: %w", in.name, err)
 		}
 		k.Class = classOf(in.opcode, ops)
 		out = append(out, k)

@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpu-course/whygpu/pkg/compiled"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -35,7 +35,7 @@ func init() {
 }
 
 // CompiledMemory measures one batch: it compiles the step and reads the figures XLA planned for it
-// (pkg/compiled), then times a few steps while tracking the peak memory growth (as MeasureBatch:
+// (pkg/hlo), then times a few steps while tracking the peak memory growth (as MeasureBatch:
 // process peak RSS on the CPU devices, GPU memory in use on a GPU), counted from base bytes in use
 // (0: from now). Everything lands in the result's Params.
 func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.Result, error) {
@@ -54,7 +54,7 @@ func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.
 		p.Stop()
 		return measure.Result{}, err
 	}
-	m, err := compiled.MemoryOf(g)
+	m, err := hlo.MemoryOf(g)
 	if err != nil {
 		p.Stop()
 		return measure.Result{}, err
@@ -87,9 +87,9 @@ func CompiledHere(step func(done, total int, what string)) ([]measure.Result, er
 }
 
 // XLAFigures are XLA's compiled memory figures of a result, in bytes.
-func XLAFigures(r measure.Result) compiled.Memory {
+func XLAFigures(r measure.Result) hlo.Memory {
 	p := func(name string) int64 { return int64(metric(r, name)) }
-	return compiled.Memory{Arguments: p(ParamXLAArgs), Outputs: p(ParamXLAOut), Aliases: p(ParamXLAAlias),
+	return hlo.Memory{Arguments: p(ParamXLAArgs), Outputs: p(ParamXLAOut), Aliases: p(ParamXLAAlias),
 		Temporary: p(ParamXLATemp), GeneratedCode: p(ParamXLACode)}
 }
 
