@@ -16,10 +16,12 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -301,7 +303,7 @@ func Tune(g Grid, step func(done, total int, what string)) ([]Point, error) {
 					step(len(out), total, c.String())
 				}
 				probe := measure.StartProbe()
-				rep, err := t.TrainFrom(workloads.Pipeline{Workers: k, CostPerBatch: g.PerSample * time.Duration(b)}, g.Steps)
+				rep, err := train.FromPipeline(t, data.Pipeline{Workers: k, CostPerBatch: g.PerSample * time.Duration(b)}, g.Steps)
 				if err != nil {
 					t.Close()
 					return out, err

@@ -21,6 +21,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -405,11 +406,11 @@ func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time
 	var out []measure.Result
 	for _, k := range ReadEvery {
 		var per []time.Duration
-		var last workloads.LoopReport
+		var last train.LoopReport
 		var idle []time.Duration
 		probe := measure.StartProbe()
 		for range 3 {
-			rep, err := tr.Train(workloads.LoopOptions{Steps: steps, ReadEvery: k, HostWork: hostWork})
+			rep, err := train.Loop(tr, train.LoopOptions{Steps: steps, ReadEvery: k, HostWork: hostWork})
 			if err != nil {
 				return out, err
 			}

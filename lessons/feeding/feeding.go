@@ -1,5 +1,5 @@
 // Package feeding is the code behind notebooks/07-feeding-the-device.ipynb: the CPU's job in a GPU
-// node. A goroutine input pipeline (workloads.Pipeline: loader workers doing real CPU work per
+// node. A goroutine input pipeline (data.Pipeline: loader workers doing real CPU work per
 // batch, a prefetch queue) feeds training steps; too few workers starve the device, more workers
 // feed it until the cores run out. Also: launch-bound tiny models (per-call overhead, and what
 // fusing a step into one compiled executable saves) and thread oversubscription (more workers than

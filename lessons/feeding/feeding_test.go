@@ -8,9 +8,11 @@ import (
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
+	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -49,9 +51,9 @@ func TestFed(t *testing.T) {
 }
 
 func TestActivity(t *testing.T) {
-	rep := workloads.PipelineReport{Spans: []workloads.Span{
-		{Kind: workloads.SpanWait, Start: 0, End: 10}, {Kind: workloads.SpanCompute, Start: 10, End: 20},
-		{Kind: workloads.SpanCompute, Start: 30, End: 40}}, Wall: 40, Steps: 2}
+	rep := train.PipelineReport{Spans: []train.Span{
+		{Kind: train.SpanWait, Start: 0, End: 10}, {Kind: train.SpanCompute, Start: 10, End: 20},
+		{Kind: train.SpanCompute, Start: 30, End: 40}}, Wall: 40, Steps: 2}
 	if got := len(activity(rep, 1)); got != 4 {
 		t.Errorf("activity of one step has %d points, want 4", got)
 	}
@@ -71,7 +73,7 @@ func TestOnGoBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	rep, err := tr.TrainFrom(workloads.Pipeline{Workers: 1, CostPerBatch: time.Millisecond}, 3)
+	rep, err := train.FromPipeline(tr, data.Pipeline{Workers: 1, CostPerBatch: time.Millisecond}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

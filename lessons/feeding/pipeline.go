@@ -11,10 +11,12 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/monitor"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -71,8 +73,8 @@ func SourceExample() units.Table {
 // Timeline is one pipeline run kept for the charts: its report and the CPU utilization sampled
 // while it ran.
 type Timeline struct {
-	Report workloads.PipelineReport `json:"report"`
-	CPU    monitor.Timeline         `json:"cpu"`
+	Report train.PipelineReport `json:"report"`
+	CPU    monitor.Timeline     `json:"cpu"`
 }
 
 // StepTime measures the median training step of w on dev (batch resident, no loader): the device's
@@ -107,11 +109,11 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 		if step != nil {
 			step(i, len(workers), fmt.Sprintf("%d loader workers", k))
 		}
-		var rep workloads.PipelineReport
+		var rep train.PipelineReport
 		probe := measure.StartProbe()
 		tl, err := monitor.Run(10*time.Millisecond, func() error {
 			var err error
-			rep, err = t.TrainFrom(workloads.Pipeline{Workers: k, Prefetch: 2, CostPerBatch: cost}, sweepSteps)
+			rep, err = train.FromPipeline(t, data.Pipeline{Workers: k, Prefetch: 2, CostPerBatch: cost}, sweepSteps)
 			return err
 		})
 		if err != nil {
@@ -224,11 +226,11 @@ func UtilizationChart(rs []measure.Result) (*plot.Plot, error) {
 
 // activity is the device's activity as a square wave over the first steps of a run: 100 while a
 // training step computes, 0 while the loop waits for a batch or uploads it.
-func activity(rep workloads.PipelineReport, steps int) []charts.XY {
+func activity(rep train.PipelineReport, steps int) []charts.XY {
 	var pts []charts.XY
 	n := 0
 	for _, sp := range rep.Spans {
-		if sp.Kind != workloads.SpanCompute {
+		if sp.Kind != train.SpanCompute {
 			continue
 		}
 		if n++; n > steps {

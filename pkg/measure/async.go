@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -26,9 +27,9 @@ func (u Unsynced) String() string {
 
 // EmulatedLaunch says how TimeWithoutWaiting launches, on every device: go-xla (v0.4.1) has no
 // execute-without-waiting, so the asynchronous launch is the course's own emulation.
-const EmulatedLaunch = "emulated launch: the course's goroutine launch queue (workloads.Stream), on every device, since go-xla's execute always waits"
+const EmulatedLaunch = "emulated launch: the course's goroutine launch queue (data.Stream), on every device, since go-xla's execute always waits"
 
-// TimeWithoutWaiting runs w on dev through an emulated asynchronous launch (workloads.Stream: the work
+// TimeWithoutWaiting runs w on dev through an emulated asynchronous launch (data.Stream: the work
 // runs on another goroutine and Launch returns at once, as a CUDA kernel launch would; go-xla has no
 // execute-without-waiting, so this is the emulation on every device, a GPU included — see
 // EmulatedLaunch, which the launch-timed result's label carries) and times every run twice:
@@ -50,7 +51,7 @@ func TimeWithoutWaiting(dev *devices.Device, w workloads.Workload, opt Options) 
 	if synced.Compile, err = inst.Compile(); err != nil {
 		return Unsynced{}, fmt.Errorf("measure: compiling %s on %s: %w", w, dev.Name, err)
 	}
-	s := workloads.NewStream()
+	s := data.NewStream()
 	defer func() { _ = s.Close() }()
 	opt = opt.withDefaults()
 	for i := 0; i < opt.Warmup; i++ {

@@ -1,7 +1,7 @@
 // Package monitor samples CPU and GPU utilization and GPU memory while something runs, into a Timeline
 // that marshals to JSON and that package charts draws as a utilization timeline.
 //
-//	tl, err := monitor.Run(0, func() error { _, err := trainer.TrainFrom(p, 50); return err })
+//	tl, err := monitor.Run(0, func() error { _, err := train.FromPipeline(trainer, p, 50); return err })
 //
 // CPU utilization is per core, from the kernel's counters (gopsutil reads /proc/stat on Linux).
 // GPU utilization and memory come from NVML (go-nvml); on a machine without a GPU, or without the

@@ -55,7 +55,7 @@ func BenchmarkMLPStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer tr.Close()
-	if err := tr.warmUp(); err != nil {
+	if err := warmUp(tr); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
@@ -137,7 +137,7 @@ func benchStep(b *testing.B, device string, batch int) {
 				b.Fatal(err)
 			}
 			defer tr.Close()
-			if err := tr.warmUp(); err != nil {
+			if err := warmUp(tr); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
@@ -150,4 +150,12 @@ func benchStep(b *testing.B, device string, batch int) {
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/step")
 		}
 	}
+}
+
+// warmUp compiles tr's step and runs it once, as the training loops of pkg/train do before timing.
+func warmUp(tr *Trainer) error {
+	if _, err := tr.Compile(); err != nil {
+		return err
+	}
+	return tr.Step()
 }

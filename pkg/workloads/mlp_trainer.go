@@ -19,7 +19,7 @@ import (
 // Trainer is an MLP prepared on a device: its parameters, optimizer state and current batch live on
 // the device, and each Step updates them there.
 //
-// A Trainer is not safe for concurrent use; Train and TrainFrom drive it from one goroutine at a time.
+// A Trainer is not safe for concurrent use; pkg/train's loops drive it from one goroutine at a time.
 type Trainer struct {
 	w    MLP
 	dev  *devices.Device

@@ -11,9 +11,7 @@
 //   - memory-bound: LayerNorm, Elementwise (y = a·x + b), Copy (the bandwidth ceiling)
 //   - the bus: Transfer (host→device, device→host, N bytes)
 //   - training: MLP (forward, loss, backward, SGD or Adam), whose Trainer keeps parameters on the
-//     device, reads the loss only when asked (Loss), runs loops that read it every step, every k steps
-//     or at the end (Train), and trains from an input pipeline of loader goroutines (TrainFrom)
-//   - asynchrony: Stream, a CUDA-stream-like launch queue, to show what timing without waiting does
+//     device and reads the loss only when asked (Loss); pkg/train runs loops over it, pkg/data feeds it
 //
 // Bad input — invalid shapes, a dtype a backend lacks, a workload larger than memory — comes back as
 // an error value (ErrOutOfMemory for the last), never a crash.

@@ -1,25 +1,26 @@
-package workloads
+package train
 
 import (
 	"fmt"
-	"math"
-	"sync"
 	"time"
+
+	"github.com/gpu-course/whygpu/pkg/data"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-// LoopOptions configure Trainer.Train.
+// LoopOptions configure Loop.
 type LoopOptions struct {
 	Steps int // training steps; 0 picks 20
 	// ReadEvery is how often the loop reads the loss to the host: 1 every step (print(loss.item()) in
 	// the loop), k every k steps, 0 only once at the end. The last step's loss is always read.
 	ReadEvery int
 	// HostWork is CPU work the host loop does before launching each step (logging, bookkeeping,
-	// preparing the next batch): real computation, see CPUWork. With asynchronous launches it overlaps
+	// preparing the next batch): real computation, see data.CPUWork. With asynchronous launches it overlaps
 	// the device's work on the previous step, unless a loss read made the host wait.
 	HostWork time.Duration
 }
 
-// LoopReport is what Trainer.Train measured.
+// LoopReport is what Loop measured.
 type LoopReport struct {
 	Device     string        `json:"device"`         // device name
 	Workload   string        `json:"workload"`       // the MLP, with shapes
@@ -58,7 +59,7 @@ func (r LoopReport) String() string {
 		r.DeviceBusy.Round(time.Microsecond), r.DeviceIdle().Round(time.Microsecond), r.Reads, r.ReadTime.Round(time.Microsecond))
 }
 
-// Train runs a training loop with asynchronous launches (see Stream) and reads the loss to the host
+// Loop runs a training loop of t with asynchronous launches (see data.Stream) and reads the loss to the host
 // as often as opt.ReadEvery says: the hidden-sync experiment.
 //
 // What a sync costs here, honestly: go-xla's execute already waits for the device, so there is no
@@ -70,23 +71,23 @@ func (r LoopReport) String() string {
 // the host runs on, so overlap has little to win. The report says what happened; it does not model a GPU.
 //
 // The step is compiled and run once, untimed, before the loop starts.
-func (t *Trainer) Train(opt LoopOptions) (LoopReport, error) {
+func Loop(t *workloads.Trainer, opt LoopOptions) (LoopReport, error) {
 	steps := opt.Steps
 	if steps <= 0 {
 		steps = 20
 	}
 	if opt.ReadEvery < 0 {
-		return LoopReport{}, fmt.Errorf("workloads: ReadEvery must be ≥ 0, got %d", opt.ReadEvery)
+		return LoopReport{}, fmt.Errorf("train: ReadEvery must be ≥ 0, got %d", opt.ReadEvery)
 	}
-	if err := t.warmUp(); err != nil {
+	if err := warmUp(t); err != nil {
 		return LoopReport{}, err
 	}
-	r := LoopReport{Device: t.dev.Name, Workload: t.w.String(), Steps: steps, ReadEvery: opt.ReadEvery, HostWork: opt.HostWork}
-	s := NewStream()
+	r := LoopReport{Device: t.Device().Name, Workload: t.Workload().String(), Steps: steps, ReadEvery: opt.ReadEvery, HostWork: opt.HostWork}
+	s := data.NewStream()
 	t0 := time.Now()
 	for i := 1; i <= steps; i++ {
 		if opt.HostWork > 0 {
-			CPUWork(opt.HostWork)
+			data.CPUWork(opt.HostWork)
 		}
 		ev := s.Launch(t.Step)
 		if (opt.ReadEvery > 0 && i%opt.ReadEvery == 0) || i == steps {
@@ -111,15 +112,6 @@ func (t *Trainer) Train(opt LoopOptions) (LoopReport, error) {
 	return r, err
 }
 
-// Pipeline is an input pipeline: Workers goroutines ("loader workers", like PyTorch's DataLoader
-// num_workers) each produce batches by doing CostPerBatch of real CPU work (a decode-like loop, see
-// CPUWork), into a queue holding up to Prefetch ready batches.
-type Pipeline struct {
-	Workers      int           // loader goroutines; 0 picks 1
-	Prefetch     int           // ready batches the queue holds; 0 picks 2
-	CostPerBatch time.Duration // CPU work to produce one batch
-}
-
 // Kinds of Span.
 const (
 	SpanWait    = "wait"    // the training loop waits for a batch: the device is starved
@@ -134,11 +126,11 @@ type Span struct {
 	End   time.Duration `json:"end_ns"`   // since the loop began
 }
 
-// PipelineReport is what Trainer.TrainFrom measured: where the loop's time went.
+// PipelineReport is what FromPipeline measured: where the loop's time went.
 type PipelineReport struct {
 	Device   string        `json:"device"`     // device name
 	Workload string        `json:"workload"`   // the MLP, with shapes
-	Pipeline Pipeline      `json:"pipeline"`   // the loader configuration (defaults filled in)
+	Pipeline data.Pipeline `json:"pipeline"`   // the loader configuration (defaults filled in)
 	Steps    int           `json:"steps"`      // timed steps
 	Wall     time.Duration `json:"wall_ns"`    // the whole loop, first wait to last step
 	Compute  time.Duration `json:"compute_ns"` // device busy with training steps
@@ -162,60 +154,31 @@ func (r PipelineReport) String() string {
 		r.Compute.Round(time.Millisecond), 100*r.Utilization(), r.Upload.Round(time.Millisecond), r.Waiting.Round(time.Millisecond))
 }
 
-type hostBatch struct{ x, y []float32 }
-
 // warmUp compiles the step and runs it once, untimed, so one-time costs stay out of the loops.
-func (t *Trainer) warmUp() error {
+func warmUp(t *workloads.Trainer) error {
 	if _, err := t.Compile(); err != nil {
 		return err
 	}
 	return t.Step()
 }
 
-// TrainFrom trains for steps steps on batches produced by p, and reports the timeline: for each
-// step, the wait for a batch (the device starved), its upload, and the step itself. Compilation and
-// one warm-up step happen before the clock starts (and before the loaders do). A pipeline slower than
-// the device shows as waiting; more workers (cores permitting) or a cheaper batch closes the gap.
-func (t *Trainer) TrainFrom(p Pipeline, steps int) (PipelineReport, error) {
-	if p.Workers <= 0 {
-		p.Workers = 1
-	}
-	if p.Prefetch <= 0 {
-		p.Prefetch = 2
-	}
+// FromPipeline trains t for steps steps on batches produced by p, and reports the timeline: for
+// each step, the wait for a batch (the device starved), its upload, and the step itself. Compilation
+// and one warm-up step happen before the clock starts (and before the loaders do). A pipeline slower
+// than the device shows as waiting; more workers (cores permitting) or a cheaper batch closes the gap.
+func FromPipeline(t *workloads.Trainer, p data.Pipeline, steps int) (PipelineReport, error) {
+	p = p.WithDefaults()
 	if steps <= 0 {
-		return PipelineReport{}, fmt.Errorf("workloads: TrainFrom needs steps > 0, got %d", steps)
+		return PipelineReport{}, fmt.Errorf("train: FromPipeline needs steps > 0, got %d", steps)
 	}
-	if err := t.warmUp(); err != nil {
+	if err := warmUp(t); err != nil {
 		return PipelineReport{}, err
 	}
-	w := t.w
-	queue := make(chan hostBatch, p.Prefetch)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for k := 0; k < p.Workers; k++ {
-		wg.Add(1)
-		go func(k int) {
-			defer wg.Done()
-			seed := uint64(k+1) << 32
-			for {
-				b := hostBatch{x: make([]float32, w.Batch*w.In), y: make([]float32, w.Batch*w.Out)}
-				decode(b.x, b.y, p.CostPerBatch, seed)
-				seed++
-				select {
-				case queue <- b:
-				case <-stop:
-					return
-				}
-			}
-		}(k)
-	}
-	defer func() {
-		close(stop)
-		wg.Wait()
-	}()
+	w := t.Workload()
+	loader := p.Start(w.Batch*w.In, w.Batch*w.Out)
+	defer loader.Stop()
 
-	r := PipelineReport{Device: t.dev.Name, Workload: w.String(), Pipeline: p, Steps: steps}
+	r := PipelineReport{Device: t.Device().Name, Workload: w.String(), Pipeline: p, Steps: steps}
 	t0 := time.Now()
 	span := func(kind string, a, b time.Time) time.Duration {
 		r.Spans = append(r.Spans, Span{Kind: kind, Start: a.Sub(t0), End: b.Sub(t0)})
@@ -223,10 +186,10 @@ func (t *Trainer) TrainFrom(p Pipeline, steps int) (PipelineReport, error) {
 	}
 	for i := 0; i < steps; i++ {
 		a := time.Now()
-		b := <-queue
+		b := loader.Next()
 		u := time.Now()
 		r.Waiting += span(SpanWait, a, u)
-		if err := t.SetBatch(b.x, b.y); err != nil {
+		if err := t.SetBatch(b.X, b.Y); err != nil {
 			return r, err
 		}
 		c := time.Now()
@@ -239,56 +202,3 @@ func (t *Trainer) TrainFrom(p Pipeline, steps int) (PipelineReport, error) {
 	r.Wall = time.Since(t0)
 	return r, nil
 }
-
-// decode fills x and y with values in [-1, 1) by doing about cost of CPU work: a stand-in for decoding
-// and augmenting a batch (integer hashing and float arithmetic over the batch, several rounds).
-func decode(x, y []float32, cost time.Duration, seed uint64) {
-	n := len(x) + len(y)
-	rounds := 1
-	if cost > 0 && n > 0 {
-		rounds = max(1, int(cost.Seconds()*workRate()/float64(n)))
-	}
-	decodeRounds(x, y, rounds, seed)
-}
-
-// decodeRounds is the decode loop itself: rounds passes of hashing and blending over x and y.
-func decodeRounds(x, y []float32, rounds int, seed uint64) {
-	state := seed*0x9e3779b97f4a7c15 + 1
-	for r := 0; r < rounds; r++ {
-		for _, buf := range [][]float32{x, y} {
-			for i := range buf {
-				state ^= state << 13
-				state ^= state >> 7
-				state ^= state << 17
-				v := float32(state>>40)/(1<<24)*2 - 1
-				buf[i] = 0.5*buf[i] + 0.5*v
-			}
-		}
-	}
-}
-
-// CPUWork does about d of real single-core computation (the decode loop of Pipeline on a scratch
-// buffer) and returns a checksum so the work cannot be optimized away. It is calibrated once per
-// process on an idle moment; on a busy machine it takes longer, as real decoding would.
-func CPUWork(d time.Duration) float64 {
-	x := make([]float32, 4096)
-	decode(x, nil, d, 1)
-	var s float64
-	for _, v := range x {
-		s += float64(v)
-	}
-	return s
-}
-
-// workRate is how many decode element-updates per second one core does, measured once (best of 3).
-var workRate = sync.OnceValue(func() float64 {
-	x := make([]float32, 4096)
-	best := math.Inf(1)
-	const rounds = 200
-	for range 3 {
-		t0 := time.Now()
-		decodeRounds(x, nil, rounds+1, 1)
-		best = math.Min(best, time.Since(t0).Seconds()/(rounds+1))
-	}
-	return float64(len(x)) / best
-})

@@ -1,4 +1,4 @@
-package workloads
+package data
 
 import (
 	"sync"
