@@ -208,7 +208,8 @@ func TimelineChart(ms []StepMemory) (*plot.Plot, error) {
 		s := m.Sizing.Setting
 		lines = append(lines, charts.LiveLine{
 			Name:   fmt.Sprintf("batch %d, s=%d, L=%d, d=%d — XLA's plan", s.MicroBatch, s.Seq, s.Layers, s.Width),
-			Points: pts, Peak: strings.TrimPrefix(m.peakNote(2), "at the peak, ")})
+			Points: pts, Peak: strings.TrimPrefix(m.peakNote(2), "at the peak, "),
+			Origin: units.Formula("XLA's memory plan of the compiled step (" + m.Origin() + "): buffer sizes and live ranges, not a measurement")})
 		origin = m.Origin()
 	}
 	return charts.LiveBytes("lesson 09's GPT step: bytes live over its program, XLA's plan\n"+origin, lines)

@@ -195,6 +195,8 @@ func Chart(rs []measure.Result) (*plot.Plot, error) {
 	if onGPU {
 		what = "GPU memory growth (NVML)"
 	}
+	mc.Origins = []units.Origin{units.Formula("the stacked bars: bytes of weights, gradients, Adam's two moments and activations from the shapes"),
+		measure.OriginOf(dev)}
 	mc.MeasuredName = fmt.Sprintf("%s — %s", what, charts.Live.Describe(""))
 	if dev.Recorded {
 		mc.MeasuredName = fmt.Sprintf("%s — %s", what, charts.Recorded.Describe(dev.Model+", "+dev.Date.Format("2006-01-02")))

@@ -158,6 +158,7 @@ func Bars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 	// Leave headroom above the tallest bar so it does not look clipped by the frame.
 	for _, b := range bars {
 		p.Y.Max = max(p.Y.Max, 1.1*b.Value)
+		From(p, b.Source.Origin(b.Note))
 	}
 	return p, nil
 }

@@ -189,7 +189,7 @@ func TestChartErrors(t *testing.T) {
 		}, "positive peak"},
 		{"no lanes", func() (*plot.Plot, error) { return RaceBars("r", nil) }, "nothing to draw"},
 		{"negative memory", func() (*plot.Plot, error) {
-			return MemoryBars(MemoryChart{Title: "m", Bars: []Memory{{Label: "b", Weights: -1}}})
+			return MemoryBars(MemoryChart{Title: "m", Bars: []Memory{{Label: "b", Weights: -1}}, Origins: []units.Origin{units.Formula("f")}})
 		}, "invalid byte count"},
 		{"no utilization", func() (*plot.Plot, error) { return Utilization("u", nil, nil) }, "nothing to draw"},
 	}
@@ -274,8 +274,8 @@ func TestRenderingTwiceKeepsTheLegend(t *testing.T) {
 
 func TestLiveBytes(t *testing.T) {
 	lines := []LiveLine{
-		{Name: "batch 4 — XLA's plan", Points: []XY{{X: 0, Y: 1 << 20}, {X: 0.5, Y: 5 << 20}, {X: 1, Y: 2 << 20}}, Peak: "f32[4,64,64]"},
-		{Name: "batch 8 — XLA's plan", Points: []XY{{X: 0, Y: 1 << 20}, {X: 0.4, Y: 9 << 20}, {X: 1, Y: 2 << 20}}, Peak: "f32[8,64,64]"},
+		{Name: "batch 4 — XLA's plan", Points: []XY{{X: 0, Y: 1 << 20}, {X: 0.5, Y: 5 << 20}, {X: 1, Y: 2 << 20}}, Peak: "f32[4,64,64]", Origin: units.Formula("XLA's plan")},
+		{Name: "batch 8 — XLA's plan", Points: []XY{{X: 0, Y: 1 << 20}, {X: 0.4, Y: 9 << 20}, {X: 1, Y: 2 << 20}}, Peak: "f32[8,64,64]", Origin: units.Formula("XLA's plan")},
 	}
 	p, err := LiveBytes("bytes live — compiled on xla:cpu at 23:40", lines)
 	if err != nil {

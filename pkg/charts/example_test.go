@@ -72,7 +72,8 @@ func ExampleMemoryBars() {
 			{Label: "batch 32", Weights: 4 << 20, Gradients: 4 << 20, Optimizer: 8 << 20, Activations: 1 << 20},
 			{Label: "batch 512", Weights: 4 << 20, Gradients: 4 << 20, Optimizer: 8 << 20, Activations: 16 << 20},
 		},
-		Limits: []charts.Limit{{Label: "example capacity", Bytes: 40 << 20}},
+		Limits:  []charts.Limit{{Label: "example capacity", Bytes: 40 << 20}},
+		Origins: []units.Origin{units.Formula("bytes from the shapes")},
 	}
 	p, err := charts.MemoryBars(m)
 	if err != nil {

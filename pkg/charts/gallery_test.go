@@ -67,7 +67,8 @@ func fixtureMemory() MemoryChart {
 			Optimizer: 128 << 20, Activations: float64(b) * (1 << 20), Measured: 270<<20 + float64(b)*(1<<20)})
 	}
 	return MemoryChart{Title: "memory of an MLP training step", Bars: bars,
-		MeasuredName: "process memory in use — measured live", Limits: []Limit{{Label: "example capacity", Bytes: 1.5 * (1 << 30)}}}
+		MeasuredName: "process memory in use — measured live", Limits: []Limit{{Label: "example capacity", Bytes: 1.5 * (1 << 30)}},
+		Origins: []units.Origin{units.Formula("bytes from the shapes"), units.Measured(time.Now())}}
 }
 
 func fixtureLanes() []Lane {

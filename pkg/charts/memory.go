@@ -45,6 +45,9 @@ type MemoryChart struct {
 	MeasuredName string
 	// Limits are capacities drawn as dashed lines.
 	Limits []Limit
+	// Origins say where the bars (usually units.Formula: bytes from the shapes) and the measured
+	// markers come from; display shows them as badges. MemoryBars refuses a chart without one.
+	Origins []units.Origin
 }
 
 // MemoryBars draws stacked bars of the memory each kind takes, per bar, in binary units chosen from
@@ -52,6 +55,9 @@ type MemoryChart struct {
 func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 	if len(m.Bars) == 0 {
 		return nil, fmt.Errorf("%w in %q: no bars", ErrNoData, m.Title)
+	}
+	if len(m.Origins) == 0 {
+		return nil, fmt.Errorf("charts: %q: its bars %w", m.Title, ErrNoOrigin)
 	}
 	top := 0.0
 	for _, b := range m.Bars {
@@ -138,6 +144,7 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 	p.NominalX(labels...)
 	p.Y.Min = 0
 	p.Y.Max *= 1.08
+	From(p, m.Origins...)
 	return p, nil
 }
 

@@ -199,6 +199,9 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 		}
 		p.Legend.Add(text)
 	}
+	for _, l := range lanes {
+		From(p, l.Source.Origin(l.Note))
+	}
 	return p, nil
 }
 

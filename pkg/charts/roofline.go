@@ -149,6 +149,12 @@ func Roofline(title string, roofs []Roof) (*plot.Plot, error) {
 		}
 	}
 	p.Y.Min, p.Y.Max = ylo/2, yhi*3
+	for _, r := range roofs {
+		From(p, r.Source.Origin(r.Note))
+		for _, pt := range r.Points {
+			From(p, pt.Source.Origin(pt.Note))
+		}
+	}
 	return p, nil
 }
 

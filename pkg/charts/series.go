@@ -295,6 +295,7 @@ func addLines(p *plot.Plot, a Axes, series []Series, first int) error {
 	if n == 0 {
 		return fmt.Errorf("%w in %q: no series has points", ErrNoData, a.Title)
 	}
+	fromSeries(p, series)
 	return nil
 }
 

@@ -94,6 +94,9 @@ func SpanBars(title string, spans []Span) (*plot.Plot, error) {
 	}
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	for _, s := range spans {
+		From(p, s.Source.Origin(s.Note))
+	}
 	return p, nil
 }
 

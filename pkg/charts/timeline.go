@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+
+	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -21,6 +23,9 @@ type LiveLine struct {
 	// Peak says what the curve's highest point holds (its largest buffers), added to its legend
 	// entry; the point itself is marked with its bytes. "" for none.
 	Peak string
+	// Origin says where the bytes come from (XLA's plan of a compiled program: units.Formula);
+	// LiveBytes refuses a line without one.
+	Origin units.Origin
 }
 
 // LiveBytes draws bytes live across program order, one line per program, each peak marked and
@@ -33,6 +38,9 @@ func LiveBytes(title string, lines []LiveLine) (*plot.Plot, error) {
 	for _, l := range lines {
 		if len(l.Points) == 0 {
 			return nil, fmt.Errorf("%w in %q: %q has no points", ErrNoData, title, l.Name)
+		}
+		if l.Origin.Kind == units.Unstated {
+			return nil, fmt.Errorf("charts: %q: %q %w", title, l.Name, ErrNoOrigin)
 		}
 		for _, p := range l.Points {
 			if p.Y < 0 || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
@@ -90,5 +98,8 @@ func LiveBytes(title string, lines []LiveLine) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = 0, 100
 	p.Y.Min = 0
 	p.Y.Max *= 1.15
+	for _, l := range lines {
+		From(p, l.Origin)
+	}
 	return p, nil
 }

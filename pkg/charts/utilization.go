@@ -76,6 +76,7 @@ func Utilization(title string, cores, gpus []Series) (*plot.Plot, error) {
 		return nil, fmt.Errorf("%w in %q: no utilization samples", ErrNoData, title)
 	}
 	p.Y.Min, p.Y.Max = 0, 105
+	fromSeries(p, cores, gpus)
 	return p, nil
 }
 

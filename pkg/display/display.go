@@ -23,6 +23,7 @@ import (
 // them if another run or a failed cell kept them.
 func init() {
 	measure.RecallHook = func(k measure.Kept) {
+		noteRecalled(k.Time)
 		if InNotebook() {
 			fmt.Printf("(%s)\n", k.Line())
 		}
@@ -33,7 +34,9 @@ func init() {
 func InNotebook() bool { return gonbui.IsNotebook }
 
 // Chart renders a plot and shows it inline as an image/svg+xml output (not gonbui.DisplaySVG,
-// which would send it as text/html). Outside a notebook it prints the title only.
+// which would send it as text/html), under a row of origin badges (charts.Origins: measured live,
+// recorded on a device, model, emulated, arithmetic). Outside a notebook it prints the badges and
+// the title only.
 func Chart(p *plot.Plot) error {
 	return chart(p, protocol.MIMEImageSVG, func(p *plot.Plot) (any, error) {
 		svg, err := charts.SVG(p, 0, 0)
@@ -56,10 +59,13 @@ func chart(p *plot.Plot, mime protocol.MIMEType, render func(*plot.Plot) (any, e
 		return err
 	}
 	gpuFailureLine()
+	origins := charts.Origins(p)
 	if !InNotebook() {
+		fmt.Print(badgesText(origins))
 		fmt.Printf("[chart: %s]\n", p.Title.Text)
 		return nil
 	}
+	send("", badgesHTML(origins), badgesText(origins))
 	emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
 		mime:                   img,
 		protocol.MIMETextPlain: "chart: " + p.Title.Text,
@@ -116,17 +122,18 @@ func Markdown(md string) {
 	fmt.Println(md)
 }
 
-// Table shows a lesson's table: its header row and rows (cells are plain text, escaped), then its
+// Table shows a lesson's table under a row of origin badges (one per distinct units.Table.Origins;
+// none: "origin not stated"), then its header row and rows (cells are plain text, escaped), then its
 // notes, one per line, as text under it. Rows whose measurement was disturbed (units.Table.Disturbed)
 // carry a "⚠ disturbed (n)" mark, explained with what to do in one footnote under the table. It is the
 // one way a lesson's table reaches the notebook.
 func Table(t units.Table) {
 	gpuFailureLine()
 	if !InNotebook() {
-		fmt.Print(t.Plain())
+		fmt.Print(badgesText(t.Origins) + t.Plain())
 	} else {
 		header, rows := t.Marked()
-		send("", tableHTML(header, rows), t.Plain())
+		send("", badgesHTML(t.Origins)+tableHTML(header, rows), badgesText(t.Origins)+t.Plain())
 	}
 	fmt.Print(t.NotesText())
 }

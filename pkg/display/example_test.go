@@ -51,6 +51,7 @@ func ExampleResultsTable() {
 	display.ResultsTable("recorded matmul", []measure.Result{r})
 	// Output:
 	// recorded matmul
+	// origin: [recorded on NVIDIA H200, 2026-11-30]
 	// source | device | workload | median | min / p90 | CV | GFLOP/s | GB/s | % of peak
 	// recorded 2026-11-30 [1] | xla:cuda | matmul 1024 | 1ms | 1ms / 1ms | 0.0% | 2147.5 | 12.58 | –
 	// [1] recorded on 2026-11-30 · xla:cuda · NVIDIA H200 · GoMLX v0.28.1

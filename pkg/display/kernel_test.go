@@ -319,14 +319,18 @@ func TestChartIsSVG(t *testing.T) {
 		t.Fatal(err)
 	}
 	Plot(nil, fmt.Errorf("no data"))
-	k.waitFor(t, "two outputs", func(k *fakeKernel) bool { return len(k.outputs) >= 2 })
+	k.waitFor(t, "three outputs", func(k *fakeKernel) bool { return len(k.outputs) >= 3 })
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	svg, _ := k.outputs[0].Data[protocol.MIMEImageSVG].(string)
-	if !strings.Contains(svg, "<svg") || k.outputs[0].Data[protocol.MIMETextHTML] != nil {
-		t.Errorf("chart output has MIME types %v", keys(k.outputs[0].Data))
+	// The chart's origin badges come first, as their own HTML output, then the chart as an image.
+	if b, _ := k.outputs[0].Data[protocol.MIMETextHTML].(string); !strings.Contains(b, `class="whygpu-badge" data-origin="live"`) {
+		t.Errorf("no live badge above the chart: %q", b)
 	}
-	if e, _ := k.outputs[1].Data[protocol.MIMETextHTML].(string); !strings.Contains(e, "whygpu-error") || !strings.Contains(e, "no data") {
+	svg, _ := k.outputs[1].Data[protocol.MIMEImageSVG].(string)
+	if !strings.Contains(svg, "<svg") || k.outputs[1].Data[protocol.MIMETextHTML] != nil {
+		t.Errorf("chart output has MIME types %v", keys(k.outputs[1].Data))
+	}
+	if e, _ := k.outputs[2].Data[protocol.MIMETextHTML].(string); !strings.Contains(e, "whygpu-error") || !strings.Contains(e, "no data") {
 		t.Errorf("chart error output: %q", e)
 	}
 }

@@ -20,7 +20,7 @@ func NewLiveChart(caption string) *LiveChart {
 	c := &LiveChart{}
 	if InNotebook() {
 		c.id = "whygpu-live-" + gonbui.UniqueId()
-		send(c.id, liveHTML(nil, caption), caption)
+		send(c.id, liveHTML("", nil, caption), caption)
 	} else {
 		fmt.Println(caption)
 	}
@@ -30,17 +30,19 @@ func NewLiveChart(caption string) *LiveChart {
 // Update replaces the chart and its caption. A chart that fails to render shows the error instead.
 func (c *LiveChart) Update(p *plot.Plot, caption string) {
 	var svg []byte
+	badges, plain := "", caption
 	if p != nil {
 		var err error
 		if svg, err = charts.SVG(p, 0, 0); err != nil {
 			caption += " (chart: " + err.Error() + ")"
 		}
+		badges, plain = badgesHTML(charts.Origins(p)), badgesText(charts.Origins(p))+caption
 	}
 	if c.id == "" {
-		fmt.Println(caption)
+		fmt.Print(plain + "\n")
 		return
 	}
-	send(c.id, liveHTML(svg, caption), caption)
+	send(c.id, liveHTML(badges, svg, caption), plain)
 }
 
 // Done shows the final chart and caption and waits until the notebook has it.
@@ -51,7 +53,8 @@ func (c *LiveChart) Done(p *plot.Plot, caption string) {
 	}
 }
 
-func liveHTML(svg []byte, caption string) string {
-	return `<div class="whygpu-live">` + string(svg) +
+// liveHTML is the chart under its origin badges (once there is a chart), with the caption below.
+func liveHTML(badges string, svg []byte, caption string) string {
+	return `<div class="whygpu-live">` + badges + string(svg) +
 		`<div style="font-family:monospace">` + html.EscapeString(caption) + `</div></div>`
 }

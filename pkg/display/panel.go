@@ -232,7 +232,7 @@ func (p *panel) show(values controls.Values, v controls.View) {
 		Round                       int
 		State, Values, Caption, Err string
 		FoldSummary, Fold           string
-		SVG                         template.HTML
+		SVG, Badges                 template.HTML
 	}{Round: p.round, State: "done", Values: string(js), Caption: v.Caption, FoldSummary: v.FoldSummary, Fold: v.Fold}
 	if d.FoldSummary == "" {
 		d.FoldSummary = "the formula"
@@ -249,7 +249,8 @@ func (p *panel) show(values controls.Values, v controls.View) {
 			if i := strings.Index(s, "<svg"); i > 0 {
 				s = s[i:]
 			}
-			d.SVG = template.HTML(s) // gonum/plot's own SVG output
+			d.SVG = template.HTML(s)                                     // gonum/plot's own SVG output
+			d.Badges = template.HTML(badgesHTML(charts.Origins(v.Plot))) // escaped by badgesHTML
 		}
 	}
 	send(p.viewID(), renderPanel("view", d), viewText(v))
@@ -259,7 +260,7 @@ func (p *panel) show(values controls.Values, v controls.View) {
 func viewText(v controls.View) string {
 	var parts []string
 	if v.Plot != nil {
-		parts = append(parts, "[chart: "+v.Plot.Title.Text+"]")
+		parts = append(parts, strings.TrimSuffix(badgesText(charts.Origins(v.Plot)), "\n"), "[chart: "+v.Plot.Title.Text+"]")
 	}
 	if v.Caption != "" {
 		parts = append(parts, v.Caption)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/controls"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 func testForm() []controls.Control {
@@ -49,7 +50,7 @@ func TestPanelHTML(t *testing.T) {
 			t.Errorf("controls lack %q:\n%s", want, html)
 		}
 	}
-	plot, err := charts.LiveBytes("t", []charts.LiveLine{{Name: "a", Points: []charts.XY{{X: 0, Y: 1}, {X: 1, Y: 2}}}})
+	plot, err := charts.LiveBytes("t", []charts.LiveLine{{Name: "a", Points: []charts.XY{{X: 0, Y: 1}, {X: 1, Y: 2}}, Origin: units.Formula("a test's plan")}})
 	if err != nil {
 		t.Fatal(err)
 	}

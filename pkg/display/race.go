@@ -500,7 +500,8 @@ type barsData struct {
 	Err                     string
 	Lanes                   []laneData
 	WinnerText, WinnerDelay string
-	Summary                 string // the verdict when no lane won
+	Summary                 string        // the verdict when no lane won
+	Badges                  template.HTML // the lanes' origin badges (badgesHTML escapes)
 }
 
 // laneData is one bar: Band for a model's band, Bar for a time, neither for a failed lane.
@@ -537,6 +538,15 @@ func raceHTML(v raceView) string {
 		if l.Err == nil && l.Time > 0 {
 			longest = math.Max(longest, math.Max(l.Time.Seconds(), l.High.Seconds()))
 		}
+	}
+	var origins []units.Origin
+	for _, l := range v.lanes {
+		if l.Err == nil {
+			origins = append(origins, l.Source.Origin(l.Note))
+		}
+	}
+	if len(origins) > 0 {
+		d.Badges = template.HTML(badgesHTML(origins))
 	}
 	for i, l := range v.lanes {
 		ld := laneData{Device: l.Device, Source: l.Describe(), Color: charts.Hex(charts.ColorOf(i)), Class: "whygpu-race-bar"}

@@ -25,20 +25,22 @@ func Devices(statuses []devices.Status) {
 		}
 		rows = append(rows, []string{s.Name, state, detail})
 	}
-	Table(units.Table{Header: []string{"device", "state", "detail"}, Rows: rows})
+	Table(units.Table{Header: []string{"device", "state", "detail"}, Rows: rows, Origins: []units.Origin{units.Measured(now())}})
 }
 
 // Opened shows opened devices with their model and ceilings.
 func Opened(devs []*devices.Device) {
 	var rows [][]string
+	origins := []units.Origin{units.Measured(now())} // the devices opened here, now
 	for _, d := range devs {
 		peak := "unknown"
 		if p := d.Spec.Peak("float32"); p > 0 {
 			peak = fmt.Sprintf("%.1f GFLOP/s", p/1e9)
+			origins = append(origins, units.Model(d.Spec.Source)) // a datasheet or the course's CPU model
 		}
 		rows = append(rows, []string{d.Name, d.Model, d.PJRTVersion, peak, d.Spec.Source})
 	}
-	Table(units.Table{Header: []string{"device", "model", "PJRT API", "f32 peak", "where the peak comes from"}, Rows: rows})
+	Table(units.Table{Header: []string{"device", "model", "PJRT API", "f32 peak", "where the peak comes from"}, Rows: rows, Origins: origins})
 }
 
 // Results shows timing results as a table: device, workload, median, spread, rates.
@@ -54,7 +56,7 @@ func Results(rs []measure.Result) {
 			fmt.Sprintf("%.2f", r.BytesPerSec()/1e9),
 		})
 	}
-	Table(units.Table{Header: []string{"device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s"}, Rows: rows})
+	Table(units.Table{Header: []string{"device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s"}, Rows: rows, Origins: measure.Origins(rs)})
 	for _, a := range advice {
 		Markdown(a)
 	}
@@ -113,10 +115,12 @@ func ResultsTable(caption string, rs []measure.Result) {
 			peak,
 		})
 	}
+	origins := measure.Origins(rs)
 	if !InNotebook() {
 		if caption != "" {
 			fmt.Println(caption)
 		}
+		fmt.Print(badgesText(origins))
 		fmt.Print(units.Table{Header: header, Rows: rows}.Plain())
 		for i, n := range notes {
 			fmt.Printf("[%d] %s\n", i+1, n)
@@ -131,6 +135,7 @@ func ResultsTable(caption string, rs []measure.Result) {
 	if caption != "" {
 		fmt.Fprintf(&b, `<div style="font-weight:600;margin:4px 0">%s</div>`, html.EscapeString(caption))
 	}
+	b.WriteString(badgesHTML(origins))
 	b.WriteString(tableHTML(header, rows))
 	b.WriteString(`<ol class="whygpu-provenance" style="font-size:85%;margin:4px 0 0;color:var(--jp-content-font-color2,#555)">`)
 	for _, n := range notes {
@@ -141,7 +146,7 @@ func ResultsTable(caption string, rs []measure.Result) {
 		fmt.Fprintf(&b, `<div class="whygpu-disturbed" style="color:#a15c00;font-size:90%%">%s</div>`, html.EscapeString(a))
 	}
 	b.WriteString("</div>")
-	plain := caption + "\n" + strings.Join(header, " | ") + "\n"
+	plain := caption + "\n" + badgesText(origins) + strings.Join(header, " | ") + "\n"
 	for _, r := range rows {
 		plain += strings.Join(r, " | ") + "\n"
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Provenance says where and when a result was measured.
@@ -69,6 +71,35 @@ func (p Provenance) Origin() string {
 		return "measured in another run (" + p.Date.Local().Format("2006-01-02 15:04") + "), not live"
 	}
 	return "no origin"
+}
+
+// OriginOf is where a result's numbers come from, as display's badge shows it: measured live at
+// its time (Provenance.Live), recorded on "<model>, <date>", or — measured by another run, or with no
+// provenance — units.Unstated with Origin's words as the note (never shown as live).
+func OriginOf(p Provenance) units.Origin {
+	switch {
+	case p.Recorded:
+		note := p.Model
+		if note == "" {
+			note = p.Device
+		}
+		if !p.Date.IsZero() {
+			note += ", " + p.Date.Format("2006-01-02")
+		}
+		return units.RecordedOn(note)
+	case p.Live():
+		return units.Measured(p.Date)
+	}
+	return units.Origin{Kind: units.Unstated, Note: p.Origin()}
+}
+
+// Origins is where the results' numbers come from, one per distinct origin (a table's Origins).
+func Origins(rs []Result) []units.Origin {
+	os := make([]units.Origin, len(rs))
+	for i, r := range rs {
+		os[i] = OriginOf(r.Provenance)
+	}
+	return units.Distinct(os)
 }
 
 // ProvenanceOf builds the provenance of a measurement made now on dev.

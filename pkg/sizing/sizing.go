@@ -78,9 +78,10 @@ func Chart(s memsize.Setting) (*plot.Plot, error) {
 		}
 	}
 	return charts.MemoryBars(charts.MemoryChart{
-		Title:  fmt.Sprintf("%s\nmemory per device (of %d) — computed from the formula (pkg/memsize)", s, s.Devices()),
-		Bars:   bars,
-		Limits: Limits(),
+		Title:   fmt.Sprintf("%s\nmemory per device (of %d) — computed from the formula (pkg/memsize)", s, s.Devices()),
+		Bars:    bars,
+		Limits:  Limits(),
+		Origins: []units.Origin{units.Formula("pkg/memsize's formula on the setting's shapes: " + s.String())},
 	})
 }
 

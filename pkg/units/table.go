@@ -16,7 +16,14 @@ type Table struct {
 	// for a quiet one. A disturbed row is shown with a DisturbedMark cell and explained, with what to
 	// do, in one footnote (DisturbedNote); it is never dropped, and a quiet row is never marked.
 	Disturbed []string
+	// Origins say where the numbers come from (measured live, recorded on a device, a model with its
+	// assumptions, emulated, or arithmetic): display draws one badge per distinct origin above the
+	// table. A table without one is shown with an "origin not stated" badge, never as measured.
+	Origins []Origin
 }
+
+// From adds where (some of) the table's numbers come from.
+func (t *Table) From(origins ...Origin) { t.Origins = append(t.Origins, origins...) }
 
 // DisturbedMark starts the cell added to a disturbed row ("⚠ disturbed (1)").
 const DisturbedMark = "⚠ disturbed"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Source says where a result comes from, for a chart: charts.Live with no note for a result
@@ -17,20 +18,13 @@ import (
 // loaded from a reference file, and charts.NoOrigin — which every chart refuses — for one that is
 // neither (measured by another run, or built without a provenance).
 func Source(p measure.Provenance) (charts.Source, string) {
-	if !p.Recorded {
-		if !p.Live() {
-			return charts.NoOrigin, ""
-		}
+	switch o := measure.OriginOf(p); o.Kind {
+	case units.Live:
 		return charts.Live, ""
+	case units.Recorded:
+		return charts.Recorded, o.Note
 	}
-	note := p.Model
-	if note == "" {
-		note = p.Device
-	}
-	if !p.Date.IsZero() {
-		note += ", " + p.Date.Format("2006-01-02")
-	}
-	return charts.Recorded, note
+	return charts.NoOrigin, ""
 }
 
 // Bar is one bar of a bar chart for result r: its label, its value (read from r by the caller) and
