@@ -1,9 +1,9 @@
 // Package bigpicture is the code behind notebooks/08-whole-picture.ipynb: the 6·N·T estimate of a
 // training run as a calculator (the source's 350M-parameter, 100B-token example), fed with the
 // source's datasheet rates (labeled as a model) and with rates measured on this machine (and
-// recorded on a GPU when a recording exists); the memory of the run's optimizer state; scaling
-// past one device (data parallelism, effective batch and learning rate, gradient synchronization);
-// and one live case where the CPU is the right choice: batch-1 inference of a small MLP.
+// recorded on a GPU when a recording exists); the memory of the run's optimizer state; the run on
+// many CPU sockets or GPUs (a model of the gradient exchange, which lesson 10 teaches); and one
+// live case where the CPU is the right choice: batch-1 inference of a small MLP.
 package bigpicture
 
 import (
@@ -313,13 +313,6 @@ func MFU(r measure.Result) (ofPeak, ofCeiling float64) {
 }
 
 // ---- scaling past one device ----
-
-// DataParallel is the effective batch of k devices of perDevice samples each, and the learning rate
-// scaled linearly from one that worked at baseBatch (a common starting rule, to be checked).
-func DataParallel(perDevice, k int, baseLR float64, baseBatch int) (effective int, lr float64) {
-	effective = perDevice * k
-	return effective, baseLR * float64(effective) / float64(baseBatch)
-}
 
 // AllReduceSeconds is the time a ring all-reduce of gradBytes takes over k devices with linkBytes
 // per second per device: each device sends and receives 2·(k−1)/k of the gradient.

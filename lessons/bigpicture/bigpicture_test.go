@@ -62,10 +62,6 @@ func TestSourceExample(t *testing.T) {
 }
 
 func TestScaling(t *testing.T) {
-	eff, lr := DataParallel(32, 8, 1e-3, 32)
-	if eff != 256 || !near(lr, 8e-3, 1e-12) {
-		t.Errorf("DataParallel = %d, %g", eff, lr)
-	}
 	if s := AllReduceSeconds(1e9, 1, 1e9); s != 0 {
 		t.Errorf("one device syncs nothing, got %v", s)
 	}

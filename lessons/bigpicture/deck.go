@@ -18,10 +18,8 @@ var Deck = &recall.Deck{
 				Answer: "Model FLOPs utilization: the useful FLOPs (6·N per token) per second over the peak. A step also runs memory-bound work — activations, the loss, the optimizer update — and launches and syncs, so it gets less than a large matmul alone."},
 		}},
 		{ID: "scaling", Title: "Past one device", Cards: []recall.Card{
-			{ID: "dp", Question: "What does data parallelism do, and what must change when you add devices?",
-				Answer: "Every device holds a full copy of the model, takes its own slice of the batch, and the gradients are averaged every step (use DistributedDataParallel, not DataParallel). The effective batch is per-device batch × devices, so the learning rate needs rescaling (linear scaling is a common start)."},
-			{ID: "shard", Question: "When do you need model, pipeline or sharded (ZeRO/FSDP) training?",
-				Answer: "When the model or its training state does not fit on one device: model parallelism splits layers' tensors, pipeline parallelism splits by layers and streams micro-batches, sharding splits parameters, gradients and optimizer state (Adam's alone is twice the model) across devices."},
+			{ID: "clusters", Question: "Why do CPU clusters scale poorly for training, next to GPUs in one node?",
+				Answer: "Every step moves the whole gradient between the devices. Matching one H100 takes dozens of CPU sockets, and over a 100 Gb/s network their exchange grows to a large share of every step, while GPUs on NVLink spend a small share of it syncing. Saturate one GPU first (lesson 10 measures the exchange)."},
 		}},
 		{ID: "cpu", Title: "When the CPU is the right choice", Cards: []recall.Card{
 			{ID: "list", Question: "Name four jobs where a CPU is the right (or good enough) choice.",
