@@ -563,15 +563,17 @@ var Deck = &recall.Deck{
 // Model is the model trained at the current scale (WHYGPU_SCALE).
 func Model() workloads.GPT { return Config(experiments.CurrentScale()) }
 
-// Summary is one paragraph about a run: steps, loss, step time, tokens/s and achieved FLOP/s.
+// Summary is one paragraph about a run: steps, loss (beside ln of the vocabulary size, where a model
+// that knows nothing starts), step time, tokens/s and achieved FLOP/s.
 func Summary(run Run) string {
 	if len(run.Losses) == 0 {
 		return "no steps ran"
 	}
 	r := run.Result
-	return fmt.Sprintf("**%s**, %d steps in %s on %s: loss %.2f → %.2f nats/char; median step %s (first step, compiling: %s); "+
+	return fmt.Sprintf("**%s**, %d steps in %s on %s: loss %.2f → %.2f nats/char (knowing nothing: ln %d = %.2f); median step %s (first step, compiling: %s); "+
 		"**%.0f tokens/s**, %s of model FLOPs per step → %s achieved.",
 		run.Config, len(run.Losses), run.Wall.Round(100*time.Millisecond), r.Provenance.Label(), run.Losses[0], run.Losses[len(run.Losses)-1],
+		run.Config.Vocab, math.Log(float64(run.Config.Vocab)),
 		r.Stats.Median.Round(10*time.Microsecond), r.Compile.Round(time.Millisecond), run.TokensPerSec(), units.SI(r.FLOPs, "FLOP"), units.SI(r.FLOPS(), "FLOP/s"))
 }
 

@@ -131,3 +131,12 @@ func TestStepPartsOnCPU(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The summary prints the loss a model that knows nothing starts at (ln of the vocabulary size), so
+// the notebook's prose need not state it before the run.
+func TestSummaryNamesTheStartingLoss(t *testing.T) {
+	run := Run{Config: workloads.GPT{Vocab: 100, Context: 4, Batch: 1, Embed: 4, Layers: 1, Heads: 1}, Losses: []float64{4.7, 2.1}}
+	if s := Summary(run); !strings.Contains(s, "ln 100 = 4.61") || !strings.Contains(s, "4.70 → 2.10") {
+		t.Errorf("Summary = %q", s)
+	}
+}
