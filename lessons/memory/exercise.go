@@ -15,7 +15,8 @@ var mixedAdam = func() PerParam {
 }()
 
 // ExerciseState is lesson 06's formula for the learner: the model state of mixed-precision Adam
-// training, checked against the Recipes' bytes per parameter.
+// training, checked against the Recipes' bytes per parameter and set against XLA's plan of the
+// lesson's own step (measuredState).
 var ExerciseState = exercise.Exercise{
 	Key:       "06/state-bytes",
 	Task:      "the bytes of the training state of a model of N parameters, trained with Adam in mixed precision (activations aside): 16-bit weights and gradients, float32 master weights and two float32 moments.",
@@ -26,8 +27,9 @@ var ExerciseState = exercise.Exercise{
 		{Name: "125 M parameters", Args: []float64{125e6}},
 		{Name: "7 B parameters", Args: []float64{7e9}},
 	},
-	Course: func(x []float64) float64 { return x[0] * float64(mixedAdam.Total()) },
-	Hint:   "add the bytes per parameter: 2 (16-bit weights) + 2 (16-bit gradients) + 4 (float32 master weights) + 4 + 4 (Adam's two moments).",
-	Answer: "return 16 * params // 2 + 2 + 4 + 4 + 4 bytes per parameter",
-	Why:    "A 7 B model needs 112 GB before one activation: more than an 80 GB H100 holds, the reason state is sharded across devices (lesson 10).",
+	Course:   func(x []float64) float64 { return x[0] * float64(mixedAdam.Total()) },
+	Hint:     "add the bytes per parameter: 2 (16-bit weights) + 2 (16-bit gradients) + 4 (float32 master weights) + 4 + 4 (Adam's two moments).",
+	Answer:   "return 16 * params // 2 + 2 + 4 + 4 + 4 bytes per parameter",
+	Measured: measuredState,
+	Why:      "A 7 B model needs 112 GB before one activation: more than an 80 GB H100 holds, the reason state is sharded across devices (lesson 10).",
 }
