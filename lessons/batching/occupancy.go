@@ -96,7 +96,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 	}
 	t.Notes = []string{
 		fmt.Sprintf("At hidden %d the outputs could fill the CPU's %d lanes from batch %d on, but that is parallelism offered, not lanes busy: at small batches every weight is read from memory for few multiply-adds (one at batch 1), so the lanes mostly wait on memory and the call's fixed cost; reusing each weight across the batch is what lets them work. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
-			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Name, sms, full),
+			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Model, sms, full),
 		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization (a model, not a measurement); with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
 		"GPU model: " + experiments.StepEstimate(experiments.Step(1, hidden)).Note() + ".",
 	}
@@ -153,7 +153,7 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 		t.Notes = append(t.Notes, experiments.ModelVersus(gpuEnds)...)
 		if !experiments.HasLiveGPU(rs) {
 			hidden := rs[0].Params["hidden"]
-			peak := gpumodel.Default().GPU.Spec.Ceilings.Peak(workloads.TF32)
+			peak := gpumodel.Default().GPU.Peak(workloads.TF32)
 			for _, b := range []int{lo, hi} {
 				w := experiments.Step(b, hidden)
 				e := experiments.StepEstimate(w)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
@@ -109,16 +110,14 @@ func (r Rate) Days(run TrainingRun) float64 { return run.TotalFLOPs() / r.FLOPS 
 // utilization in bf16.
 func SourceRates() []Rate {
 	var out []Rate
-	if s, ok := devices.SpecByModel("illustrative 64-core CPU socket"); ok {
-		pk := s.Ceilings.Peak("float32")
-		out = append(out, Rate{Name: fmt.Sprintf("CPU socket at 50%% of %s f32", units.SI(pk, "FLOP/s")), FLOPS: 0.5 * pk,
-			Source: charts.Model, Note: "source's utilization × " + s.Ceilings.Source})
-	}
-	if s, ok := devices.SpecByModel("NVIDIA H100 SXM"); ok {
-		pk := s.Ceilings.Peak("bfloat16")
-		out = append(out, Rate{Name: fmt.Sprintf("one H100 at 40%% MFU of %s bf16", units.SI(pk, "FLOP/s")), FLOPS: 0.4 * pk,
-			Source: charts.Model, Note: "source's utilization × " + s.Ceilings.Source})
-	}
+	cpu := datasheet.ServerCPU.Ceilings
+	pk := cpu.Peak("float32")
+	out = append(out, Rate{Name: fmt.Sprintf("CPU socket at 50%% of %s f32", units.SI(pk, "FLOP/s")), FLOPS: 0.5 * pk,
+		Source: charts.Model, Note: "source's utilization × " + cpu.Source})
+	gpu := datasheet.H100.Ceilings
+	pk = gpu.Peak("bfloat16")
+	out = append(out, Rate{Name: fmt.Sprintf("one H100 at 40%% MFU of %s bf16", units.SI(pk, "FLOP/s")), FLOPS: 0.4 * pk,
+		Source: charts.Model, Note: "source's utilization × " + gpu.Source})
 	return out
 }
 
@@ -126,7 +125,7 @@ func SourceRates() []Rate {
 // large bf16 matrix products: a ceiling for a whole step (which also runs memory-bound operations),
 // next to the source's 40% MFU.
 func ModelRates() []Rate {
-	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
+	m := gpumodel.Model{GPU: datasheet.H100, A: gpumodel.Published}
 	r := m.GEMMRate("bfloat16")
 	note := m.RateNote("bfloat16")
 	return []Rate{
@@ -333,7 +332,7 @@ type Link struct {
 // Links are the two interconnects the scaling table compares: assumptions, labeled.
 var Links = []Link{
 	{"100 Gb/s Ethernet between CPU servers", 12.5e9, "assumed: 100 Gb/s = 12.5 GB/s"},
-	{"NVLink between H100s in one node", 450e9, "datasheet: H100 SXM NVLink 900 GB/s total, 450 GB/s each way"},
+	{"NVLink between H100s in one node", datasheet.H100.NVLinkBytes, "datasheet: H100 SXM NVLink 900 GB/s total, 450 GB/s each way"},
 }
 
 // ScalingTable models data parallelism of run over k devices at rate each, exchanging float32

@@ -3,8 +3,8 @@ package bigpicture
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
 
@@ -17,7 +17,7 @@ var ExerciseStepSeconds = exercise.Exercise{
 	Signature: "StepSeconds(params, tokensPerStep, flopsPerSec float64) float64",
 	Unit:      "s",
 	Cases: []exercise.Case{
-		{Name: "the source's run (350 M, 1 M tokens) on an H200 at 40% of bf16 peak (model)", Args: []float64{SourceRun.Params, SourceRun.TokensPerStep, 0.4 * gpumodel.H200.Peak("bfloat16")}},
+		{Name: "the source's run (350 M, 1 M tokens) on an H200 at 40% of bf16 peak (model)", Args: []float64{SourceRun.Params, SourceRun.TokensPerStep, 0.4 * datasheet.H200.Peak("bfloat16")}},
 		{Name: "125 M, 0.5 M tokens at 100 TFLOP/s", Args: []float64{125e6, 0.5e6, 100e12}},
 	},
 	Course: func(x []float64) float64 {

@@ -3,8 +3,8 @@ package capstone
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
 
@@ -16,7 +16,7 @@ var ExerciseRunDays = exercise.Exercise{
 	Signature: "RunDays(params, tokens, flopsPerSec float64) float64",
 	Unit:      "days",
 	Cases: []exercise.Case{
-		{Name: "the planned run (125 M, 10 B tokens) on 8 H200s at 40% of bf16 peak (model)", Args: []float64{Planned.Params, Planned.Tokens, 8 * 0.4 * gpumodel.H200.Peak("bfloat16")}},
+		{Name: "the planned run (125 M, 10 B tokens) on 8 H200s at 40% of bf16 peak (model)", Args: []float64{Planned.Params, Planned.Tokens, 8 * 0.4 * datasheet.H200.Peak("bfloat16")}},
 		{Name: "the planned run at 1 TFLOP/s", Args: []float64{Planned.Params, Planned.Tokens, 1e12}},
 	},
 	Course: func(x []float64) float64 { return Run{Params: x[0], Tokens: x[1]}.FLOPs() / x[2] / 86400 },

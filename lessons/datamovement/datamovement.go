@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
@@ -198,7 +199,7 @@ func TransferTable(results []measure.Result) units.Table {
 
 // PCIe figures quoted by the source text (not measured here). Its 16–32 GB/s are the nominal
 // per-direction rates of PCIe Gen3 x16 (≈ 16 GB/s) and Gen4 x16 (≈ 32 GB/s); H100 and H200 hosts use
-// PCIe Gen5 x16, ≈ 64 GB/s per direction (gpumodel.H200.PCIeBytes).
+// PCIe Gen5 x16, ≈ 64 GB/s per direction (datasheet.H200.PCIeBytes).
 const (
 	SourcePCIeLow   = 16e9  // "roughly 16–32 GB/s" over PCIe: Gen3 x16
 	SourcePCIeHigh  = 32e9  // Gen4 x16
@@ -209,7 +210,7 @@ const (
 // SourceTransferTable is the source's worked example — 1, 16 and 256 MB at ~10 GB/s — computed
 // (a formula on its figures), next to the datasheet HBM bandwidth of an H100 for the same bytes.
 func SourceTransferTable() units.Table {
-	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
+	m := gpumodel.Model{GPU: datasheet.H100, A: gpumodel.Published}
 	var rows [][]string
 	note := ""
 	for _, mb := range []float64{1, 16, 256} {
@@ -223,7 +224,7 @@ func SourceTransferTable() units.Table {
 	}
 	rows = append(rows, []string{"GPU model assumptions (not a measurement)", "", "", note})
 	return units.Table{Header: []string{"batch", "over PCIe at ~10 GB/s (source's example)", "at 32 GB/s (source's upper PCIe figure: Gen4 x16)",
-		"read once from H100 HBM (3.35 TB/s datasheet): GPU model band, not a measurement"}, Rows: rows}
+		"read once from H100 HBM (" + units.SI(datasheet.H100.Bandwidth(), "B/s") + " datasheet): GPU model band, not a measurement"}, Rows: rows}
 }
 
 // ---- resident vs re-uploaded ----
@@ -369,7 +370,7 @@ func ResidentTable(results []measure.Result) units.Table {
 // PCIe: Gen5 x16 as H100/H200 hosts have, and the source's Gen4/Gen3 figures. The last row holds the
 // model's assumptions.
 func GPUModelRows(w workloads.MLP) units.Table {
-	m := gpumodel.Model{GPU: gpumodel.H100, A: gpumodel.Published}
+	m := gpumodel.Model{GPU: datasheet.H100, A: gpumodel.Published}
 	e := experiments.StepEstimateOn(m, w)
 	pbytes := float64(w.NumParams()) * 4
 	gen5 := m.GPU.PCIeBytes

@@ -3,9 +3,9 @@ package datamovement
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
 )
@@ -18,9 +18,9 @@ var ExerciseCopy = exercise.Exercise{
 	Signature: "CopySeconds(bytes, bytesPerSec float64) float64",
 	Unit:      "s",
 	Cases: []exercise.Case{
-		{Name: "a 256×784 float32 batch over " + gpumodel.H200.PCIe, Args: []float64{256 * 784 * 4, gpumodel.H200.PCIeBytes}},
-		{Name: "1 GiB over " + gpumodel.H200.PCIe, Args: []float64{1 << 30, gpumodel.H200.PCIeBytes}},
-		{Name: "1 GiB at an HBM rate of 4.8 TB/s", Args: []float64{1 << 30, 4.8e12}},
+		{Name: "a 256×784 float32 batch over " + datasheet.H200.PCIe, Args: []float64{256 * 784 * 4, datasheet.H200.PCIeBytes}},
+		{Name: "1 GiB over " + datasheet.H200.PCIe, Args: []float64{1 << 30, datasheet.H200.PCIeBytes}},
+		{Name: "1 GiB at an HBM rate of 4.8 TB/s", Args: []float64{1 << 30, datasheet.H200.Bandwidth()}},
 	},
 	Course: func(x []float64) float64 { return x[0] / x[1] }, // bandwidth is bytes per second: its definition, no model
 	Hint:   "bandwidth is bytes per second: how many seconds do the bytes take?",

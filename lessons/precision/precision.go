@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -192,11 +193,10 @@ func short(p string) string {
 // each one's ratio to plain float32: what tensor cores buy.
 func GPUPeakTable() units.Table {
 	var rows [][]string
-	for _, m := range []string{"NVIDIA H100 SXM", "NVIDIA H200 SXM"} {
-		s, _ := devices.SpecByModel(m)
+	for _, g := range []datasheet.GPU{datasheet.H100, datasheet.H200} {
 		for _, p := range []string{"float64", "float32", workloads.TF32, "bfloat16", "float16"} {
-			peak := s.Ceilings.Peak(p)
-			rows = append(rows, []string{m, p, units.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/s.Ceilings.Peak("float32")), "datasheet (dense)"})
+			peak := g.Peak(p)
+			rows = append(rows, []string{g.Model, p, units.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/g.Peak("float32")), "datasheet (dense)"})
 		}
 	}
 	return units.Table{Header: []string{"GPU", "precision", "peak", "vs plain float32", "source"}, Rows: rows}

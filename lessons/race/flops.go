@@ -38,11 +38,11 @@ func (l Layer) DotProducts() int { return l.B * l.H }
 func FLOPTable() units.Table {
 	_, cpu := CPUFacts()
 	cpuPeak := cpu.Peak("float32")
-	gpu := ModelSpec().Ceilings
+	gpu := GPU.GPU.Ceilings
 	gpuPeak := gpu.Peak(ModelPrecision)
 	t := units.Table{Header: []string{"B", "D", "H", "independent dot products (B·H, each of length D)",
-		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "arithmetic alone at this CPU's f32 peak", "arithmetic alone at the " + short(ModelGPU) + "'s " + strings.ToUpper(ModelPrecision) + " peak (datasheet)",
-		"whole training step on the " + short(ModelGPU) + " (GPU model band, not a measurement)", "source"}}
+		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "arithmetic alone at this CPU's f32 peak", "arithmetic alone at the " + short(GPU.GPU.Model) + "'s " + strings.ToUpper(ModelPrecision) + " peak (datasheet)",
+		"whole training step on the " + short(GPU.GPU.Model) + " (GPU model band, not a measurement)", "source"}}
 	for _, l := range Layers {
 		fwd := l.Forward().FLOPs()
 		train := l.Training().FLOPs()
@@ -63,9 +63,9 @@ func FLOPTable() units.Table {
 		}
 	}
 	t.Notes = []string{
-		"Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the two “arithmetic alone” columns divide it by a peak (the CPU's model peak, the GPU's datasheet peak): what the FLOPs would cost if nothing else did; the last column is the course's GPU model of the layer's whole training step (a band: its kernels each a roofline, launched on a stream, output tiles on 132 SMs, a fraction of the TF32 peak; not a measurement) — the gap between the two GPU columns is the fixed cost per kernel and per execution.",
+		fmt.Sprintf("Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the two “arithmetic alone” columns divide it by a peak (the CPU's model peak, the GPU's datasheet peak): what the FLOPs would cost if nothing else did; the last column is the course's GPU model of the layer's whole training step (a band: its kernels each a roofline, launched on a stream, output tiles on %d SMs, a fraction of the TF32 peak; not a measurement) — the gap between the two GPU columns is the fixed cost per kernel and per execution.", GPU.GPU.SMs),
 		fmt.Sprintf("Issuing one GPU kernel costs %s–%s (the GPU model's range, from published measurements; a model, not a measurement): at %s the %s could do %.2g FLOPs in even the short end of it, more than the whole training step of %d of these %d layers.",
-			units.Duration(issue.Low), units.Duration(issue.High), units.SI(gpuPeak, "FLOP/s"), short(ModelGPU), breakEven, smaller, len(Layers)),
+			units.Duration(issue.Low), units.Duration(issue.High), units.SI(gpuPeak, "FLOP/s"), short(GPU.GPU.Model), breakEven, smaller, len(Layers)),
 		"GPU column: " + experiments.StepEstimateOn(GPU, Layers[0].Training()).Note() + ".",
 	}
 	return t

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/units"
@@ -18,17 +17,11 @@ import (
 // GPU is the model the race uses: gpumodel.Default().
 var GPU = gpumodel.Default()
 
-// ModelGPU is the datasheet row the model uses.
-const ModelGPU = "NVIDIA H200 SXM"
-
 // ModelPrecision is the arithmetic the model assumes for float32 matrix products: TF32.
 const ModelPrecision = workloads.TF32
 
 // short drops the vendor: "NVIDIA H200 SXM" → "H200 SXM".
 func short(model string) string { return strings.TrimPrefix(model, "NVIDIA ") }
-
-// ModelSpec returns the datasheet row of ModelGPU.
-func ModelSpec() devices.Spec { return GPU.GPU.Spec }
 
 // ModelTable explains the model at one size: its assumptions and its parts at both ends of the band.
 func ModelTable(batch, hidden int) units.Table {

@@ -90,32 +90,6 @@ func TestModel(t *testing.T) {
 	}
 }
 
-func TestGPUCoresMatchDatasheet(t *testing.T) {
-	for _, g := range GPUCoreTable {
-		spec, ok := devices.SpecByModel(g.Model)
-		if !ok {
-			t.Errorf("%s has no row in devices.Datasheet", g.Model)
-			continue
-		}
-		if got, want := g.FP32Peak(), spec.Ceilings.Peak("float32"); math.Abs(got/want-1) > 0.01 {
-			t.Errorf("%s: %d cores × 2 × %.2f GHz = %.3g FLOP/s, datasheet says %.3g", g.Model, g.CUDACores(), g.BoostGHz, got, want)
-		}
-		if !strings.HasPrefix(g.Source, "datasheet") {
-			t.Errorf("%s: core counts must be labeled as datasheet figures, got %q", g.Model, g.Source)
-		}
-	}
-	server, ok := devices.SpecByModel(ServerCPU.Model)
-	if !ok {
-		t.Fatalf("no datasheet row %q", ServerCPU.Model)
-	}
-	if got, want := float64(ServerCPU.Cores*ServerCPU.Lanes32*ServerCPU.FMAUnits*2)*ServerCPU.GHz*1e9, server.Ceilings.Peak("float32"); math.Abs(got/want-1) > 1e-9 {
-		t.Errorf("the illustrative socket's build gives %.4g FLOP/s, its model row says %.4g", got, want)
-	}
-	if _, ok := CoresOf(ModelGPU); !ok {
-		t.Errorf("no core build for the model GPU %s", ModelGPU)
-	}
-}
-
 func TestMachines(t *testing.T) {
 	tab := Machines()
 	if len(tab.Rows) < 3 || !strings.HasPrefix(tab.Rows[0][0], "this CPU") {

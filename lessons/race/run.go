@@ -129,7 +129,7 @@ func Describe(batch, hidden int) string {
 			r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
 	}
 	model := fmt.Sprintf("the %s lane, the course's GPU model of the step on an %s, drawn as a band from its optimistic to its pessimistic end (assumptions below), not a measurement.",
-		experiments.StepModelName, short(ModelGPU))
+		experiments.StepModelName, short(GPU.GPU.Model))
 	if gpuErr != nil {
 		return devices.GPUFailureNote(gpuErr, model)
 	}

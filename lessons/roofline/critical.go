@@ -181,7 +181,7 @@ func h200Band(results []measure.Result, d int) charts.Series {
 	m := gpumodel.Default()
 	m.A = m.A.KernelOnly()
 	s := charts.Series{Name: m.Name() + " bfloat16, kernel time only", Source: charts.Model,
-		Note: "pkg/gpumodel, not a measurement: the product's own roofline (tiles on 132 SMs, operand bytes at HBM bandwidth), without the fixed cost per launch and per execution, so the memory→compute bend shows"}
+		Note: fmt.Sprintf("pkg/gpumodel, not a measurement: the product's own roofline (tiles on %d SMs, operand bytes at HBM bandwidth), without the fixed cost per launch and per execution, so the memory→compute bend shows", m.GPU.SMs)}
 	for _, b := range bs {
 		w := workloads.MatMul{M: b, K: d, N: d, Type: dtypes.BFloat16}
 		e := m.Estimate(gpumodel.MatMul(b, d, d, "bfloat16", w.Bytes()))

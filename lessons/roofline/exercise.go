@@ -3,26 +3,26 @@ package roofline
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
 // ExerciseRidge is lesson 02's formula for the learner: the ridge point, checked against
-// devices.Ceilings.Ridge and applied to the ceilings the learner measured on xla:cpu.
+// datasheet.Ceilings.Ridge and applied to the ceilings the learner measured on xla:cpu.
 var ExerciseRidge = exercise.Exercise{
 	Key:       "02/ridge",
 	Task:      "the ridge point: how many FLOPs a workload must do per byte it moves before the compute ceiling, not memory bandwidth, limits it.",
 	Signature: "Ridge(peakFLOPs, bytesPerSec float64) float64",
 	Unit:      "FLOP/byte",
 	Cases: []exercise.Case{
-		{Name: "H200 bfloat16 (datasheet)", Args: []float64{gpumodel.H200.Peak("bfloat16"), gpumodel.H200.Bandwidth()}},
-		{Name: "H100 float32 (datasheet)", Args: []float64{gpumodel.H100.Peak("float32"), gpumodel.H100.Bandwidth()}},
+		{Name: "H200 bfloat16 (datasheet)", Args: []float64{datasheet.H200.Peak("bfloat16"), datasheet.H200.Bandwidth()}},
+		{Name: "H100 float32 (datasheet)", Args: []float64{datasheet.H100.Peak("float32"), datasheet.H100.Bandwidth()}},
 		{Name: "a CPU: 2 TFLOP/s, 200 GB/s", Args: []float64{2e12, 200e9}},
 	},
 	Course: func(x []float64) float64 {
-		return devices.Ceilings{PeakFLOPS: map[string]float64{"x": x[0]}, BandwidthBytes: x[1]}.Ridge("x")
+		return datasheet.Ceilings{PeakFLOPS: map[string]float64{"x": x[0]}, BandwidthBytes: x[1]}.Ridge("x")
 	},
 	Hint:   "the roofline's two roofs meet where intensity × bandwidth = peak compute: solve for the intensity (FLOP/byte).",
 	Answer: "return peakFLOPs / bytesPerSec",

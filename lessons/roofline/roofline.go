@@ -2,8 +2,8 @@
 // roofline.
 //
 // It computes arithmetic intensities from the workloads' own FLOP and byte formulas, puts the source
-// texts' datasheet and model numbers (an H100 SXM and an illustrative 64-core CPU socket, both rows of
-// devices.Datasheet) next to the ceilings measured on this machine (measure.MeasureCeilings), and
+// texts' datasheet and model numbers (an H100 SXM and an illustrative 64-core CPU socket, both from
+// the course's datasheet table, pkg/datasheet) next to the ceilings measured on this machine (measure.MeasureCeilings), and
 // measures matmuls of a few sizes, a layernorm and an elementwise op on every device present, to
 // place them on a roofline chart. Results recorded on a GPU (`whygpu record`) are shown next to the
 // live ones when they exist; until then the GPU appears only as datasheet roofs, labeled as a model.
@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -30,7 +31,7 @@ const Lesson = "02-roofline"
 // KeepPoints is the name the measured points are kept under between cells.
 const KeepPoints = Lesson + "-points"
 
-// Datasheet rows the lesson quotes (devices.Datasheet).
+// The machines the lesson quotes, by their names in the datasheet table (pkg/datasheet).
 const (
 	H100 = "NVIDIA H100 SXM"
 	H200 = "NVIDIA H200 SXM"
@@ -155,18 +156,14 @@ func IntensityTable() units.Table {
 	return units.Table{Header: []string{"operation", "FLOPs", "minimum bytes", "FLOP/byte", "source"}, Rows: rows}
 }
 
-// Spec returns the ceilings of a datasheet row by model name; a name not in devices.Datasheet is an
-// error that lists the rows there are.
-func Spec(model string) (devices.Ceilings, error) {
-	s, err := devices.SpecOf(model)
-	return s.Ceilings, err
-}
-
-// sheet is Spec for this package's own rows (H100, H200, CPU), which TestSpec checks are in the datasheet:
-// a missing one shows as zero ceilings in the tables, never a panic.
-func sheet(model string) devices.Ceilings {
-	c, _ := Spec(model)
-	return c
+// sheet is the roofs of one of this package's machines (H100, H200, CPU) from the datasheet table,
+// which TestSheet checks are there: a missing one shows as zero ceilings in the tables, never a panic.
+func sheet(model string) datasheet.Ceilings {
+	if model == datasheet.ServerCPU.Model {
+		return datasheet.ServerCPU.Ceilings
+	}
+	g, _ := datasheet.Lookup(model)
+	return g.Ceilings
 }
 
 // Gap is one of the source's comparisons, computed from the datasheet table.
@@ -178,7 +175,7 @@ type Gap struct {
 }
 
 // Gaps are the source's three ratios between an H100 SXM and the illustrative CPU socket, computed
-// from devices.Datasheet: a large GEMM is compute-bound on both (ratio of compute roofs), a
+// from the datasheet table: a large GEMM is compute-bound on both (ratio of compute roofs), a
 // layernorm memory-bound on both (ratio of bandwidths).
 func Gaps() []Gap {
 	gpu, cpu := sheet(H100), sheet(CPU)
@@ -228,7 +225,7 @@ func RidgeTable(devs []*devices.Device) (units.Table, error) {
 		}
 	}
 	for _, d := range devs {
-		add(d.Name+" ("+d.Model+")", "float32", d.Spec.Peak("float32"), d.Spec.BandwidthBytes, d.Spec.Source)
+		add(d.Name+" ("+d.Model+")", "float32", d.Ceilings.Peak("float32"), d.Ceilings.BandwidthBytes, d.Ceilings.Source)
 		c, err := measure.MeasureCeilings(d)
 		if err != nil {
 			return units.Table{Header: header, Rows: rows}, err

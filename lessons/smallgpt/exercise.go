@@ -3,8 +3,8 @@ package smallgpt
 import (
 	"time"
 
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
@@ -16,7 +16,7 @@ var ExerciseMFU = exercise.Exercise{
 	Signature: "MFU(flopsPerStep, stepSeconds, ceilingFLOPs float64) float64",
 	Unit:      "%",
 	Cases: []exercise.Case{
-		{Name: "a 1 PFLOP step in 2.5 s on an H200 bf16 peak (datasheet)", Args: []float64{1e15, 2.5, gpumodel.H200.Peak("bfloat16")}},
+		{Name: "a 1 PFLOP step in 2.5 s on an H200 bf16 peak (datasheet)", Args: []float64{1e15, 2.5, datasheet.H200.Peak("bfloat16")}},
 		{Name: "a 2 GFLOP step in 40 ms on a 100 GFLOP/s CPU", Args: []float64{2e9, 0.04, 100e9}},
 	},
 	Course: func(x []float64) float64 {

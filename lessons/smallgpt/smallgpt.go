@@ -176,7 +176,7 @@ func TrainOn(dev *devices.Device, c workloads.GPT, steps int, live Live) (Run, e
 		Params: map[string]int{"vocab": c.Vocab, "context": c.Context, "batch": c.Batch, "embed": c.Embed,
 			"layers": c.Layers, "heads": c.Heads, "steps": steps},
 		FLOPs: c.FLOPs(), Compile: tr.Compile, Stats: probe.Summarize(times), RelErr: -1,
-		PeakFLOPS: dev.Spec.Peak("float32"), PeakSource: dev.Spec.Source, Provenance: measure.ProvenanceOf(dev),
+		PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: measure.ProvenanceOf(dev),
 	}
 	if ceil, ok := measure.CachedCeilings(dev); ok {
 		r.CeilingFLOPS = ceil.FLOPS["float32"]
@@ -319,7 +319,7 @@ func SweepOn(dev *devices.Device, c workloads.GPT, lengths []int, progress func(
 			Workload: cs.Name(), Label: cs.String(), DType: "float32", Precision: "float32",
 			Params: map[string]int{"context": s, "batch": cs.Batch, "embed": cs.Embed, "layers": cs.Layers},
 			FLOPs:  cs.FLOPs(), Compile: tr.Compile, Stats: stats, RelErr: -1,
-			PeakFLOPS: dev.Spec.Peak("float32"), PeakSource: dev.Spec.Source, Provenance: measure.ProvenanceOf(dev),
+			PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: measure.ProvenanceOf(dev),
 		})
 	}
 	if progress != nil {
@@ -411,9 +411,9 @@ func MFU() (units.Table, error) {
 		disturbed = append(disturbed, "")
 		rows = append(rows, []string{"note", "", "", "", fmt.Sprintf("over 100%%: the machine was busier when the ceiling was measured (%s, kept 12 h) than during training; the ratio is not trustworthy", ceil.Date.Local().Format("15:04"))})
 	}
-	if p := dev.Spec.Peak("float32"); p > 0 {
+	if p := dev.Ceilings.Peak("float32"); p > 0 {
 		disturbed = append(disturbed, measure.WhyDisturbed(run.Result))
-		rows = append(rows, []string{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(p, "FLOP/s") + " (" + dev.Spec.Source + ")",
+		rows = append(rows, []string{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(p, "FLOP/s") + " (" + dev.Ceilings.Source + ")",
 			fmt.Sprintf("MFU %.1f%%", 100*achieved/p), "live ÷ model peak"})
 	}
 	rec, err := experiments.Recorded(Lesson, "train")

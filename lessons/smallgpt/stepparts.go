@@ -84,7 +84,7 @@ func StepPartsOn(dev *devices.Device, c workloads.GPT, progress func(done, total
 		Workload: c.Name(), Label: c.String(), DType: "float32", Precision: "float32",
 		Params: map[string]int{"context": c.Context, "batch": c.Batch, "embed": c.Embed, "layers": c.Layers},
 		FLOPs:  c.FLOPs(), Compile: tr.Compile, Stats: stats, RelErr: -1,
-		PeakFLOPS: dev.Spec.Peak("float32"), PeakSource: dev.Spec.Source, Provenance: measure.ProvenanceOf(dev),
+		PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: measure.ProvenanceOf(dev),
 	})
 	if progress != nil {
 		progress(total, total, "done")

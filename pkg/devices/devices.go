@@ -4,7 +4,7 @@
 //
 // The same GoMLX graph runs on any of them: a Device is a compute.Backend plus what the lessons need to
 // know about the hardware behind it (model, cores, memory) and its ceilings (peak FLOP/s per dtype and
-// memory bandwidth) from a datasheet table or from a model of the CPU.
+// memory bandwidth) from the datasheet table (package datasheet) or from a model of the CPU.
 //
 // Devices are opened at most once per process and shared: opening a PJRT client is expensive, and every
 // GoNB cell is its own process, so a cell pays for it once.
@@ -25,6 +25,7 @@ import (
 	"github.com/gomlx/go-xla/pjrt"
 
 	"github.com/gpu-course/whygpu/pkg/cgroup"
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 
 	// Registers the "xla" and "go" backends.
 	_ "github.com/gomlx/gomlx/backends/default"
@@ -76,27 +77,27 @@ const (
 
 // Device is an opened compute device: a GoMLX backend and a description of the hardware behind it.
 type Device struct {
-	Name        string   `json:"name"`                   // stable name: CPU, CUDA or Go
-	Config      string   `json:"config,omitempty"`       // what Open was given, options included, e.g. "xla:cuda,tf32=false"
-	TF32        bool     `json:"tf32,omitempty"`         // float32 matrix products run in TF32 on tensor cores
-	Kind        Kind     `json:"kind"`                   // cpu or gpu
-	Model       string   `json:"model"`                  // e.g. "AMD EPYC 9R14 (2 cores)", "NVIDIA H200 (141 GiB)"
-	Cores       int      `json:"cores,omitempty"`        // CPU cores the backend may use; 0 for a GPU
-	MemoryBytes uint64   `json:"memory_bytes,omitempty"` // host RAM for CPUs, device memory for GPUs
-	Plugin      string   `json:"plugin,omitempty"`       // PJRT plugin path (empty for "go")
-	PJRTVersion string   `json:"pjrt_version,omitempty"` // PJRT C API version the plugin reports, "0.106"
-	Spec        Ceilings `json:"spec"`                   // datasheet or model ceilings
+	Name        string             `json:"name"`                   // stable name: CPU, CUDA or Go
+	Config      string             `json:"config,omitempty"`       // what Open was given, options included, e.g. "xla:cuda,tf32=false"
+	TF32        bool               `json:"tf32,omitempty"`         // float32 matrix products run in TF32 on tensor cores
+	Kind        Kind               `json:"kind"`                   // cpu or gpu
+	Model       string             `json:"model"`                  // e.g. "AMD EPYC 9R14 (2 cores)", "NVIDIA H200 (141 GiB)"
+	Cores       int                `json:"cores,omitempty"`        // CPU cores the backend may use; 0 for a GPU
+	MemoryBytes uint64             `json:"memory_bytes,omitempty"` // host RAM for CPUs, device memory for GPUs
+	Plugin      string             `json:"plugin,omitempty"`       // PJRT plugin path (empty for "go")
+	PJRTVersion string             `json:"pjrt_version,omitempty"` // PJRT C API version the plugin reports, "0.106"
+	Ceilings    datasheet.Ceilings `json:"ceilings"`               // datasheet or model ceilings
 
 	backend compute.Backend
 }
 
-// RaiseSpec raises the model peak for dtype to measured when the model is below it (AtLeast), under
+// RaisePeak raises the model peak for dtype to measured when the model is below it (AtLeast), under
 // the package's lock: a Device is shared by every caller in the process, so two goroutines measuring
-// ceilings at once must not write Spec at the same time.
-func (d *Device) RaiseSpec(dtype string, measured float64) {
+// ceilings at once must not write Ceilings at the same time.
+func (d *Device) RaisePeak(dtype string, measured float64) {
 	mu.Lock()
 	defer mu.Unlock()
-	d.Spec = AtLeast(d.Spec, dtype, measured)
+	d.Ceilings = AtLeast(d.Ceilings, dtype, measured)
 }
 
 // Backend returns the GoMLX backend to build and run graphs on this device.
@@ -277,7 +278,7 @@ func open(config string) (*Device, error) {
 		}
 		d := &Device{Name: Go, Config: Go, backend: b}
 		describeCPU(d)
-		d.Spec = goBackendSpec(d.Spec)
+		d.Ceilings = goBackendCeilings(d.Ceilings)
 		return d, nil
 	}
 	return nil, fmt.Errorf("devices: unknown device %q (known: %s)", config, strings.Join(Names, ", "))

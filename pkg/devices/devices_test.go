@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 )
 
 func TestOpenConfigs(t *testing.T) {
@@ -83,29 +85,6 @@ func TestCPUModel(t *testing.T) {
 	}
 }
 
-func TestDatasheet(t *testing.T) {
-	for _, tc := range []struct {
-		driverName string
-		model      string
-		ridgeBF16  float64
-	}{
-		{"NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM", 989e12 / 3.35e12},
-		{"NVIDIA H200", "NVIDIA H200 SXM", 989e12 / 4.8e12},
-	} {
-		s, ok := LookupSpec(tc.driverName)
-		if !ok || s.Model != tc.model {
-			t.Errorf("LookupSpec(%q) = %q, %v", tc.driverName, s.Model, ok)
-			continue
-		}
-		if r := s.Ceilings.Ridge("bfloat16"); r != tc.ridgeBF16 {
-			t.Errorf("%s bf16 ridge = %g, want %g", tc.model, r, tc.ridgeBF16)
-		}
-	}
-	if _, ok := LookupSpec("GeForce 256"); ok {
-		t.Error("an unknown GPU matched the datasheet")
-	}
-}
-
 func TestDeviceString(t *testing.T) {
 	for _, tc := range []struct {
 		d    Device
@@ -174,15 +153,15 @@ func TestGPUFailure(t *testing.T) {
 }
 
 // Two goroutines raising a shared device's model peak at once do not race (go test -race).
-func TestRaiseSpecConcurrently(t *testing.T) {
-	d := &Device{Name: Go, Spec: Ceilings{PeakFLOPS: map[string]float64{"float32": 1e9}}}
+func TestRaisePeakConcurrently(t *testing.T) {
+	d := &Device{Name: Go, Ceilings: datasheet.Ceilings{PeakFLOPS: map[string]float64{"float32": 1e9}}}
 	done := make(chan bool)
 	for i := range 2 {
-		go func() { d.RaiseSpec("float32", float64(2+i)*1e9); done <- true }()
+		go func() { d.RaisePeak("float32", float64(2+i)*1e9); done <- true }()
 	}
 	<-done
 	<-done
-	if p := d.Spec.Peak("float32"); p < 2e9 {
+	if p := d.Ceilings.Peak("float32"); p < 2e9 {
 		t.Errorf("peak %v after raising to 2e9 and 3e9", p)
 	}
 }

@@ -5,123 +5,14 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/shirou/gopsutil/v4/cpu"
+
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 )
-
-// Ceilings are the roofs a device cannot exceed: peak FLOP/s per dtype and main-memory bandwidth.
-//
-// Peak FLOP/s are keyed by dtype name as GoMLX spells it ("float64", "float32", "bfloat16",
-// "float16") plus "tf32" for float32 matmuls on tensor cores. A zero or missing entry means unknown.
-type Ceilings struct {
-	PeakFLOPS      map[string]float64 `json:"peak_flops"`                      // FLOP/s by dtype name or "tf32"
-	BandwidthBytes float64            `json:"bandwidth_bytes_per_s,omitempty"` // main-memory bytes/s (0: unknown)
-	// Source says where the figures come from: "datasheet: ..." or "model: ..." (never a measurement;
-	// measured ceilings live in package measure).
-	Source string `json:"source"`
-}
-
-// Peak returns the peak FLOP/s for a dtype name, or 0 when unknown.
-func (c Ceilings) Peak(dtype string) float64 { return c.PeakFLOPS[dtype] }
-
-// Ridge returns the ridge point in FLOPs per byte for a dtype: peak compute divided by bandwidth,
-// the arithmetic intensity above which an operation is compute-bound. 0 when either is unknown.
-func (c Ceilings) Ridge(dtype string) float64 {
-	if c.BandwidthBytes == 0 {
-		return 0
-	}
-	return c.Peak(dtype) / c.BandwidthBytes
-}
-
-// Spec is one row of the datasheet table.
-type Spec struct {
-	Model       string   // marketing name, e.g. "NVIDIA H200 SXM"
-	Match       []string // lower-case substrings of the device name reported by the driver
-	MemoryBytes uint64   // device memory
-	Ceilings    Ceilings // peaks and bandwidth
-}
-
-const (
-	tera = 1e12
-	giga = 1e9
-)
-
-// Datasheet is the table of published ceilings the course quotes. Dense (no structured sparsity)
-// tensor-core figures; the headline numbers NVIDIA prints with sparsity are twice these.
-var Datasheet = []Spec{
-	{
-		Model: "NVIDIA H100 SXM", Match: []string{"h100"}, MemoryBytes: 80 << 30,
-		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera},
-			BandwidthBytes: 3.35 * tera,
-			Source:         "datasheet: NVIDIA H100 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3 3.35 TB/s)",
-		},
-	},
-	{
-		Model: "NVIDIA H200 SXM", Match: []string{"h200"}, MemoryBytes: 141 << 30,
-		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera},
-			BandwidthBytes: 4.8 * tera,
-			Source:         "datasheet: NVIDIA H200 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3e 4.8 TB/s)",
-		},
-	},
-	{
-		// The GPU before Hopper, for the model card's A100 measurements.
-		Model: "NVIDIA A100 SXM", Match: []string{"a100"}, MemoryBytes: 80 << 30,
-		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 9.7 * tera, "float32": 19.5 * tera, "tf32": 156 * tera, "bfloat16": 312 * tera, "float16": 312 * tera},
-			BandwidthBytes: 2.0 * tera,
-			Source:         "datasheet: NVIDIA A100 SXM 80GB (dense tensor-core figures; FP64 9.7 TFLOP/s on the CUDA cores; HBM2e 2.0 TB/s)",
-		},
-	},
-	{
-		// The illustrative server socket of the source text: built from arithmetic, not a product.
-		Model: "illustrative 64-core CPU socket", MemoryBytes: 0,
-		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float32": 64 * 2 * 16 * 2 * 2.5 * giga, "float64": 64 * 2 * 8 * 2 * 2.5 * giga},
-			BandwidthBytes: 12 * 38.4 * giga,
-			Source:         "model: 64 cores × 2.5 GHz × 2 AVX-512 FMA units × 16 f32 lanes × 2; 12 × DDR5-4800 channels",
-		},
-	},
-}
-
-// LookupSpec returns the datasheet row whose Match matches the (driver-reported) model name.
-func LookupSpec(model string) (Spec, bool) {
-	m := strings.ToLower(model)
-	for _, s := range Datasheet {
-		for _, sub := range s.Match {
-			if strings.Contains(m, sub) {
-				return s, true
-			}
-		}
-	}
-	return Spec{}, false
-}
-
-// SpecByModel returns the datasheet row with exactly this Model name (e.g. "NVIDIA H100 SXM").
-func SpecByModel(model string) (Spec, bool) {
-	i := slices.IndexFunc(Datasheet, func(s Spec) bool { return s.Model == model })
-	if i < 0 {
-		return Spec{}, false
-	}
-	return Datasheet[i], true
-}
-
-// SpecOf returns the datasheet row of a model, or an error that names the rows there are.
-func SpecOf(model string) (Spec, error) {
-	if s, ok := SpecByModel(model); ok {
-		return s, nil
-	}
-	have := make([]string, len(Datasheet))
-	for i, s := range Datasheet {
-		have[i] = strconv.Quote(s.Model)
-	}
-	return Spec{}, fmt.Errorf("devices: no datasheet row %q (the rows are %s)", model, strings.Join(have, ", "))
-}
 
 // CPUFacts are what the CPU ceiling model is built from, read with gopsutil.
 type CPUFacts struct {
@@ -200,9 +91,9 @@ func FMAPorts(vendor, family string, lanes32 int) (int, string) {
 // them (without them XLA converts to f32 and back, so they are at best f32 speed): AVX512_BF16's dot
 // products do 2× the f32 rate; AMX's tiles (amx_bf16) do about AMXBF16PerCycle bf16 FLOPs per cycle
 // per core, far more (the course's assumption, labeled in Source).
-func CPUModel(f CPUFacts) Ceilings {
+func CPUModel(f CPUFacts) datasheet.Ceilings {
 	f32 := float64(f.Cores) * f.MHz * 1e6 * float64(f.Lanes32) * float64(f.FMAUnits) * 2
-	c := Ceilings{PeakFLOPS: map[string]float64{"float32": f32, "float64": f32 / 2, "bfloat16": f32, "float16": f32}}
+	c := datasheet.Ceilings{PeakFLOPS: map[string]float64{"float32": f32, "float64": f32 / 2, "bfloat16": f32, "float16": f32}}
 	bf16 := ""
 	switch {
 	case f.AMX:
@@ -234,7 +125,7 @@ const AMXBF16PerCycle = 1024
 // AtLeast returns c with the peak of dtype raised to measured when a measurement beat the model (a
 // model must never sit below a rate that was achieved), and the reason in Source: turbo clocks above
 // the nominal one, or SIMD facts the hypervisor does not report. Unchanged when the model is higher.
-func AtLeast(c Ceilings, dtype string, measured float64) Ceilings {
+func AtLeast(c datasheet.Ceilings, dtype string, measured float64) datasheet.Ceilings {
 	p := c.Peak(dtype)
 	if p <= 0 || measured <= p {
 		return c
@@ -259,11 +150,11 @@ func describeCPU(d *Device) {
 		d.Model = fmt.Sprintf("%s (%d cores, %d threads)", f.ModelName, f.Cores, f.Threads)
 	}
 	d.MemoryBytes = HostMemoryLimit().Total // the container's limit when it has one
-	d.Spec = CPUModel(f)
+	d.Ceilings = CPUModel(f)
 }
 
-// goBackendSpec: the pure-Go backend runs on the same CPU, so the CPU model is its roof too.
-func goBackendSpec(c Ceilings) Ceilings {
+// goBackendCeilings: the pure-Go backend runs on the same CPU, so the CPU model is its roof too.
+func goBackendCeilings(c datasheet.Ceilings) datasheet.Ceilings {
 	c.Source = "model (same CPU, pure-Go kernels): " + strings.TrimPrefix(c.Source, "model: ")
 	return c
 }
@@ -330,9 +221,9 @@ func describeGPU(d *Device) {
 	g := gpus[0]
 	d.MemoryBytes = g.MemoryBytes
 	d.Model = fmt.Sprintf("%s (%.0f GiB)", g.Name, float64(g.MemoryBytes)/(1<<30))
-	if s, ok := LookupSpec(g.Name); ok {
-		d.Spec = s.Ceilings
+	if s, err := datasheet.Lookup(g.Name); err == nil {
+		d.Ceilings = s.Ceilings
 	} else {
-		d.Spec = Ceilings{PeakFLOPS: map[string]float64{}, Source: "no datasheet entry for " + g.Name}
+		d.Ceilings = datasheet.Ceilings{PeakFLOPS: map[string]float64{}, Source: "no datasheet entry for " + g.Name}
 	}
 }

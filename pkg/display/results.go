@@ -34,11 +34,11 @@ func Opened(devs []*devices.Device) {
 	origins := []units.Origin{units.Measured(now())} // the devices opened here, now
 	for _, d := range devs {
 		peak := "unknown"
-		if p := d.Spec.Peak("float32"); p > 0 {
+		if p := d.Ceilings.Peak("float32"); p > 0 {
 			peak = fmt.Sprintf("%.1f GFLOP/s", p/1e9)
-			origins = append(origins, units.Model(d.Spec.Source)) // a datasheet or the course's CPU model
+			origins = append(origins, units.Model(d.Ceilings.Source)) // a datasheet or the course's CPU model
 		}
-		rows = append(rows, []string{d.Name, d.Model, d.PJRTVersion, peak, d.Spec.Source})
+		rows = append(rows, []string{d.Name, d.Model, d.PJRTVersion, peak, d.Ceilings.Source})
 	}
 	Table(units.Table{Header: []string{"device", "model", "PJRT API", "f32 peak", "where the peak comes from"}, Rows: rows, Origins: origins})
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -41,20 +41,6 @@ func (m Measurement) Inside() bool {
 func (m Measurement) Width() float64 {
 	lo, hi := m.band()
 	return hi / lo
-}
-
-// A100 is the model of the source's other datasheet GPU (NVIDIA A100 SXM 80GB): 108 SMs at
-// 1.41 GHz, 64 FP32 lanes per SM, the datasheet row of package devices.
-var A100 = ampere("NVIDIA A100 SXM", "A100")
-
-func ampere(name, short string) GPU {
-	g := GPU{Name: name, Short: short, SMs: 108, BoostGHz: 1.41, FP32LanesPerSM: 64, PCIe: "PCIe Gen4 x16", PCIeBytes: 32e9}
-	s, ok := devices.SpecByModel(name)
-	if !ok {
-		DatasheetErr = fmt.Errorf("gpumodel: the datasheet has no row %q", name)
-	}
-	g.Spec = s
-	return g
 }
 
 // OnStream are the assumptions for kernels launched one by one on a stream (no CUDA graph): the
@@ -162,7 +148,7 @@ func ringMicros(l Link, bytes float64, n int) func() (float64, float64) {
 
 // copyBW is the band, in GB/s, of a device-to-device copy of bytes on g, counted as the effective
 // memory throughput T_eff of the Julia GPU workshops counts it: bytes read + bytes written ÷ time.
-func copyBW(g GPU, bytes float64) func() (float64, float64) {
+func copyBW(g datasheet.GPU, bytes float64) func() (float64, float64) {
 	return func() (float64, float64) {
 		m := Model{GPU: g, A: Published}
 		e := m.Estimate(chain("device copy", 1, 0, 2*bytes))
@@ -179,10 +165,9 @@ const (
 
 // Card is the model card: published measurements and the model's band for each.
 func Card() []Measurement {
+	H100 := datasheet.H100
 	h100 := Model{GPU: H100, A: Published}
-	a100 := Model{GPU: A100, A: Published}
-	a100x40 := A100
-	a100x40.Name, a100x40.Spec.Ceilings.BandwidthBytes = "NVIDIA A100 40GB", 1555e9
+	a100 := Model{GPU: datasheet.A100, A: Published}
 	mm := func(m, n, k int) Work { g := GEMM{M: m, N: n, K: k}; return MatMul(m, n, k, "bfloat16", g.Bytes(2)) }
 	return []Measurement{
 		{Title: stasTitle, URL: stasURL, Date: "2025 (torch 2.7.0+cu126 row)", Device: "NVIDIA H100 SXM",
@@ -213,7 +198,7 @@ func Card() []Measurement {
 			Date: "2023-07-25", Device: "NVIDIA A100 40GB (1555 GB/s datasheet)",
 			Workload: "device memory copy (the workshop's reference for a memory-bound kernel)",
 			Quote:    "the number used for andwidth is 1355 … I have the set the memcopy measured BW as ref here", Low: 1355, High: 1355, Unit: "GB/s",
-			band: copyBW(a100x40, 1<<30)},
+			band: copyBW(datasheet.A100x40, 1<<30)},
 		{Title: "NVIDIA/nccl issue #1455, “[SHArP] about the intranode allreduce performance with SHArP”", URL: "https://github.com/NVIDIA/nccl/issues/1455",
 			Date: "2024-09-19", Device: "8 × H100 SXM (NVLink 4, NVSwitch)",
 			Workload: "nccl-tests all_reduce_perf, 2–4 GB messages, NCCL_ALGO=RING",

@@ -45,68 +45,13 @@
 package gpumodel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 )
-
-// GPU is what the model knows about one datasheet GPU.
-type GPU struct {
-	Name           string  // datasheet row: "NVIDIA H200 SXM"
-	Short          string  // for legends: "H200"
-	SMs            int     // streaming multiprocessors: 132 on an H100/H200 SXM
-	BoostGHz       float64 // boost clock: 1.98 GHz
-	FP32LanesPerSM int     // FP32 CUDA-core lanes per SM: 128 (Hopper)
-	PCIe           string  // host link: "PCIe Gen5 x16"
-	PCIeBytes      float64 // nominal bytes/s per direction of that link: 64 GB/s for Gen5 x16
-	Spec           devices.Spec
-}
-
-// H200 is the GPU the course records on: the datasheet's H200 SXM.
-var H200 = gpu("NVIDIA H200 SXM", "H200")
-
-// H100 is the GPU the source text quotes: the datasheet's H100 SXM (same SMs and clock, less and
-// slower memory).
-var H100 = gpu("NVIDIA H100 SXM", "H100")
-
-// DatasheetErr is why H200 or H100 lacks its datasheet row (nil when both were found): the
-// package still loads, and a program that uses the model should check it (Lookup for other rows).
-var DatasheetErr error
-
-// Lookup is the model of the datasheet GPU called name (a devices.SpecByModel row), short for
-// legends; an error when the datasheet has no such row. The SM count, clock and host link are
-// Hopper's (H100/H200 SXM).
-func Lookup(name, short string) (GPU, error) {
-	s, ok := devices.SpecByModel(name)
-	if !ok {
-		return GPU{Name: name, Short: short}, fmt.Errorf("gpumodel: the datasheet has no row %q", name)
-	}
-	return GPU{Name: name, Short: short, SMs: 132, BoostGHz: 1.98, FP32LanesPerSM: 128,
-		PCIe: "PCIe Gen5 x16", PCIeBytes: 64e9, Spec: s}, nil
-}
-
-// gpu is Lookup for the package's GPUs: a missing row is recorded in DatasheetErr, not a panic.
-func gpu(name, short string) GPU {
-	g, err := Lookup(name, short)
-	if err != nil {
-		DatasheetErr = errors.Join(DatasheetErr, err)
-	}
-	return g
-}
-
-// SMPeakFP32 is one SM's FP32 CUDA-core peak: lanes × 2 FLOPs (a fused multiply-add) × clock;
-// 128 × 2 × 1.98 GHz ≈ 507 GFLOP/s. The SM, not a CUDA lane, is the counterpart of a CPU core.
-func (g GPU) SMPeakFP32() float64 { return float64(g.FP32LanesPerSM) * 2 * g.BoostGHz * 1e9 }
-
-// Peak is the datasheet's dense peak for a precision ("tf32", "float32", "bfloat16", …).
-func (g GPU) Peak(precision string) float64 { return g.Spec.Ceilings.Peak(precision) }
-
-// Bandwidth is the datasheet's HBM bandwidth in bytes/s.
-func (g GPU) Bandwidth() float64 { return g.Spec.Ceilings.BandwidthBytes }
 
 // Range is an interval of one assumption: Low is the end that makes work fast, High the end that
 // makes it slow (so for a fraction of peak, Low is the larger fraction).
@@ -193,14 +138,15 @@ func PrecisionFor(dtype string) string {
 	return dtype
 }
 
-// Model is a GPU with assumptions.
+// Model is a datasheet GPU with assumptions.
 type Model struct {
-	GPU GPU
+	GPU datasheet.GPU
 	A   Assumptions
 }
 
-// Default is the H200 with the Published assumptions: the model every lesson uses.
-func Default() Model { return Model{GPU: H200, A: Published} }
+// Default is the H200 (datasheet.H200, the GPU the course records on) with the Published
+// assumptions: the model every lesson uses.
+func Default() Model { return Model{GPU: datasheet.H200, A: Published} }
 
 // Estimate is the model's band for some work, with its parts at both ends.
 type Estimate struct {
@@ -227,7 +173,7 @@ type Estimate struct {
 // execution is added. The step is Σᵢ max(Cᵢ, Mᵢ) plus the launch and floor terms, not a roofline of
 // the summed work: a memory-bound kernel cannot hide under a GEMM that runs before or after it.
 func (m Model) Estimate(w Work) Estimate {
-	e := Estimate{Work: w, GPU: strings.TrimPrefix(m.GPU.Name, "NVIDIA "), model: m}
+	e := Estimate{Work: w, GPU: strings.TrimPrefix(m.GPU.Model, "NVIDIA "), model: m}
 	seq := w.sequence()
 	if len(w.Sequence) > 0 {
 		e.Work.Kernels = len(seq)
@@ -321,13 +267,13 @@ func (m Model) RunTime(flops float64, precision string) (low, high time.Duration
 // MFUNote states RunTime's assumption in one line, with its label.
 func (m Model) MFUNote(precision string) string {
 	return fmt.Sprintf("%s model band, not a measurement: MFU %.0f–%.0f%% of the datasheet %s peak %s (a whole training step, the course's assumption around the source's 40%%)",
-		strings.TrimPrefix(m.GPU.Name, "NVIDIA "), 100*TrainingMFU.High, 100*TrainingMFU.Low, precision, si(m.GPU.Peak(precision), "FLOP/s"))
+		strings.TrimPrefix(m.GPU.Model, "NVIDIA "), 100*TrainingMFU.High, 100*TrainingMFU.Low, precision, si(m.GPU.Peak(precision), "FLOP/s"))
 }
 
 // RateNote states GEMMRate's assumptions in one line, with its label.
 func (m Model) RateNote(precision string) string {
 	return fmt.Sprintf("%s model band, not a measurement: fraction of peak on large GEMMs %.0f–%.0f%% of the datasheet %s peak %s; launches negligible over long runs",
-		strings.TrimPrefix(m.GPU.Name, "NVIDIA "), 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low, precision, si(m.GPU.Peak(precision), "FLOP/s"))
+		strings.TrimPrefix(m.GPU.Model, "NVIDIA "), 100*m.A.PeakFraction.High, 100*m.A.PeakFraction.Low, precision, si(m.GPU.Peak(precision), "FLOP/s"))
 }
 
 // tileShape is the output tile used for g: TileM×TileN, narrowed for a skinny product down to 64
@@ -390,13 +336,13 @@ func (e Estimate) Assumptions() []string { return append([]string(nil), e.assump
 
 func (m Model) assumptionLines(w Work) []string {
 	a := m.A
-	c := m.GPU.Spec.Ceilings
+	c := m.GPU.Ceilings
 	kf := w.KernelsFrom
 	if kf == "" {
 		kf = "given"
 	}
 	return []string{
-		fmt.Sprintf("GPU: %s, %d SMs at %.2f GHz; %s peak %s, HBM %s (%s)", m.GPU.Name, m.GPU.SMs, m.GPU.BoostGHz,
+		fmt.Sprintf("GPU: %s, %d SMs at %.2f GHz; %s peak %s, HBM %s (%s)", m.GPU.Model, m.GPU.SMs, m.GPU.BoostGHz,
 			strings.ToUpper(w.Precision), si(m.GPU.Peak(w.Precision), "FLOP/s"), si(c.BandwidthBytes, "B/s"), c.Source),
 		fmt.Sprintf("precision: %s (XLA runs float32 matmuls in TF32 on tensor cores by default)", w.Precision),
 		fmt.Sprintf("kernels per execution: %d (%s)", max(w.Kernels, len(w.Sequence)), kf),
@@ -522,7 +468,7 @@ func CheckLabeled(text string) error {
 }
 
 func namesModel(line string) bool {
-	return containsAny(line, []string{H200.Short + " (model)", H100.Short + " (model)", "SXM model", "GPU model"})
+	return containsAny(line, []string{datasheet.H200.Short + " (model)", datasheet.H100.Short + " (model)", "SXM model", "GPU model"})
 }
 
 func containsAny(s string, subs []string) bool {

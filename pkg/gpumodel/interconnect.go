@@ -3,6 +3,8 @@ package gpumodel
 import (
 	"fmt"
 	"time"
+
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 )
 
 // Link is a model of the connection gradients travel over when several GPUs train one model: its
@@ -22,7 +24,7 @@ type Link struct {
 var (
 	// NVLinkH200: the H200 SXM datasheet's 900 GB/s NVLink is the sum of both directions, 450 GB/s
 	// each way.
-	NVLinkH200 = Link{Name: "NVLink 4 (H200 SXM)", BytesPerS: 450e9, Efficiency: Range{0.85, 0.75}, Latency: Range{2.5e-6, 7e-6},
+	NVLinkH200 = Link{Name: datasheet.H200.NVLink + " (H200 SXM)", BytesPerS: datasheet.H200.NVLinkBytes, Efficiency: Range{0.85, 0.75}, Latency: Range{2.5e-6, 7e-6},
 		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); 2.5–7 µs per step (calibrated on a 2-GPU small all-reduce of ≈6 µs, NVIDIA/nccl#1259); ring only: NCCL's default NVLS is faster on NVSwitch systems"}
 	// Net400G is a 400 Gb/s network port per GPU (InfiniBand NDR or 400 GbE with RDMA).
 	Net400G = Link{Name: "400 Gb/s network", BytesPerS: 400e9 / 8, Efficiency: Range{0.9, 0.7}, Latency: Range{5e-6, 20e-6},

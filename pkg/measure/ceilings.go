@@ -144,6 +144,6 @@ func raiseModel(dev *devices.Device, c MeasuredCeilings) {
 		return
 	}
 	for prec, f := range c.FLOPS {
-		dev.RaiseSpec(prec, f)
+		dev.RaisePeak(prec, f)
 	}
 }

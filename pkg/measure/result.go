@@ -338,7 +338,7 @@ func newResult(dev *devices.Device, w workloads.Workload) Result {
 		Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.DType().String()), Params: w.Params(),
 		FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1, Tolerance: workloads.ToleranceOf(dev, w),
 		Precision: prec, Provenance: ProvenanceOf(dev),
-		PeakFLOPS: dev.Spec.Peak(prec), PeakBytesPerSec: dev.Spec.BandwidthBytes, PeakSource: dev.Spec.Source,
+		PeakFLOPS: dev.Ceilings.Peak(prec), PeakBytesPerSec: dev.Ceilings.BandwidthBytes, PeakSource: dev.Ceilings.Source,
 	}
 	if c, ok := CachedCeilings(dev); ok {
 		res.CeilingFLOPS, res.CeilingBytesPerSec = c.FLOPS[prec], c.BytesPerSec

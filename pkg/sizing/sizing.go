@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/controls"
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/memsize"
 	"github.com/gpu-course/whygpu/pkg/units"
@@ -28,11 +29,8 @@ func Preset(name string) (memsize.Setting, bool) {
 	return p.Setting, ok
 }
 
-// H200Bytes is the H200's memory from the course's datasheet table (pkg/devices).
-func H200Bytes() float64 {
-	s, _ := devices.SpecByModel("NVIDIA H200 SXM")
-	return float64(s.MemoryBytes)
-}
+// H200Bytes is the H200's memory from the course's datasheet table (pkg/datasheet).
+func H200Bytes() float64 { return float64(datasheet.H200.MemoryBytes) }
 
 // Limits are the lines on a sizing chart: the H200's memory (datasheet) and this machine's or
 // seat's (its cgroup limit when it has one, else the host's RAM).

@@ -84,13 +84,13 @@ func Tolerance(dt dtypes.DType) float64 {
 }
 
 // TF32 is the precision name of float32 matrix products run on tensor cores in TF32 (8-bit exponent,
-// 10-bit mantissa, float32 accumulation). It is also the key of the TF32 entry of devices.Ceilings.
+// 10-bit mantissa, float32 accumulation). It is also the key of the TF32 entry of datasheet.Ceilings.
 const TF32 = "tf32"
 
 // Precision is the arithmetic precision w actually runs in on dev: its dtype name as GoMLX spells it
 // in lower case ("float32", "bfloat16", ...), or [TF32] for a float32 workload dominated by matrix
 // products on a device with TF32 on (xla:cuda by default, see devices.CUDANoTF32). It is the key to
-// the device's peak FLOP/s in devices.Ceilings.
+// the device's peak FLOP/s in datasheet.Ceilings.
 func Precision(dev *devices.Device, w Workload) string {
 	dt := w.DType()
 	if dev.TF32 && dt == dtypes.Float32 && usesDot(w) {
