@@ -2,16 +2,20 @@
 the image's build context (docker/Dockerfile.dockerignore), the one-machine hub's venv and proxy. The image
 itself is built and checked by docker/tests/image (make test-image).
 """
+import contextlib
 import fnmatch
 import glob
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
+import requests
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"
@@ -114,6 +118,36 @@ def chp():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=CHP_DIR, check=True,
                        timeout=600)
     return binary
+
+
+@contextlib.contextmanager
+def hub_process(jupyterhub, config, base, log_path, cwd, env, verify=True, up_within=90):
+    """A JupyterHub started with `jupyterhub -f config` in cwd, its output in log_path; yields once its
+    API at base answers (the test fails with the log's tail if it exits or stays silent past up_within
+    seconds), and stops its whole process group afterwards."""
+    log = open(log_path, "w")
+    proc = subprocess.Popen([str(jupyterhub), "-f", str(config)], cwd=cwd, env=env, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + up_within
+        while True:
+            assert proc.poll() is None, pathlib.Path(log_path).read_text()[-4000:]
+            try:
+                if requests.get(f"{base}/hub/api", timeout=2, verify=verify).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "the hub did not come up:\n" + pathlib.Path(log_path).read_text()[-4000:]
+            time.sleep(0.5)
+        yield proc
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
 
 
 def free_port():

@@ -10,7 +10,6 @@ reads the learner's copy of notebook 00, starts the course kernel and runs a Go 
 import json
 import os
 import secrets
-import signal
 import subprocess
 import time
 import uuid
@@ -85,31 +84,9 @@ c.JupyterHub.load_roles = [{{
 }}]
 """)
     env = dict(os.environ, PATH=f"{VENV}/bin:{os.environ['PATH']}")
-    log = open(BUILD / "hub.log", "w")
-    proc = subprocess.Popen([str(VENV / "bin" / "jupyterhub"), "-f", str(config)], cwd=tmp, env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, (BUILD / "hub.log").read_text()[-4000:]
-            try:
-                if requests.get(f"{base}/hub/api", timeout=2).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "the hub did not come up:\n" + (BUILD / "hub.log").read_text()[-4000:]
-            time.sleep(0.5)
+    with _classroom.hub_process(VENV / "bin" / "jupyterhub", config, base, BUILD / "hub.log", tmp, env):
         yield {"base": base, "token": token, "home": tmp / "home"}
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
-
 
 def api(hub, method, path, **kw):
     r = requests.request(method, hub["base"] + path, headers={"Authorization": f"token {hub['token']}"},

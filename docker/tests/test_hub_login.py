@@ -24,7 +24,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -106,32 +105,10 @@ c.Spawner.pre_spawn_hook = None   # the Docker network check and device choice: 
 c.Spawner.post_stop_hook = None
 """)
     log_path = BUILD / f"hub-login-{scheme}.log"
-    log = open(log_path, "w")
     base = f"{scheme}://127.0.0.1:{port}"
-    proc = subprocess.Popen([str(_classroom.HUB_VENV / "bin" / "jupyterhub"), "-f", str(wrapper)], cwd=ROOT,
-                            env=hub_env(tmp, WHYGPU_HUB_URL=base, **env), stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, log_path.read_text()[-4000:]
-            try:
-                if requests.get(f"{base}/hub/api", timeout=2, verify=verify).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "the hub did not come up:\n" + log_path.read_text()[-4000:]
-            time.sleep(0.5)
+    with _classroom.hub_process(_classroom.HUB_VENV / "bin" / "jupyterhub", wrapper, base, log_path, ROOT,
+                                hub_env(tmp, WHYGPU_HUB_URL=base, **env), verify=verify):
         yield {"base": base, "state": tmp / "state", "log": log_path}
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
-
 
 @pytest.fixture(scope="module")
 def hub(hub_python, tmp_path_factory):
