@@ -37,12 +37,6 @@ var Deck = &recall.Deck{
 			{ID: "lanes", Question: "Where does the GPU lane come from when there is no GPU here?",
 				Answer: "From a recording of the same step on a named GPU (model, date, versions) when one exists at that size; otherwise from the course's GPU model of an H200, drawn as a band: the step's matrix products as output tiles on 132 SMs at a fraction of peak, its bytes at a fraction of the bandwidth, and its kernels (as many as XLA compiles the step into, counted on xla:cpu) launched on a stream (1–4 µs each, overlapping the work), plus a fixed cost per execution. Labeled as a model, never as a measurement."},
 		}},
-		{ID: "batch", Title: "Why batch size matters", Cards: []recall.Card{
-			{ID: "flat", Question: "Why does the GPU's time per step barely move from batch 1 to batch 256 while the CPU's grows?",
-				Answer: "At small batches the GPU is launch-bound: its step costs starting and waiting on its kernels, and a batch-1 product gives one output tile to one of 132 SMs. More samples give more tiles to idle SMs, paid for already. The CPU gains from batching too — 256× the work took only about 10–30× the time here, because a batch-1 step is a matrix–vector product bound by per-call overhead and reading the weights, and a batch reuses each weight it reads — but its few cores fill up long before a GPU's 132 SMs do, so its time then grows with the work."},
-			{ID: "crossover", Question: "What is the crossover batch, and what moves it?",
-				Answer: "The batch size above which the GPU's step is faster than the CPU's. Wider layers move it down (more work per sample fills the GPU sooner); a faster CPU or a slower launch path moves it up."},
-		}},
 		{ID: "why", Title: "Why a GPU is faster for this job", Cards: []recall.Card{
 			{ID: "when", Question: "When does a GPU win, and when is the CPU good enough?",
 				Answer: "A GPU wins when the network is large and the batches are large enough to keep every SM busy. Small networks, small batches, single low-volume predictions and tabular models are often as fast or faster on the CPU."},

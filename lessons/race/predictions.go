@@ -2,11 +2,10 @@ package race
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/regime"
 )
 
 // Predictions of lesson 01: the learner guesses, the cells below measure, Reveal compares.
@@ -29,48 +28,48 @@ var (
 		},
 		Why: "Every call pays a fixed cost (dispatch, launch) whatever its size; tiny matmuls are nearly all fixed cost.",
 	}
-	// PredictDoubling: where the CPU's step time starts to grow with the batch.
-	PredictDoubling = predict.Question{
-		Key:    "01/cpu-double-batch",
-		Text:   "At what batch size will one training step on xla:cpu take twice as long as at batch 1? (a batch size)",
-		Unit:   "batch",
-		Answer: func() (float64, error) { return doublingBatch(StepSweepKeep) },
-		Why:    "Below that batch the step is mostly fixed cost; above it the CPU's few lanes are busy and time grows with the work.",
+	// PredictStepDoubling: the doubling test on the race's batch-1 training step.
+	PredictStepDoubling = predict.Question{
+		Key:    "01/step-double-time",
+		Text:   "The race's training step at batch 1, run again at batch 2 (twice the work): how many times its batch-1 time will it take on xla:cpu? (a factor)",
+		Unit:   "×",
+		Answer: stepRatio,
+		Why:    "A batch-1 step is mostly fixed cost (calls, launches, reading the weights); twice its arithmetic adds little — well under 2× is overhead-bound.",
 	}
 )
 
-// doublingBatch is the smallest batch whose live xla:cpu step takes at least twice the batch-1 step.
-func doublingBatch(keep string) (float64, error) {
-	rs, err := predict.Kept(keep, devices.CPU)
+// stepRatio is the live xla:cpu doubling test's ratio for the training step: its time at twice the
+// batch over its time at the cell's batch (fastest runs, as the doubling table shows them).
+func stepRatio() (float64, error) {
+	v, err := stepVerdict()
 	if err != nil {
 		return 0, err
 	}
-	return DoublingBatch(rs)
+	return v.T2 / v.T1, nil
 }
 
-// DoublingBatch is the smallest batch whose step takes at least twice the step at the smallest
-// batch, among results of one device; an error when the sweep never got there.
-func DoublingBatch(rs []measure.Result) (float64, error) {
-	rs = append([]measure.Result(nil), rs...)
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Params["batch"] < rs[j].Params["batch"] })
-	if len(rs) < 2 {
-		return 0, fmt.Errorf("%s: need a batch sweep of at least two sizes", Lesson)
+// stepVerdict is the training step's pair of the live xla:cpu doubling test.
+func stepVerdict() (regime.Verdict, error) {
+	rs, err := predict.Kept(KeepDouble, devices.CPU)
+	if err != nil {
+		return regime.Verdict{}, err
 	}
-	base := rs[0].Seconds()
-	for _, r := range rs[1:] {
-		if r.Seconds() >= 2*base {
-			return float64(r.Params["batch"]), nil
+	for _, v := range regime.Verdicts(rs) {
+		if v.Base.Params[regime.ParamPair] == 0 && v.T1 > 0 { // Doubling.Pairs puts the step first
+			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("%s: the step never took twice its batch-%d time up to batch %d: the answer is above the sweep (WHYGPU_SCALE=gpu sweeps further)",
-		Lesson, rs[0].Params["batch"], rs[len(rs)-1].Params["batch"])
+	return regime.Verdict{}, fmt.Errorf("%s: the doubling test kept no training step on %s: run the doubling cell first", Lesson, devices.CPU)
 }
 
-// MineDoubling is lesson 01's recall card from the learner's own doubling batch.
-var MineDoubling = predict.Mine("01/mine-doubling", PredictDoubling,
-	func(b float64) string {
-		return fmt.Sprintf("Your xla:cpu step took twice its batch-1 time at batch %s. How many times more samples per second does batch %s train than batch 1?", predict.Num(b), predict.Num(b))
+// MineStepDoubling is lesson 01's recall card from the learner's own doubling test.
+var MineStepDoubling = predict.Mine("01/mine-step-doubling", PredictStepDoubling,
+	func(r float64) string {
+		return fmt.Sprintf("Your batch-1 training step took %s× its time at twice the batch on xla:cpu. Which regime is it in, and why?", predict.Num(r))
 	},
-	func(b float64) string {
-		return fmt.Sprintf("%s samples in twice the time: about %s× the samples per second. Below that batch the extra samples were nearly free; above it each one costs CPU time.", predict.Num(b), predict.Num(b/2))
+	func(r float64) string {
+		if r < regime.OverheadGrowth {
+			return fmt.Sprintf("Overhead-bound: twice the work in %s× the time (under %g×) means fixed costs — calls, dispatch, reading the weights — set the step's time, not its arithmetic.", predict.Num(r), regime.OverheadGrowth)
+		}
+		return fmt.Sprintf("Not overhead-bound on this run: %s× is at least %g×, so the work itself sets the time; on a busy machine re-run the cell (the spread says how noisy it was).", predict.Num(r), regime.OverheadGrowth)
 	})
