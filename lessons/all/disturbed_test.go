@@ -53,9 +53,6 @@ func lessonTables(t *testing.T) []lessonTable {
 		{"01 split", race.SplitTable, func(d func(int) bool) []measure.Result {
 			return []measure.Result{timed(d(0), "split", p(side, 8, calls, 64)), timed(d(1), "split", p(side, 64, calls, 1))}
 		}},
-		{"01 sliver", race.SliverTable, func(d func(int) bool) []measure.Result {
-			return []measure.Result{timed(d(0), "sliver", p(m, 1, n, 512)), timed(d(1), "sliver", p(m, 256, n, 512))}
-		}},
 		{"02 verdicts", roofline.VerdictTable, func(d func(int) bool) []measure.Result {
 			return []measure.Result{timed(d(0), "matmul", nil), timed(d(1), "layernorm", nil)}
 		}},

@@ -45,15 +45,10 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 		sweep = append(sweep, cpuResult(b, batching.Narrow, time.Duration(20+b)*time.Microsecond))
 	}
 	lane := experiments.BandLane(experiments.StepEstimate(experiments.Step(1, 64)))
-	sliver := []measure.Result{
-		{Label: "a", Params: map[string]int{"m": 1, "k": 512, "n": 512}, Stats: measure.Stats{Median: 40 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}},
-		{Label: "b", Params: map[string]int{"m": 256, "k": 512, "n": 512}, Stats: measure.Stats{Median: 400 * time.Microsecond}, Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}},
-	}
 	for name, text := range map[string]string{
 		"race lane":                    lane.Device + " " + lane.TimeText() + " " + lane.Describe(),
 		"race.ModelTable":              race.ModelTable(1, 64).String(),
 		"race.FLOPTable":               race.FLOPTable().String(),
-		"race.SliverTable":             race.SliverTable(sliver).String(),
 		"experiments.TimeSeries":       legends(experiments.TimeSeries(sweep, experiments.Batch)),
 		"experiments.ThroughputSeries": legends(experiments.ThroughputSeries(sweep, experiments.Batch)),
 		"experiments.CrossoverLine":    experiments.CrossoverLine(experiments.TimeSeries(sweep, experiments.Batch), "batch"),

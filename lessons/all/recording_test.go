@@ -74,10 +74,9 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 		want       []string
 	}{
 		{"race lane", lane.Device + " " + lane.TimeText() + " " + lane.Describe(), []string{"model vs recording: +100%"}},
-		{"race.Crossover", race.Crossover(sweep), []string{"model vs recording: +100%", "model vs recording: +0%", "batch 256 × hidden 64"}},
 		{"experiments.TimeSeries", legends(experiments.TimeSeries(sweep, experiments.Batch)), []string{"recorded on NVIDIA H200", experiments.StepModelName}},
 		{"batching.Occupancy", batching.OccupancyTable(sweep, 64).String(), []string{"model vs recording: +100%", "model vs recording: +0%"}},
-		{"batching.Crossover", batching.Crossover(sweep, 64), []string{"model vs recording: +100%"}},
+		{"batching.Crossover", batching.Crossover(sweep, 64), []string{"model vs recording: +100%", "model vs recording: +0%", "batch 256 × hidden 64"}},
 		{"batching.PeakShare", batching.PeakShareTable(sweep).String(), []string{"model vs recording: +100%"}},
 		{"roofline.CriticalTable", roofline.CriticalTable([]measure.Result{matmul}).String(), []string{"model vs recording: +200%"}},
 		{"smallgpt.ModelVersusRows", gptRows.String(), []string{"model vs recording: -50%"}},

@@ -24,10 +24,16 @@ func BatchChart(rs []measure.Result, hidden int) (*plot.Plot, error) {
 }
 
 // Crossover is the printed crossover line of a batch sweep: "crossover: batch ≈ N (…)" or
-// "crossover: none between batch 1 and 512 (…)", then, for each GPU step in rs (a recording), the
-// model's error against it (experiments.ModelVersus).
+// "crossover: none between batch 1 and 512 (…)"; where the GPU lane is the model, the same crossover
+// with the model's launches as one CUDA graph and one by one on a stream (experiments.LaunchEndCrossovers:
+// how far it moves on that assumption); then, for each GPU step in rs (a recording), the model's error
+// against it (experiments.ModelVersus).
 func Crossover(rs []measure.Result, hidden int) string {
-	return experiments.WithModelVersus(experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")+fmt.Sprintf(" [hidden %d]", hidden), rs)
+	line := experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch") + fmt.Sprintf(" [hidden %d]", hidden)
+	for _, l := range experiments.LaunchEndCrossovers(rs, "batch", experiments.Batch) {
+		line += "\n" + l
+	}
+	return experiments.WithModelVersus(line, rs)
 }
 
 // withHidden names each series after its hidden width too: "xla:cpu · hidden 64".

@@ -28,7 +28,6 @@ const Lesson = "01-race"
 const (
 	StepSweepName  = "step-sweep"     // one MLP training step vs batch (and, at GPU scale, hidden width)
 	SmallLargeName = "small-vs-large" // a fixed FLOP budget split into small or large matmuls
-	SliverName     = "sliver"         // 1×512 @ 512×512 vs 256×512 @ 512×512
 )
 
 // Step is the race's training step (experiments.Step: 64 → hidden → hidden → 10, float32, SGD).
@@ -51,7 +50,8 @@ const Handshake = 12 * time.Second
 // Title names what the race runs.
 const Title = "one MLP training step (64 → hidden → hidden → 10, float32, SGD)"
 
-// SweepHidden is the hidden width of the lesson's static batch sweep: the race's starting width.
+// SweepHidden is the hidden width of the recorded step sweep at laptop scale and of the doubling
+// test's step: the race's starting width.
 const SweepHidden = 64
 
 // RaceTiming is a lighter Timing for the interactive race, so a slider move answers in a second or two.
@@ -77,13 +77,6 @@ func init() {
 		Doc: "2^25 FLOPs of f32 matmuls split into 8×8, 32×32, 128×128 or 256×256 calls",
 		Run: func(dev *devices.Device, _ experiments.Scale) ([]measure.Result, error) {
 			return SmallVsLargeOn(dev, SplitBudget, SplitSides, nil)
-		},
-	})
-	experiments.Register(experiments.Experiment{
-		Lesson: Lesson, Name: SliverName,
-		Doc: "f32 matmul B×512 @ 512×512 for B = 1 and 256: 256× the work, how much more time?",
-		Run: func(dev *devices.Device, _ experiments.Scale) ([]measure.Result, error) {
-			return SliverOn(dev, DefaultSliver())
 		},
 	})
 }

@@ -30,32 +30,3 @@ func TestSplitsRefused(t *testing.T) {
 		}
 	}
 }
-
-func TestSliverSizesRefused(t *testing.T) {
-	if err := (SliverSizes{Width: 512, Batches: []int{1, 256}}).Validate(); err != nil {
-		t.Fatalf("the cell's default sliver is refused: %v", err)
-	}
-	if d := DefaultSliver(); d.Width != 512 || len(d.Batches) != 2 || d.Batches[0] != 1 || d.Batches[1] != 256 {
-		t.Errorf("DefaultSliver %+v is not the notebook's literal {512, [1 256]}", d)
-	}
-	tests := []struct {
-		s    SliverSizes
-		want string
-	}{
-		{SliverSizes{Width: 512, Batches: []int{1e9}}, "batch 1000000000 refused before anything is allocated"},
-		{SliverSizes{Width: 512, Batches: []int{0}}, "refused"},
-		{SliverSizes{Width: 1e9, Batches: []int{1}}, "width 1000000000 refused"},
-		{SliverSizes{Width: 512}, "at least one"},
-		{SliverSizes{Width: 512, Batches: make([]int, 9)}, "at most 8"},
-		{SliverSizes{Width: 4096, Batches: []int{65536}}, "FLOPs a call"},
-	}
-	for _, tc := range tests {
-		err := tc.s.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
-		}
-		if _, err := Sliver(tc.s); err == nil {
-			t.Errorf("Sliver ran a refused comparison %+v", tc.s)
-		}
-	}
-}
