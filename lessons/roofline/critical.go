@@ -381,3 +381,34 @@ func BatchGain(results []measure.Result) string {
 	}
 	return b.String()
 }
+
+// WeightsInCache says, for the live xla:cpu float32 sweep of results, whether the D×D weights fit in
+// this CPU's last-level cache as the OS reports it (devices.CPUCaches): where they do, repeated runs
+// read them from cache, not DRAM, and small batches can beat the DRAM roof.
+func WeightsInCache(results []measure.Result) string {
+	caches, err := devices.CPUCaches()
+	if err != nil || len(caches) == 0 {
+		return fmt.Sprintf("This CPU's caches are not readable here (%v): whether the weights fit in its last level is unknown.", err)
+	}
+	return weightsInCache(results, caches[len(caches)-1])
+}
+
+func weightsInCache(results []measure.Result, last devices.Cache) string {
+	d := 0
+	for _, r := range results {
+		if r.Provenance.Device == devices.CPU && !r.Provenance.Recorded && r.DType == "float32" {
+			d = r.Params["k"]
+			break
+		}
+	}
+	if d == 0 {
+		return "No live xla:cpu float32 sweep: run the sweep cell first."
+	}
+	w := float64(d) * float64(d) * 4
+	if w <= float64(last.Bytes) {
+		return fmt.Sprintf("The %d×%d float32 weights are %s and this CPU's %s holds %s (from the OS): repeated runs read them from cache, so small batches can beat the DRAM roof.",
+			d, d, units.Bytes(w), last.Name(), units.Bytes(float64(last.Bytes)))
+	}
+	return fmt.Sprintf("The %d×%d float32 weights are %s, more than this CPU's %s of %s (from the OS): every run reads them from DRAM.",
+		d, d, units.Bytes(w), last.Name(), units.Bytes(float64(last.Bytes)))
+}

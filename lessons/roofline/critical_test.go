@@ -3,12 +3,14 @@ package roofline
 import (
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -76,5 +78,21 @@ func TestBatchSweepForScales(t *testing.T) {
 	l, g := BatchSweepFor(experiments.Laptop), BatchSweepFor(experiments.GPU)
 	if l.D != 1024 || l.Batches[0] != 1 || l.Batches[len(l.Batches)-1] != 2048 || len(g.Types) != 2 {
 		t.Errorf("laptop %+v, gpu %+v", l, g)
+	}
+}
+
+func TestWeightsInCache(t *testing.T) {
+	r := measure.Result{DType: "float32", Params: map[string]int{"m": 1, "k": 1024, "n": 1024}, Provenance: measure.Provenance{Device: devices.CPU}}
+	for _, tc := range []struct {
+		bytes int64
+		want  string
+	}{{32 << 20, "holds"}, {1 << 20, "every run reads them from DRAM"}} {
+		got := weightsInCache([]measure.Result{r}, devices.Cache{Level: 3, Type: "Unified", Bytes: tc.bytes})
+		if !strings.Contains(got, tc.want) || !strings.Contains(got, "4 MiB") {
+			t.Errorf("weightsInCache(%d bytes) = %q, want %q and 4 MiB", tc.bytes, got, tc.want)
+		}
+	}
+	if got := weightsInCache(nil, devices.Cache{}); !strings.Contains(got, "run the sweep cell first") {
+		t.Errorf("without a sweep: %q", got)
 	}
 }
