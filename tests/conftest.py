@@ -46,6 +46,29 @@ def cell_text(cell):
     return "\n".join(parts)
 
 
+BADGE = 'class="whygpu-badge"'
+UNSTATED = 'data-origin="unstated"'
+DISPLAY_TABLE = '<table class="whygpu-table"><thead>'  # display.Table and ResultsTable
+
+
+def badge_problems(cell):
+    """Charts and tables of an executed cell shown without their origin badge (as `whygpu run` checks:
+    cmd/whygpu/run.go BadgeProblems): a chart image with no badge before it in the cell, a display table
+    without its badge, a badge saying "origin not stated"."""
+    bad, badged = [], False
+    for out in cell.get("outputs", []):
+        data = out.get("data", {})
+        html = "".join(data.get("text/html", ""))
+        badged = badged or BADGE in html
+        if UNSTATED in html:
+            bad.append("a table or chart whose origin is not stated")
+        if DISPLAY_TABLE in html and BADGE not in html:
+            bad.append("a table without its origin badge")
+        if (data.get("image/svg+xml") or data.get("image/png")) and not badged:
+            bad.append("a chart without its origin badge above it")
+    return bad
+
+
 def has_chart(cell):
     for out in cell.get("outputs", []):
         data = out.get("data", {})

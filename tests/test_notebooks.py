@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from _seat import Seat, record
-from conftest import NOTEBOOKS, artifacts, cell_text, error_outputs, execute, has_chart  # noqa: F401
+from conftest import NOTEBOOKS, artifacts, badge_problems, cell_text, error_outputs, execute, has_chart  # noqa: F401
 
 TIMINGS = {}
 
@@ -31,6 +31,8 @@ def test_notebook_runs_clean(path, artifacts):
             continue
         for err in error_outputs(cell):
             problems.append(f"cell {i}: error output: {err}")
+        for bad in badge_problems(cell):
+            problems.append(f"cell {i}: {bad}")
         for exp in cell.metadata.get("whygpu", {}).get("expect", []):
             if exp == "chart":
                 if not has_chart(cell):

@@ -190,8 +190,9 @@ func printRunReports(reports []runReport) (failed int) {
 
 var stderrFailure = regexp.MustCompile(`(?i)panic:|error|failed|cannot`)
 
-// ExecutedProblems checks an executed notebook the way tests/test_notebooks.py does: error outputs
-// and unmet expectations. Cells are numbered from 1.
+// ExecutedProblems checks an executed notebook the way tests/test_notebooks.py does: error outputs,
+// unmet expectations, and charts and tables shown without their origin badge (BadgeProblems).
+// Cells are numbered from 1.
 func ExecutedProblems(nb *notebook.Notebook) []string {
 	var ps []string
 	for i, c := range nb.Cells {
@@ -228,6 +229,7 @@ func ExecutedProblems(nb *notebook.Notebook) []string {
 				}
 			}
 		}
+		ps = append(ps, BadgeProblems(n, c.Outputs)...)
 		for _, e := range c.Expectations() {
 			switch {
 			case e == "chart":
@@ -248,6 +250,38 @@ func ExecutedProblems(nb *notebook.Notebook) []string {
 					}
 				}
 			}
+		}
+	}
+	return ps
+}
+
+// The marks of pkg/display's origin badges and of its tables in an executed cell's HTML.
+const (
+	badgeMark       = `class="whygpu-badge"`
+	unstatedMark    = `data-origin="unstated"`
+	displayTableTag = `<table class="whygpu-table"><thead>` // display.Table and ResultsTable (not a check's small table)
+)
+
+// BadgeProblems checks one executed cell's outputs (cell n): a chart (an SVG or PNG image) follows an
+// origin badge in the same cell, a display table carries its badge, and no badge says "origin not
+// stated" (a table built without units.Table.Origins).
+func BadgeProblems(n int, outputs []map[string]any) []string {
+	var ps []string
+	badged := false
+	for _, o := range outputs {
+		data, _ := o["data"].(map[string]any)
+		html := joinText(data["text/html"])
+		if strings.Contains(html, badgeMark) {
+			badged = true
+		}
+		if strings.Contains(html, unstatedMark) {
+			ps = append(ps, fmt.Sprintf("cell %d: a table or chart whose origin is not stated: give it units.Table.Origins (lessons/AUTHORING.md)", n))
+		}
+		if strings.Contains(html, displayTableTag) && !strings.Contains(html, badgeMark) {
+			ps = append(ps, fmt.Sprintf("cell %d: a table without its origin badge", n))
+		}
+		if (len(joinText(data["image/svg+xml"])) > 0 || len(joinText(data["image/png"])) > 0) && !badged {
+			ps = append(ps, fmt.Sprintf("cell %d: a chart without its origin badge above it", n))
 		}
 	}
 	return ps

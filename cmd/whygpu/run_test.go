@@ -25,13 +25,24 @@ func codeCell(expect []any, outputs ...map[string]any) *notebook.Cell {
 	return &notebook.Cell{Type: "code", Metadata: md, Outputs: outputs}
 }
 
+func htmlOut(h string) map[string]any {
+	return map[string]any{"output_type": "display_data", "data": map[string]any{"text/html": h}}
+}
+
+// badge is an output holding one origin badge, as pkg/display draws it.
+func badge(origin string) map[string]any {
+	return htmlOut(`<div class="whygpu-badges"><span class="whygpu-badge" data-origin="` + origin + `">…</span></div>`)
+}
+
 func TestExecutedProblems(t *testing.T) {
 	svg := strings.Repeat("x", 3000)
 	good := executed(t,
 		&notebook.Cell{Type: "markdown", Metadata: map[string]any{}},
 		codeCell([]any{`re:xla:cpu\s+([0-9.]+) GFLOP/s`}, map[string]any{"output_type": "stream", "name": "stdout", "text": []any{"xla:cpu   41.5 GFLOP/s\n"}}),
-		codeCell([]any{"chart"}, map[string]any{"output_type": "display_data", "data": map[string]any{"image/svg+xml": svg, "text/plain": "chart"}}),
+		codeCell([]any{"chart"}, badge("live"), map[string]any{"output_type": "display_data", "data": map[string]any{"image/svg+xml": svg, "text/plain": "chart"}}),
 		codeCell(nil, map[string]any{"output_type": "stream", "name": "stderr", "text": "I1130 compiling…\n"}),
+		codeCell(nil, htmlOut(`<div class="whygpu-badges"><span class="whygpu-badge" data-origin="model">model</span></div><table class="whygpu-table"><thead></thead></table>`)),
+		codeCell(nil, htmlOut(`<div class="whygpu-exercise"><table class="whygpu-table"><tr><th>inputs</th></tr></table></div>`)),
 	)
 	if ps := ExecutedProblems(good); len(ps) != 0 {
 		t.Fatalf("good notebook: %v", ps)
@@ -43,9 +54,13 @@ func TestExecutedProblems(t *testing.T) {
 		codeCell([]any{"chart"}),
 		codeCell([]any{`re:GFLOP/s`}, map[string]any{"output_type": "stream", "name": "stdout", "text": "nothing"}),
 		codeCell([]any{`re:([0-9.]+) GFLOP/s`}, map[string]any{"output_type": "stream", "name": "stdout", "text": "0 GFLOP/s"}),
+		codeCell(nil, map[string]any{"output_type": "display_data", "data": map[string]any{"image/svg+xml": svg}}, badge("live")),
+		codeCell(nil, htmlOut(`<table class="whygpu-table"><thead><tr><th>a</th></tr></thead></table>`)),
+		codeCell(nil, badge("unstated")),
 	)
 	ps := ExecutedProblems(bad)
-	want := []string{"cell 1: error output", "cell 2: stderr: panic", "cell 3: error shown", "cell 4: expected a chart", "cell 5: expected output", "cell 6: expected a positive number"}
+	want := []string{"cell 1: error output", "cell 2: stderr: panic", "cell 3: error shown", "cell 4: expected a chart", "cell 5: expected output", "cell 6: expected a positive number",
+		"cell 7: a chart without its origin badge", "cell 8: a table without its origin badge", "cell 9: a table or chart whose origin is not stated"}
 	if len(ps) != len(want) {
 		t.Fatalf("got %d problems, want %d:\n%s", len(ps), len(want), strings.Join(ps, "\n"))
 	}

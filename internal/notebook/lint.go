@@ -169,6 +169,7 @@ func Lint(nb *Notebook, cfg Config) []Problem {
 			}
 		}
 		ps = append(ps, lintGo(nb.Path, i, c, cfg)...)
+		ps = append(ps, lintBadges(nb.Path, i, c)...)
 	}
 
 	// First cell: "# NN · Title", objectives, time.

@@ -249,6 +249,15 @@ func RatesHere(z StepSizes) ([]Rate, []measure.Result, error) {
 	return rates, results, measure.Keep(KeepRates, results)
 }
 
+// rateOrigins is where the rates come from, for a table's badges.
+func rateOrigins(rates []Rate) []units.Origin {
+	var os []units.Origin
+	for _, r := range rates {
+		os = append(os, r.Source.Origin(r.Note))
+	}
+	return os
+}
+
 // EstimateTable formats run at each rate: FLOP/s, seconds per step, days, and how many times
 // slower than the first GPU model rate.
 func EstimateTable(run TrainingRun, rates []Rate) units.Table {
@@ -273,7 +282,7 @@ func EstimateTable(run TrainingRun, rates []Rate) units.Table {
 		rows = append(rows, []string{r.Name, src, units.SI(r.FLOPS, "FLOP/s"),
 			units.Duration(r.SecondsPerStep(run)), formatDays(r.Days(run)), slower})
 	}
-	return units.Table{Header: []string{"rate", "where the rate comes from", "sustained", "per step", "whole run", "vs the source's H100 rate"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: rateOrigins(rates), Header: []string{"rate", "where the rate comes from", "sustained", "per step", "whole run", "vs the source's H100 rate"}, Rows: rows, Disturbed: disturbed}
 }
 
 func formatDays(d float64) string {
@@ -290,7 +299,7 @@ func formatDays(d float64) string {
 // RunTable formats the run's arithmetic: steps, forward, backward and total FLOPs per step, total.
 func RunTable(run TrainingRun) units.Table {
 	e := func(v float64) string { return strconv.FormatFloat(v, 'e', 2, 64) }
-	return units.Table{Header: []string{"quantity", "formula", "value"}, Rows: [][]string{
+	return units.Table{Origins: []units.Origin{units.Formula("6·N·tokens per step, 6·N·T for the run, 16 bytes × N of state: the run's N and T")}, Header: []string{"quantity", "formula", "value"}, Rows: [][]string{
 		{"steps", "T ÷ tokens per step", units.Plain(run.Steps())},
 		{"forward FLOPs per step", "2·N·tokens", e(run.ForwardFLOPsPerStep())},
 		{"backward FLOPs per step", "4·N·tokens", e(run.BackwardFLOPsPerStep())},
@@ -347,7 +356,7 @@ func ScalingTable(run TrainingRun, rate Rate, link Link, ks []int) units.Table {
 		rows = append(rows, []string{strconv.Itoa(k), units.Duration(comp), units.Duration(sync),
 			fmt.Sprintf("%.0f%%", 100*comp/(comp+sync)), formatDays(run.Steps() * (comp + sync) / 86400)})
 	}
-	return units.Table{Header: []string{fmt.Sprintf("%s (%s)", rate.Name, link.Name), "compute per step", fmt.Sprintf("gradient sync (%s of f32 gradients)", units.BytesFixed(grad)),
+	return units.Table{Origins: append(rateOrigins([]Rate{rate}), units.Model(link.Note+"; a ring all-reduce of f32 gradients every step, no overlap")), Header: []string{fmt.Sprintf("%s (%s)", rate.Name, link.Name), "compute per step", fmt.Sprintf("gradient sync (%s of f32 gradients)", units.BytesFixed(grad)),
 		"time computing", "whole run"}, Rows: rows}
 }
 

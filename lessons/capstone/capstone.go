@@ -164,7 +164,7 @@ func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 		units.SI(run.FLOPs()/hi.Seconds(), "FLOP/s") + " – " + units.SI(run.FLOPs()/lo.Seconds(), "FLOP/s"),
 		fmt.Sprintf("MFU %.0f–%.0f%% of the bf16 peak (not of a measured ceiling)", 100*gpumodel.TrainingMFU.High, 100*gpumodel.TrainingMFU.Low),
 		units.Long(lo.Seconds()) + " – " + units.Long(hi.Seconds())})
-	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
+	return units.Table{Origins: append(measure.Origins(steps), units.Model(gpumodel.Default().MFUNote("bfloat16"))), Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // PlanChart draws PlanTable's times on a log time axis: a bar per measured (or recorded) device at
@@ -373,7 +373,7 @@ func TuneTable(ps []Point) units.Table {
 		rows = append(rows, []string{fmt.Sprint(p.Batch), p.DType, fmt.Sprint(p.Workers), fmt.Sprintf("%.0f", p.SamplesPerSec), fmt.Sprintf("%.0f%%", 100*p.DeviceBusy)})
 		disturbed = append(disturbed, p.Disturbance.Why())
 	}
-	return units.Table{Header: []string{"batch", "dtype", "loader workers", "samples/s", "device busy"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: []string{"batch", "dtype", "loader workers", "samples/s", "device busy"}, Rows: rows, Disturbed: disturbed}
 }
 
 // Check grades the learner's pick against the measured points: within 10% of the best samples/s

@@ -194,7 +194,7 @@ func TransferTable(results []measure.Result) units.Table {
 			units.BytesFixed(s.small.Bytes) + " in " + units.SI(s.small.Seconds(), "s"),
 			units.BytesFixed(s.large.Bytes) + " at " + units.SI(s.large.BytesPerSec(), "B/s")})
 	}
-	return units.Table{Header: []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, Rows: rows, Disturbed: disturbed}
 }
 
 // PCIe figures quoted by the source text (not measured here). Its 16–32 GB/s are the nominal
@@ -223,7 +223,7 @@ func SourceTransferTable() units.Table {
 		note = e.Note()
 	}
 	rows = append(rows, []string{"GPU model assumptions (not a measurement)", "", "", note})
-	return units.Table{Header: []string{"batch", "over PCIe at ~10 GB/s (source's example)", "at 32 GB/s (source's upper PCIe figure: Gen4 x16)",
+	return units.Table{Origins: []units.Origin{units.Formula("bytes ÷ the source's ~10 GB/s over PCIe"), units.Model("H100 HBM: its datasheet bandwidth")}, Header: []string{"batch", "over PCIe at ~10 GB/s (source's example)", "at 32 GB/s (source's upper PCIe figure: Gen4 x16)",
 		"read once from H100 HBM (" + units.SI(datasheet.H100.Bandwidth(), "B/s") + " datasheet): GPU model band, not a measurement"}, Rows: rows}
 }
 
@@ -362,7 +362,7 @@ func ResidentTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{k, r.Label, units.BytesFixed(r.Bytes), units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), extra})
 	}
-	return units.Table{Header: []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, Rows: rows, Disturbed: disturbed}
 }
 
 // GPUModelRows estimates, for the same MLP on the source's H100 (the course's one GPU model,
@@ -382,7 +382,7 @@ func GPUModelRows(w workloads.MLP) units.Table {
 		{"the float32 batch over PCIe Gen5 x16", units.SI(float64(w.Memory().Batch)/gen5, "s"), "model: bytes ÷ link rate"},
 		{"GPU model assumptions (not a measurement)", "", strings.Join(e.Assumptions(), "; ")},
 	}
-	return units.Table{Header: []string{w.String() + " on an H100 (model, not a measurement)", "time", "source"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Model(e.Note())}, Header: []string{w.String() + " on an H100 (model, not a measurement)", "time", "source"}, Rows: rows}
 }
 
 // ---- hidden sync points ----
@@ -481,7 +481,7 @@ func SyncTable(results []measure.Result) units.Table {
 			units.SI(metric(r, MetricBusyUS)*1e-6, "s"),
 			units.SI(metric(r, MetricIdleUS)*1e-6, "s")})
 	}
-	return units.Table{Header: []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, Rows: rows, Disturbed: disturbed}
 }
 
 // ---- timing without waiting ----
@@ -531,7 +531,7 @@ func UnsyncedTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{r.Provenance.Label(), clock, units.SI(r.Seconds(), "s"), units.SI(r.FLOPS(), "FLOP/s"),
 			fmt.Sprintf("%.0f%%", r.PercentOfPeak()), ceil})
 	}
-	return units.Table{Header: []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, Rows: rows, Disturbed: disturbed}
 }
 
 // UnsyncedLine says, in one line, what the launch-stopped clock claims and that it is impossible,

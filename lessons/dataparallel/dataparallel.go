@@ -117,16 +117,16 @@ func Check() (units.Table, error) {
 		probe := measure.StartProbe() // the step times are measured: say when others disturbed them
 		c, err := workloads.CompareSteps(dev, w)
 		if err != nil {
-			return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, err
+			return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows, Disturbed: disturbed}, err
 		}
 		disturbed = append(disturbed, probe.Stop().Why())
 		rows = append(rows, []string{fmt.Sprint(n), fmt.Sprint(w.MLP.Batch / n), fmt.Sprintf("%.6f", c.LossSingle), fmt.Sprintf("%.6f", c.LossParallel),
 			fmt.Sprintf("%.1e", c.MaxRelDiff), fmt.Sprint(c.Equal()), c.SingleTime.Round(time.Microsecond).String(), c.ParallelTime.Round(time.Microsecond).String()})
 	}
 	if len(rows) == 0 {
-		return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, fmt.Errorf("dataparallel: %s has one device: data parallelism needs at least 2", dev.Name)
+		return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows, Disturbed: disturbed}, fmt.Errorf("dataparallel: %s has one device: data parallelism needs at least 2", dev.Name)
 	}
-	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
+	return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // AllReduceSweep times the all-reduce on the default device for the scale's sizes and keeps the
@@ -233,7 +233,7 @@ func ExchangeTable() units.Table {
 		}
 		rows = append(rows, row)
 	}
-	return units.Table{Header: header, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Model("a ring all-reduce band on each link (gpumodel.Links)")}, Header: header, Rows: rows}
 }
 
 // LinkAssumptions lists where each link model's numbers come from.
@@ -332,7 +332,7 @@ func BatchTable(runs []BatchRun) units.Table {
 		}
 		rows = append(rows, []string{r.Name, fmt.Sprint(r.Batch), fmt.Sprint(r.Batch * GPT().Context * len(r.Losses)), fmt.Sprintf("%.3f", s/float64(n))})
 	}
-	return units.Table{Header: header, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows}
 }
 
 // Memory is the state of lesson 09's GPT as GoMLX allocated it, read from its variable store after
@@ -417,7 +417,7 @@ func (m Memory) ZeROTable(n int) units.Table {
 		p, g, o := part(m.Params, s.pSh), part(m.Gradients, s.gSh), part(m.Optimizer, s.oSh)
 		rows = append(rows, []string{s.name, units.Bytes(float64(p)), units.Bytes(float64(g)), units.Bytes(float64(o)), units.Bytes(float64(p + g + o)), s.cost})
 	}
-	return units.Table{Header: header, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("ZeRO's sharding of the model state's sizes over n devices")}, Header: header, Rows: rows}
 }
 
 // Deck is the lesson's recall checks, one section per "## " section of the notebook.

@@ -66,6 +66,6 @@ func LaunchTable(rs []measure.Result, ceiling float64) units.Table {
 			units.Duration(r.Seconds() / float64(calls)), units.Plain(r.FLOPs), math})
 		disturbed = append(disturbed, measure.WhyDisturbed(r))
 	}
-	return units.Table{Header: []string{"device", "forward pass", "executable calls", "time per pass (median)", "per call", "FLOPs", "arithmetic share at the measured matmul ceiling"},
+	return units.Table{Origins: measure.Origins(rs), Header: []string{"device", "forward pass", "executable calls", "time per pass (median)", "per call", "FLOPs", "arithmetic share at the measured matmul ceiling"},
 		Rows: rows, Disturbed: disturbed}
 }

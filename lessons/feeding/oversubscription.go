@@ -131,7 +131,7 @@ func OverTable(rs []measure.Result) units.Table {
 			fmt.Sprintf("%.0f", 1/r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"),
 			units.Duration(metric(r, ParamLatUS) * 1e-6)})
 	}
-	return units.Table{Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: measure.Origins(rs), Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows, Disturbed: disturbed}
 }
 
 // OverChart draws throughput and per-job latency (normalized to one worker) against workers.

@@ -67,7 +67,7 @@ func SourceExample() units.Table {
 		p, u := Fed(step, load, w)
 		rows = append(rows, []string{strconv.Itoa(w), p.String(), fmt.Sprintf("%.0f%%", 100*u), (p - step).String()})
 	}
-	return units.Table{Header: []string{"loader workers (source: 300 ms step, 400 ms per batch)", "time per step (model)", "device busy (model)", "device idle per step (model)"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("Fed(step, load, workers) on the source's 300 ms step and 400 ms loader")}, Header: []string{"loader workers (source: 300 ms step, 400 ms per batch)", "time per step (model)", "device busy (model)", "device idle per step (model)"}, Rows: rows}
 }
 
 // Timeline is one pipeline run kept for the charts: its report and the CPU utilization sampled
@@ -183,7 +183,7 @@ func SweepTable(rs []measure.Result) units.Table {
 			step.String(), cost.String(), units.Duration(r.Seconds()),
 			fmt.Sprintf("%.0f%%", metric(r, ParamUtilPM)/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", metric(r, ParamCPUPM)/10)})
 	}
-	return units.Table{Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
+	return units.Table{Origins: measure.Origins(rs), Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
 		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, Rows: rows, Disturbed: disturbed}
 }
 

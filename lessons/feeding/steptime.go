@@ -194,7 +194,7 @@ func FusionTable(rs []measure.Result) units.Table {
 			units.SI(r.Bytes, "B"), units.SI(r.BytesPerSec(), "B/s"),
 			fmt.Sprintf("%s, %d ops fused (XLA's optimized HLO)", kernels(int(metric(r, ParamKernels))), int(metric(r, ParamFusedOps)))})
 	}
-	return units.Table{Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: append(measure.Origins(rs), units.Formula("memory traffic: the chain's bytes formula")), Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows, Disturbed: disturbed}
 }
 
 // FusionSpeedup is "one graph is 6.1× faster than 8 executables on xla:cpu" for each device.

@@ -60,6 +60,6 @@ func CheckpointTable(w workloads.MLP, layers int, every []int) units.Table {
 			fmt.Sprintf("%.0f%%", 100*float64(c.Activation)/float64(plans[0].Activation)),
 			fmt.Sprintf("+%.0f%%", 100*c.ExtraFLOPs/plans[0].StepFLOPs)})
 	}
-	return units.Table{Header: []string{fmt.Sprintf("checkpoint (%d layers, batch %d, width %d)", layers, w.Batch, w.Hidden),
+	return units.Table{Origins: []units.Origin{units.Formula("each plan's bytes kept and FLOPs recomputed, from the shapes")}, Header: []string{fmt.Sprintf("checkpoint (%d layers, batch %d, width %d)", layers, w.Batch, w.Hidden),
 		"outputs held at peak", "activation memory (model)", "vs none", "extra step FLOPs (model)"}, Rows: rows}
 }

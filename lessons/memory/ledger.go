@@ -45,7 +45,7 @@ func LedgerTable(w workloads.MLP) units.Table {
 			fmt.Sprintf("%.0f%%", 100*float64(r.Bytes)/float64(total)), r.Why})
 	}
 	rows = append(rows, []string{"total", units.BytesFixed(float64(total)), "", "100%", "computed from shapes (a formula, not a measurement)"})
-	return units.Table{Header: []string{"kind", "bytes", "bytes/param", "share", "what it is"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("bytes of each kind from the MLP's shapes")}, Header: []string{"kind", "bytes", "bytes/param", "share", "what it is"}, Rows: rows}
 }
 
 // PerParam is a bytes-per-parameter recipe for the model state (activations excluded).
@@ -89,7 +89,7 @@ func RecipeTable(n float64) units.Table {
 		rows = append(rows, []string{r.Recipe, strings.Join(parts, " + "), strconv.Itoa(r.Total()),
 			units.BytesFixed(float64(r.Total()) * n)})
 	}
-	return units.Table{Header: []string{"recipe", "bytes per parameter", "total", fmt.Sprintf("state of %s parameters (formula)", units.Plain(n))}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("bytes per parameter of each recipe × the parameters")}, Header: []string{"recipe", "bytes per parameter", "total", fmt.Sprintf("state of %s parameters (formula)", units.Plain(n))}, Rows: rows}
 }
 
 // AdamRatio is optimizer state over weights for w: 2 for Adam ("Adam's state alone is twice the
@@ -102,7 +102,7 @@ func AdamRatio(w workloads.MLP) float64 {
 // SourceResNet50 is the source text's example, as a ledger of its claim (not a measurement): about
 // 100 MB of weights and "a few gigabytes" of activations at batch 64.
 func SourceResNet50() units.Table {
-	return units.Table{Header: []string{"ResNet-50, batch 64", "size", "where the number comes from"}, Rows: [][]string{
+	return units.Table{Origins: []units.Origin{units.Model("the source text's figures, quoted, not measured here")}, Header: []string{"ResNet-50, batch 64", "size", "where the number comes from"}, Rows: [][]string{
 		{"weights", "≈ 100 MB", "the source text"},
 		{"activations kept for backward", "a few GB", "the source text"},
 		{"ratio", "activations ≫ weights (tens of ×)", "follows from the two lines above"},
@@ -129,5 +129,5 @@ func FitTable() units.Table {
 	for _, s := range sizes {
 		rows = append(rows, []string{fmt.Sprintf("%.0f GB", s.gb), units.Plain(s.gb*1e9/bpp) + " parameters", s.note})
 	}
-	return units.Table{Header: []string{"GPU memory", fmt.Sprintf("largest model whose state fits at %.0f B/param (formula; activations need room too)", bpp), "where the size comes from"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("memory ÷ bytes per parameter"), units.Model("the memory sizes: the source's FAQ and the H100/H200 datasheets")}, Header: []string{"GPU memory", fmt.Sprintf("largest model whose state fits at %.0f B/param (formula; activations need room too)", bpp), "where the size comes from"}, Rows: rows}
 }

@@ -137,7 +137,7 @@ func CompiledTable(rs []measure.Result) units.Table {
 			units.BytesFixed(float64(x.Total())) + " (XLA)",
 			units.BytesFixed(metric(r, ParamMeasured)) + " (" + src + ")"})
 	}
-	return units.Table{Header: []string{"batch", "device", "formula total", "XLA arguments", "XLA outputs", "aliased", "XLA temporaries",
+	return units.Table{Origins: append(measure.Origins(rs), units.Formula("XLA's memory plan of each compiled step, beside the formula from the shapes")), Header: []string{"batch", "device", "formula total", "XLA arguments", "XLA outputs", "aliased", "XLA temporaries",
 		"XLA total", "measured growth at peak"}, Rows: rows}
 }
 
@@ -149,6 +149,6 @@ func GapTable(rs []measure.Result) units.Table {
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Device,
 			signedBytes(g.ArgsMinusState), signedBytes(g.OutputsMinusState), signedBytes(g.TempMinusFormula), signedBytes(g.MeasuredMinusXLA)})
 	}
-	return units.Table{Header: []string{"batch", "device", "arguments − (state + batch)", "outputs − state", "temporaries − (gradients + activations)",
+	return units.Table{Origins: append(measure.Origins(rs), units.Formula("XLA's memory plan minus the formula from the shapes")), Header: []string{"batch", "device", "arguments − (state + batch)", "outputs − state", "temporaries − (gradients + activations)",
 		"measured − XLA total"}, Rows: rows}
 }

@@ -178,6 +178,7 @@ func (m StepMemory) peakNote(n int) string {
 // CompareTable shows Compare for each step, with its origin.
 func CompareTable(ms []StepMemory) units.Table {
 	t := units.NewTable("step", "XLA figure", "XLA (compiled)", "formula", "XLA ÷ formula", "the formula counts", "the difference")
+	t.From([]units.Origin{units.Formula("XLA's memory plan of the compiled step beside pkg/memsize's formula")}...)
 	for _, m := range ms {
 		s := m.Sizing.Setting
 		for _, c := range m.Compare() {

@@ -164,7 +164,7 @@ func SweepTable(rs []measure.Result) units.Table {
 			units.BytesFixed(metric(r, ParamMeasured)) + " (" + src + ")",
 			units.Duration(r.Seconds())})
 	}
-	return units.Table{Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
+	return units.Table{Origins: append(measure.Origins(rs), units.Formula("the columns marked (shapes): bytes from the MLP's shapes")), Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
 		"total (shapes)", "measured growth at peak", "step time (median)"}, Rows: rows, Disturbed: disturbed}
 }
 

@@ -242,7 +242,7 @@ func UnderflowTable(us []Underflow) units.Table {
 				pct(c.ZeroBF16, c.Nonzero32), fmt.Sprintf("%.1e", c.RelErrBF16)})
 		}
 	}
-	return units.Table{Header: []string{"after steps", "gradients of", "loss scale S", "f16: became 0", "f16: subnormal", "f16: overflow",
+	return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: []string{"after steps", "gradients of", "loss scale S", "f16: became 0", "f16: subnormal", "f16: overflow",
 		"f16 error after ÷S", "bf16: became 0", "bf16 error"}, Rows: rows}
 }
 

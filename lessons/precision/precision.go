@@ -157,7 +157,7 @@ func DTypeTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{r.Provenance.Label(), r.Label, r.Precision, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), fmt.Sprintf("%.1f", r.GFLOPS()), rel})
 	}
-	return units.Table{Header: []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, Rows: rows, Disturbed: disturbed}
 }
 
 // DTypeChart draws achieved GFLOP/s per device and precision.
@@ -199,7 +199,7 @@ func GPUPeakTable() units.Table {
 			rows = append(rows, []string{g.Model, p, units.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/g.Peak("float32")), "datasheet (dense)"})
 		}
 	}
-	return units.Table{Header: []string{"GPU", "precision", "peak", "vs plain float32", "source"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Model("NVIDIA H100 and H200 SXM datasheets (dense figures)")}, Header: []string{"GPU", "precision", "peak", "vs plain float32", "source"}, Rows: rows}
 }
 
 // CPUFlags says what this CPU reports about 16-bit arithmetic.
@@ -311,7 +311,7 @@ func MixedTable(results []measure.Result) units.Table {
 			units.BytesFixed(metric(r, MetricParamBytes)), units.BytesFixed(metric(r, MetricActivationBytes)),
 			units.BytesFixed(metric(r, MetricTotalBytes))})
 	}
-	return units.Table{Header: []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(results)), "vs float32",
+	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(results)), "vs float32",
 		"parameters (f32 master)", "activations", "total (formula)"}, Rows: rows, Disturbed: disturbed}
 }
 

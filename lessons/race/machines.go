@@ -22,7 +22,7 @@ func Machines() units.Table {
 	f, cpu := CPUFacts()
 	cpuPeak := cpu.Peak("float32")
 	perCore := cpuPeak / float64(max(f.Cores, 1))
-	t := units.Table{Header: []string{"machine", "cores (GPU: SMs)", "clock", "f32 per core (GPU: per SM)", "f32 peak", "16-bit matrix peak", "memory bandwidth", "where the numbers come from"}}
+	t := units.Table{Origins: []units.Origin{units.Model("each row's last column: a datasheet or the course's CPU model on this CPU's cores and clock")}, Header: []string{"machine", "cores (GPU: SMs)", "clock", "f32 per core (GPU: per SM)", "f32 peak", "16-bit matrix peak", "memory bandwidth", "where the numbers come from"}}
 	t.Rows = append(t.Rows, []string{
 		"this CPU: " + f.ModelName,
 		fmt.Sprintf("%d (each %d f32 SIMD lanes × %d FMA units)", f.Cores, f.Lanes32, f.FMAUnits),

@@ -27,7 +27,7 @@ func short(model string) string { return strings.TrimPrefix(model, "NVIDIA ") }
 func ModelTable(batch, hidden int) units.Table {
 	w := Step(batch, hidden)
 	e := experiments.StepEstimate(w)
-	t := units.Table{Header: []string{"part of the model", "optimistic end", "pessimistic end", "where it comes from"}}
+	t := units.Table{Origins: []units.Origin{units.Model(e.Note())}, Header: []string{"part of the model", "optimistic end", "pessimistic end", "where it comes from"}}
 	add := func(a, lo, hi, c string) { t.Rows = append(t.Rows, []string{a, lo, hi, c}) }
 	d := units.Duration
 	add("work", w.String(), w.String(), "the race's step")

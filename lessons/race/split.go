@@ -155,7 +155,7 @@ func SmallVsLarge(progress experiments.Progress) ([]measure.Result, error) {
 // SplitTable shows each split: calls, total FLOPs, time for the budget, relative to the largest
 // matmuls, time per call, achieved GFLOP/s and the intensity of one call.
 func SplitTable(results []measure.Result) units.Table {
-	t := units.Table{Header: []string{"device", "source", "shape", "calls", "total FLOPs", "time for the budget", "relative", "per call", "GFLOP/s", "FLOPs per byte (n/6, formula)", "compile (not timed)"}}
+	t := units.Table{Origins: measure.Origins(results), Header: []string{"device", "source", "shape", "calls", "total FLOPs", "time for the budget", "relative", "per call", "GFLOP/s", "FLOPs per byte (n/6, formula)", "compile (not timed)"}}
 	best := map[string]float64{}
 	for _, r := range results {
 		k := key(r)

@@ -348,7 +348,7 @@ func CriticalTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{r.Device, r.Precision, fmt.Sprintf("%.3g (%s)", r.Ridge, r.RidgeFrom),
 			fmt.Sprintf("%.0f (formula)", r.Critical), bend})
 	}
-	return units.Table{Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows, Disturbed: disturbed,
+	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows, Disturbed: disturbed,
 		Notes: ModelVersus(results)}
 }
 

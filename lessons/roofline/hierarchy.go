@@ -205,7 +205,7 @@ func LevelTable(levels []Level) units.Table {
 		}
 		rows = append(rows, []string{l.Name, size, sets, units.SI(l.Bandwidth, "B/s") + " (measured)"})
 	}
-	return units.Table{Header: []string{"level", "capacity", "working sets that fit", "best bandwidth"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: []string{"level", "capacity", "working sets that fit", "best bandwidth"}, Rows: rows}
 }
 
 // CacheRoofline draws dev's roofline once per level: the measured matmul ceiling as the compute roof
@@ -270,5 +270,5 @@ func FMATable(results []measure.Result) units.Table {
 		}
 		rows = append(rows, []string{f.Device, units.SI(f.ModelPeak, "FLOP/s") + " — " + f.ModelFrom, pct(f.MatMul), pct(f.FMAChains)})
 	}
-	return units.Table{Header: []string{"device", "model peak", "large matmul (measured ceiling)", "32 dependent FMAs per element (measured)"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: append(measure.Origins(results), units.Model("model peak: the device's datasheet row or the course's CPU model")), Header: []string{"device", "model peak", "large matmul (measured ceiling)", "32 dependent FMAs per element (measured)"}, Rows: rows, Disturbed: disturbed}
 }

@@ -153,7 +153,7 @@ func IntensityTable() units.Table {
 		rows = append(rows, []string{i.Op, units.SI(i.FLOPs, "FLOP"), units.BytesFixed(i.Bytes),
 			fmt.Sprintf("%.3g", i.PerByte()), "formula"})
 	}
-	return units.Table{Header: []string{"operation", "FLOPs", "minimum bytes", "FLOP/byte", "source"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("each operation's FLOPs and minimum bytes (workloads' formulas)")}, Header: []string{"operation", "FLOPs", "minimum bytes", "FLOP/byte", "source"}, Rows: rows}
 }
 
 // sheet is the roofs of one of this package's machines (H100, H200, CPU) from the datasheet table,
@@ -192,7 +192,7 @@ func GapTable() units.Table {
 	for _, g := range Gaps() {
 		rows = append(rows, []string{g.What, fmt.Sprintf("%.1f×", g.Ratio), g.Why, g.SourceIs})
 	}
-	return units.Table{Header: []string{"comparison", "ratio (from the datasheet table)", "what is compared", "the source says"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Model("ratios of two datasheet rows: " + sheet(H100).Source + "; " + sheet(CPU).Source)}, Header: []string{"comparison", "ratio (from the datasheet table)", "what is compared", "the source says"}, Rows: rows}
 }
 
 // RidgeTable lists the ridge points of the source's two machines (datasheet/model) and of every
@@ -201,6 +201,7 @@ func RidgeTable(devs []*devices.Device) (units.Table, error) {
 	header := []string{"machine", "precision", "peak compute", "memory bandwidth", "ridge [FLOP/byte]", "source"}
 	var rows [][]string
 	var disturbed []string
+	var origins []units.Origin
 	add := func(name, prec string, flops, bw float64, src string) {
 		disturbed = append(disturbed, "")
 		ridge := "—"
@@ -221,23 +222,26 @@ func RidgeTable(devs []*devices.Device) (units.Table, error) {
 		for _, p := range []string{"float32", "bfloat16"} {
 			if c.Peak(p) > 0 {
 				add(m, p, c.Peak(p), c.BandwidthBytes, c.Source)
+				origins = append(origins, units.Model(c.Source))
 			}
 		}
 	}
 	for _, d := range devs {
 		add(d.Name+" ("+d.Model+")", "float32", d.Ceilings.Peak("float32"), d.Ceilings.BandwidthBytes, d.Ceilings.Source)
+		origins = append(origins, units.Model(d.Ceilings.Source))
 		c, err := measure.MeasureCeilings(d)
 		if err != nil {
-			return units.Table{Header: header, Rows: rows}, err
+			return units.Table{Origins: origins, Header: header, Rows: rows}, err
 		}
 		for _, p := range []string{"float32", "bfloat16"} {
 			if c.FLOPS[p] > 0 {
 				add(d.Name+" ("+d.Model+")", p, c.FLOPS[p], c.BytesPerSec, fmt.Sprintf("measured live: matmul + copy ceilings, %s", c.Date.Format("15:04")))
 				disturbed[len(disturbed)-1] = measure.WhyDisturbed(c.Results...)
+				origins = append(origins, units.Measured(c.Date))
 			}
 		}
 	}
-	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
+	return units.Table{Origins: origins, Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // Roofs builds the roofline chart's roofs from results: one roof per device measured (live or
@@ -350,7 +354,7 @@ func VerdictTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{v.Device, v.Label, fmt.Sprintf("%.3g", v.Intensity), fmt.Sprintf("%.1f", v.Ridge), v.Bound,
 			units.SI(v.Achieved, "FLOP/s"), fmt.Sprintf("%.0f%%", v.PctOfRoof)})
 	}
-	return units.Table{Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, Rows: rows, Disturbed: disturbed}
 }
 
 // SourceBenchmark prints the source's benchmark lines — matmul TFLOP/s and layernorm GB/s — from

@@ -243,7 +243,7 @@ func FLOPsTable(c workloads.GPT) units.Table {
 		[]string{fmt.Sprintf("6·N·T  (N = %d matrix parameters, T = %d tokens)", c.MatmulParams(), c.Tokens()), units.SI(c.SixNT(), "FLOP"), fmt.Sprintf("%.1f%%", 100*c.SixNT()/total)},
 		[]string{"12·L·s·d·T  (attention scores and values)", units.SI(c.AttentionFLOPs(), "FLOP"), fmt.Sprintf("%.1f%%", 100*c.AttentionShare())},
 	)
-	return units.Table{Header: header, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("the graph's matrix products counted exactly, beside 6·N·T and 12·L·s·d·T")}, Header: header, Rows: rows}
 }
 
 // RunFLOPsTable is FLOPsTable of the kept run's model.
@@ -267,7 +267,7 @@ func ShareTable(c workloads.GPT, lengths []int) units.Table {
 		rows = append(rows, []string{fmt.Sprint(s), units.SI(c.SixNT()/t, "FLOP"), units.SI(c.AttentionFLOPs()/t, "FLOP"),
 			fmt.Sprintf("%.1f%%", 100*c.AttentionShare())})
 	}
-	return units.Table{Header: header, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("12·L·s·d ÷ (6·N + 12·L·s·d) per token")}, Header: header, Rows: rows}
 }
 
 // Sweep measures one training step of the lesson's model at the learner's width and depth on the
@@ -375,6 +375,22 @@ func SweepWithRecorded() ([]measure.Result, error) {
 	return experiments.WithRecorded(live, Lesson, "context-sweep")
 }
 
+// mfuOrigins is where MFU's numbers come from: the kept training step (live), the ceiling measured
+// here, the device's peak (a datasheet or the course's CPU model), the recordings and the GPU model.
+func mfuOrigins(step measure.Result, dev *devices.Device) []units.Origin {
+	os := append(measure.Origins([]measure.Result{step}), units.MeasuredHere())
+	if dev.Ceilings.Peak("float32") > 0 {
+		os = append(os, units.Model(dev.Ceilings.Source))
+	}
+	if rec, err := experiments.Recorded(Lesson, "train"); err == nil {
+		os = append(os, measure.Origins(rec)...)
+	}
+	if !dev.IsGPU() {
+		os = append(os, units.Model(gpumodel.Default().MFUNote("bfloat16")))
+	}
+	return os
+}
+
 // MFU is the table of the training step's achieved FLOP/s over two ceilings: the share of the measured
 // matmul ceiling of this device (measure.MeasureCeilings) and MFU proper, model FLOPs utilization, the
 // achieved FLOP/s ÷ the device's datasheet/model peak (as lesson 08 defines it); then the recorded GPU
@@ -418,7 +434,7 @@ func MFU() (units.Table, error) {
 	}
 	rec, err := experiments.Recorded(Lesson, "train")
 	if err != nil {
-		return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, err
+		return units.Table{Origins: mfuOrigins(run.Result, dev), Header: header, Rows: rows, Disturbed: disturbed}, err
 	}
 	for _, r := range rec {
 		if r.PeakFLOPS > 0 {
@@ -432,7 +448,7 @@ func MFU() (units.Table, error) {
 		rows = append(rows, GPUModelRow())
 		rows = append(rows, ModelVersusRows(rec)...)
 	}
-	return units.Table{Header: header, Rows: rows, Disturbed: disturbed}, nil
+	return units.Table{Origins: mfuOrigins(run.Result, dev), Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // ModelVersusRows puts the GPU model (GPUModelRow's band) beside each GPU recording of the
@@ -499,7 +515,7 @@ func BadInputs() units.Table {
 	dev, err := devices.Default()
 	if err != nil {
 		show("open the device", err)
-		return units.Table{Header: header, Rows: rows}
+		return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows}
 	}
 	tok := corpus.NewTokenizer()
 	c := workloads.GPT{Vocab: tok.Size(), Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
@@ -507,7 +523,7 @@ func BadInputs() units.Table {
 	tr, err := workloads.NewGPTTrainer(dev, c)
 	if err != nil {
 		show("a tiny model", err)
-		return units.Table{Header: header, Rows: rows}
+		return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows}
 	}
 	long, _ := tok.Encode(strings.Repeat("the ", 5))
 	_, err = tr.Greedy(long, 1)
@@ -518,7 +534,7 @@ func BadInputs() units.Table {
 	huge.Context, huge.Batch, huge.Embed, huge.Layers, huge.Heads = 8192, 512, 2048, 24, 16
 	_, err = workloads.NewGPTTrainer(dev, huge)
 	show(huge.String(), err)
-	return units.Table{Header: header, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows}
 }
 
 func keepJSON(name string, v any) error {

@@ -1,6 +1,11 @@
 package display
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +148,63 @@ func TestEveryChartAndTableHasBadges(t *testing.T) {
 		if !strings.Contains(h, w) {
 			t.Errorf("race lacks %s", w)
 		}
+	}
+}
+
+// No display path bypasses the badge: in this package's own source, every function that renders a
+// chart (charts.SVG, charts.PNG, an image MIME type) or a table (tableHTML) draws the badges itself
+// (badgesHTML, badgesText) or hands what it rendered to a function that does (chart).
+func TestNoDisplayPathBypassesTheBadge(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renders := map[string]token.Pos{} // function → where it renders a chart or table
+	badged := map[string]bool{}       // functions that draw the badges
+	calls := map[string][]string{}    // function → the package's functions it calls
+	for _, f := range pkgs["display"].Files {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			name := fn.Name.Name
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					if x, ok := n.X.(*ast.Ident); ok {
+						switch {
+						case x.Name == "charts" && (n.Sel.Name == "SVG" || n.Sel.Name == "PNG"),
+							x.Name == "protocol" && (n.Sel.Name == "MIMEImageSVG" || n.Sel.Name == "MIMEImagePNG"):
+							renders[name] = n.Pos()
+						}
+					}
+				case *ast.CallExpr:
+					if id, ok := n.Fun.(*ast.Ident); ok {
+						switch id.Name {
+						case "tableHTML":
+							renders[name] = n.Pos()
+						case "badgesHTML", "badgesText":
+							badged[name] = true
+						}
+						calls[name] = append(calls[name], id.Name)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if len(renders) < 5 {
+		t.Fatalf("found only %d rendering functions: the scan is broken", len(renders))
+	}
+	for fn, pos := range renders {
+		if badged[fn] || slices.ContainsFunc(calls[fn], func(c string) bool { return badged[c] }) {
+			continue
+		}
+		if fn == "tableHTML" || fn == "badgesHTML" {
+			continue
+		}
+		t.Errorf("%s: %s renders a chart or table without drawing its origin badges (badgesHTML/badgesText)", fset.Position(pos), fn)
 	}
 }

@@ -18,6 +18,7 @@ import (
 // label, its assumptions and that the kernels are xla:cpu's compilation of the graph.
 func WhereTimeGoes(e gpumodel.Estimate) units.Table {
 	t := units.NewTable("kernel class", "kernels", "share of FLOPs", e.GPU+" model time (not a measurement)", "share of modeled time", "bound")
+	t.From(units.Model(e.Note()))
 	flops := 0.0
 	for _, k := range e.Kernels {
 		flops += k.FLOPs

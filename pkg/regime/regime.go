@@ -107,5 +107,6 @@ func Table(rs []measure.Result) units.Table {
 			fmt.Sprintf("%.2f×", v.T2/v.T1), fmt.Sprintf("%.3g vs ridge %.3g", v.Base.Intensity(), v.Ridge), v.Regime})
 		disturbed = append(disturbed, measure.WhyDisturbed(v.Base, v.Doubled))
 	}
-	return units.Table{Header: []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Header: []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, Rows: rows, Disturbed: disturbed,
+		Origins: measure.Origins(rs)}
 }

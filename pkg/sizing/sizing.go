@@ -87,6 +87,7 @@ func Chart(s memsize.Setting) (*plot.Plot, error) {
 // whether it fits an H200 and this machine.
 func PresetTable() units.Table {
 	t := units.NewTable("preset", "Ψ", "bytes/param (state)", "parameters", "gradients", "optimizer", "activations", "workspace", "total per device", "fits an H200?", "shape from")
+	t.From(units.Formula("pkg/memsize's formula on each preset's shapes"), units.Model("fits an H200?: the H200 datasheet memory"))
 	here := devices.HostMemoryLimit()
 	for _, p := range memsize.Presets() {
 		z, err := p.Size()

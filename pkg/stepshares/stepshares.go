@@ -76,6 +76,8 @@ func Table(rs []measure.Result, prefix string) units.Table {
 		origin = rs[0].Provenance.Label() // Of keeps the parts of one provenance
 	}
 	t := units.NewTable("op class", "share of FLOPs (formula)", "time alone ("+origin+")", "share of time")
+	t.From(measure.Origins(rs)...)
+	t.From(units.Formula("the shares of FLOPs: each op class's FLOP formula"))
 	sum := 0.0
 	sumWhy := ""
 	for _, s := range shares {

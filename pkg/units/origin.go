@@ -44,6 +44,10 @@ type Origin struct {
 // Measured is a Live origin measured at t.
 func Measured(t time.Time) Origin { return Origin{Kind: Live, At: t} }
 
+// MeasuredHere is a Live origin measured in this kernel run: display stamps it with the time of the
+// results the cell recalled, or the cell's own run.
+func MeasuredHere() Origin { return Origin{Kind: Live} }
+
 // RecordedOn is a Recorded origin: the device and the date, "NVIDIA H200, 2026-11-30".
 func RecordedOn(deviceAndDate string) Origin { return Origin{Kind: Recorded, Note: deviceAndDate} }
 
