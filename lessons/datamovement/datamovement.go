@@ -518,10 +518,12 @@ func UnsyncedOnEachDevice(m MatMul) ([]measure.Result, error) {
 func UnsyncedTable(results []measure.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
+	origins := measure.Origins(results)
 	for _, r := range results {
 		clock := "at completion (right)"
 		if strings.Contains(r.Label, "stopped at launch") {
 			clock = "at launch (wrong; emulated: the course's goroutine launch queue)"
+			origins = append(origins, units.EmulatedBy(measure.EmulatedLaunch))
 		}
 		ceil := "—"
 		if r.CeilingFLOPS > 0 {
@@ -531,7 +533,7 @@ func UnsyncedTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{r.Provenance.Label(), clock, units.SI(r.Seconds(), "s"), units.SI(r.FLOPS(), "FLOP/s"),
 			fmt.Sprintf("%.0f%%", r.PercentOfPeak()), ceil})
 	}
-	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: origins, Header: []string{"device", "timer stopped", "median", "\"achieved\"", "% of model peak", "% of measured matmul ceiling"}, Rows: rows, Disturbed: disturbed}
 }
 
 // UnsyncedLine says, in one line, what the launch-stopped clock claims and that it is impossible,

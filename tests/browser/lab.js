@@ -117,15 +117,18 @@ window.__whygpu = (() => {
       }
       return out;
     },
-    // Rendered charts: <img> and <svg> in outputs, with their rendered size.
+    // Rendered charts: <img> and <svg> in outputs, with their rendered size and the text of the first
+    // visible origin badge (pkg/display's .whygpu-badge) in the same cell ('' when none shows).
     charts() {
       const out = [];
       cells().forEach((c, i) => {
+        const b = q('.whygpu-badge', c).find((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; });
+        const badge = b ? b.textContent.trim() : '';
         q('.jp-OutputArea-output img, .jp-OutputArea-output svg', c).forEach((el, k) => {
           if (el.tagName.toLowerCase() === 'svg' && el.parentElement && el.parentElement.closest('svg')) return;
           const r = el.getBoundingClientRect();
           const loaded = el.tagName.toLowerCase() !== 'img' || (el.complete && el.naturalWidth > 0);
-          out.push({ cell: i + 1, tag: el.tagName.toLowerCase(), w: Math.round(r.width), h: Math.round(r.height), loaded, k });
+          out.push({ cell: i + 1, tag: el.tagName.toLowerCase(), w: Math.round(r.width), h: Math.round(r.height), loaded, k, badge });
         });
       });
       return out;

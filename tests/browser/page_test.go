@@ -258,7 +258,8 @@ func (p *Page) Errors() []map[string]any {
 	return errs
 }
 
-// CheckCharts: at least one chart (<img> or <svg>) of non-trivial size is rendered in the outputs.
+// CheckCharts: at least one chart (<img> or <svg>) of non-trivial size is rendered in the outputs,
+// and every such chart's cell shows its origin badge (pkg/display's .whygpu-badge, visible).
 func (p *Page) CheckCharts() {
 	t := p.t
 	charts, err := Eval[[]map[string]any](p.ctx, "charts")
@@ -271,6 +272,10 @@ func (p *Page) CheckCharts() {
 		h, _ := c["h"].(float64)
 		if w >= 200 && h >= 100 && c["loaded"] == true {
 			big++
+			if b, _ := c["badge"].(string); b == "" {
+				p.Shot("chart-without-badge")
+				t.Errorf("%s: the chart in cell %v shows no origin badge", p.Name, c["cell"])
+			}
 		}
 	}
 	if big == 0 {
