@@ -122,7 +122,7 @@ func badgesHTML(os []units.Origin) string {
 		style := fmt.Sprintf(`display:inline-block;padding:0 7px;border-radius:9px;border:1px solid rgba(%s,0.9);`+
 			`background:rgba(%s,0.16);color:inherit;white-space:nowrap`, k.tint, k.tint)
 		title := "origin: " + bd.label
-		if bd.note != "" {
+		if bd.note != "" && !strings.Contains(bd.label, bd.note) {
 			title += " — " + bd.note
 		}
 		span := fmt.Sprintf(`<span class="whygpu-badge" data-origin="%s" title="%s" style="%s"><span aria-hidden="true">%s</span> %s</span>`,

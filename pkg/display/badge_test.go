@@ -58,7 +58,7 @@ func TestBadgeGolden(t *testing.T) {
 			want: []string{`data-origin="recorded" title="origin: recorded on NVIDIA H200, 2026-11-30"`, `<span aria-hidden="true">○</span> recorded on NVIDIA H200, 2026-11-30</span>`},
 			not:  []string{"<details"}},
 		{name: "short model inline, assumptions on hover", origins: []units.Origin{units.Model("H200 datasheet")},
-			want: []string{`data-origin="model" title="origin: model — H200 datasheet — H200 datasheet"`, `</span> model — H200 datasheet</span>`},
+			want: []string{`data-origin="model" title="origin: model — H200 datasheet"`, `</span> model — H200 datasheet</span>`},
 			not:  []string{"<details"}},
 		{name: "long model in a fold", origins: []units.Origin{units.Model(long)},
 			want: []string{`<details class="whygpu-badge-fold"`, `<summary style="cursor:pointer;list-style-position:inside"><span class="whygpu-badge" data-origin="model" title="origin: model — assumptions — ` + long + `"`,
