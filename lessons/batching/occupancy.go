@@ -57,6 +57,8 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 		fmt.Sprintf("output tiles → SMs busy (of %d; GPU model, not a measurement)", sms),
 		fmt.Sprintf("CPU lanes the outputs could fill (of %d, model; parallelism, not busy lanes)", cpuLanes),
 		"xla:cpu time per step (no results)", "GPU time per step", "GPU time from"}}
+	t.From(measure.Origins(rs)...)
+	t.From(units.Formula("B·H outputs per hidden layer"), units.Model("SMs busy and the GPU time: pkg/gpumodel's tiles, waves and kernels; CPU lanes: the course's CPU model"))
 	var batches []int
 	cpu := map[int]float64{}
 	why := map[int]string{}
@@ -125,10 +127,12 @@ func FloorEnds(hidden int) int {
 // recording, with the model's error against it in the notes).
 func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 	t := units.Table{Header: []string{"device", "source", "step", "time per step", "achieved", "peak", "share of peak"}}
+	t.From(units.Model("the peaks: the course's CPU model, a GPU's datasheet (TF32)"))
 	for _, rs := range sweeps {
 		if len(rs) == 0 {
 			continue
 		}
+		t.From(measure.Origins(rs)...)
 		lo, hi := batchRange(rs)
 		for _, r := range rs {
 			if b := r.Params["batch"]; b != lo && b != hi {
@@ -158,6 +162,7 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 				w := experiments.Step(b, hidden)
 				e := experiments.StepEstimate(w)
 				lo, hi := w.FLOPs()/e.High.Seconds(), w.FLOPs()/e.Low.Seconds()
+				t.From(units.Model(e.Note()))
 				t.Rows = append(t.Rows, []string{experiments.StepModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
 					e.Band(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"),
 					units.SI(peak, "FLOP/s") + " (" + workloads.TF32 + ")",
