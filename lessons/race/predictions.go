@@ -34,7 +34,7 @@ var (
 		Text:   "The race's training step at batch 1, run again at batch 2 (twice the work): how many times its batch-1 time will it take on xla:cpu? (a factor)",
 		Unit:   "×",
 		Answer: stepRatio,
-		Why:    "A batch-1 step is mostly fixed cost (calls, launches, reading the weights); twice its arithmetic adds little — well under 2× is overhead-bound.",
+		Why:    "A batch-1 step is mostly fixed cost (calls, launches, reading the weights); twice its arithmetic adds little. Under about 1.3× the time is overhead-bound; near 2× the work sets it.",
 	}
 )
 

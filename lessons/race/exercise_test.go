@@ -1,0 +1,40 @@
+package race
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/regime"
+)
+
+// The step-FLOPs exercise and the doubling prediction read the learner's own doubling test.
+func TestStepFLOPsAgainstTheDoublingTest(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	var rs []measure.Result
+	for i, p := range (Doubling{Batch: 1, Values: 1 << 10, MatMulN: 64}).Pairs() {
+		for k, w := range p {
+			d := time.Duration(20+5*k) * time.Microsecond
+			params := w.Params()
+			params[regime.ParamPair], params[regime.ParamSize] = i, k+1
+			rs = append(rs, measure.Result{Workload: w.Name(), Label: w.String(), Params: params, FLOPs: w.FLOPs(), Bytes: w.Bytes(),
+				Stats: measure.Stats{N: 5, Median: d, Min: d, P90: d, Mean: d}, CeilingFLOPS: 50e9, CeilingBytesPerSec: 5e9,
+				Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID(), Date: time.Now()}})
+		}
+	}
+	if err := measure.Keep(KeepDouble, rs); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := PredictStepDoubling.Answer(); err != nil || r != 1.25 {
+		t.Errorf("PredictStepDoubling = %v, %v; want 1.25", r, err)
+	}
+	rep := ExerciseStepFLOPs.Check(func(b, d, h float64) float64 { return 6 * b * d * h })
+	if rep.Versus == nil || rep.Versus.Err != nil {
+		t.Fatalf("no measurement beside the right answer: %+v", rep.Versus)
+	}
+	if l := rep.VersusLine(); !strings.Contains(l, "one 64→64 layer at batch 1") || !strings.Contains(l, "of the 50 GFLOP/s your matmul ceiling measured") {
+		t.Errorf("versus line: %q", l)
+	}
+}
