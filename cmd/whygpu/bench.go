@@ -69,9 +69,9 @@ func layernormCase(rows, cols int) benchCase {
 func (c benchCase) value(s time.Duration) float64 {
 	switch c.metric {
 	case measure.GFLOPS:
-		return c.w.FLOPs() / s.Seconds() / 1e9
+		return workloads.FLOPsOf(c.w) / s.Seconds() / 1e9
 	case measure.GBPS:
-		return c.w.Bytes() / s.Seconds() / 1e9
+		return workloads.BytesOf(c.w) / s.Seconds() / 1e9
 	}
 	return s.Seconds()
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 func TestDoublingValidate(t *testing.T) {
@@ -29,7 +30,7 @@ func TestDoublingValidate(t *testing.T) {
 			t.Errorf("%+v: DoubleOnEachDevice ran it", tc.d)
 		}
 	}
-	if p := DefaultDoubling(experiments.Laptop).Pairs(); len(p) != 3 || p[0][1].FLOPs() <= p[0][0].FLOPs() {
+	if p := DefaultDoubling(experiments.Laptop).Pairs(); len(p) != 3 || workloads.FLOPsOf(p[0][1]) <= workloads.FLOPsOf(p[0][0]) {
 		t.Errorf("pairs: %v", p)
 	}
 }

@@ -141,7 +141,7 @@ func Intensities() []Intensity {
 		workloads.LayerNorm{Rows: 8192, Cols: 4096, Type: dtypes.Float32},
 		workloads.Elementwise{N: 8192 * 4096, Type: dtypes.Float32},
 	} {
-		out = append(out, Intensity{Op: w.String(), FLOPs: w.FLOPs(), Bytes: w.Bytes()})
+		out = append(out, Intensity{Op: w.String(), FLOPs: workloads.FLOPsOf(w), Bytes: workloads.BytesOf(w)})
 	}
 	return out
 }

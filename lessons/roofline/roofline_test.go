@@ -2,6 +2,7 @@ package roofline
 
 import (
 	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 	"math"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestSizes(t *testing.T) {
 			t.Errorf("%s: %d workloads", s, len(ws))
 		}
 		for _, w := range ws {
-			if w.FLOPs() <= 0 || w.Bytes() <= 0 {
+			if workloads.FLOPsOf(w) <= 0 || workloads.BytesOf(w) <= 0 {
 				t.Errorf("%s: %s has no FLOPs or bytes", s, w)
 			}
 		}

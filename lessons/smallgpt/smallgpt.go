@@ -474,7 +474,7 @@ func ModelVersusRows(rec []measure.Result) [][]string {
 func freshMatmulCeiling(dev *devices.Device) (float64, error) {
 	best := 0.0
 	for _, w := range measure.CeilingWorkloads(dev) {
-		if w.FLOPs() == 0 || w.DType().String() != "Float32" {
+		if workloads.FLOPsOf(w) == 0 || workloads.DTypeOf(w).String() != "Float32" {
 			continue
 		}
 		r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5}, false)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
@@ -335,8 +334,8 @@ func compileInterruptibly(inst workloads.Instance) (time.Duration, error) {
 func newResult(dev *devices.Device, w workloads.Workload) Result {
 	prec := workloads.Precision(dev, w)
 	res := Result{
-		Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.DType().String()), Params: w.Params(),
-		FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1, Tolerance: workloads.ToleranceOf(dev, w),
+		Workload: w.Name(), Label: w.String(), DType: workloads.DTypeName(workloads.DTypeOf(w)), Params: workloads.ParamsOf(w),
+		FLOPs: workloads.FLOPsOf(w), Bytes: workloads.BytesOf(w), RelErr: -1, Tolerance: workloads.ToleranceOf(dev, w),
 		Precision: prec, Provenance: ProvenanceOf(dev),
 		PeakFLOPS: dev.Ceilings.Peak(prec), PeakBytesPerSec: dev.Ceilings.BandwidthBytes, PeakSource: dev.Ceilings.Source,
 	}

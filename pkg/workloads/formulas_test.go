@@ -9,7 +9,7 @@ import (
 func TestFLOPsAndBytes(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
-		w            Workload
+		w            Counter
 		flops, bytes float64
 	}{
 		{"matmul square f32", Square(1024, dtypes.Float32), 2 * 1024 * 1024 * 1024, 3 * 1024 * 1024 * 4},

@@ -59,7 +59,7 @@ func TestIssue13Formulas(t *testing.T) {
 	adam := mlp
 	adam.Optimizer = Adam
 	tests := []struct {
-		w            Workload
+		w            Counter
 		flops, bytes float64
 	}{
 		{Passes{N: 1024, Passes: 10, Op: "copy", Type: dtypes.Float32}, 0, 10 * 2 * 4096},

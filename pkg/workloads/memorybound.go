@@ -229,6 +229,7 @@ func (w Copy) Prepare(dev *devices.Device) (Instance, error) {
 // unaryInstance prepares a one-input elementwise graph over n random values and its host reference.
 func unaryInstance(dev *devices.Device, w interface {
 	Workload
+	Counter
 	Validate() error
 }, n int, dt dtypes.DType, seed uint64, name string, fn func(*graph.Node) *graph.Node, ref func(float64) float64) (Instance, error) {
 	if err := w.Validate(); err != nil {

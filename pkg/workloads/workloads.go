@@ -37,23 +37,72 @@ import (
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
-// Workload is one experiment with fixed shapes.
+// Workload is what every caller needs of one experiment with fixed shapes: what it is and how to
+// build it on a device. What else a workload knows it says through the optional interfaces Counter
+// (its FLOPs and bytes), Typed (its dtype) and Shaped (its shape parameters), which the helpers
+// FLOPsOf, BytesOf, DTypeOf and ParamsOf read with a type assertion (as gonum/plot's Plotter and
+// its DataRanger). Every workload of this package implements all three.
 type Workload interface {
-	// Name is the workload's kind, e.g. "matmul".
+	// Name is the workload's kind, e.g. "matmul": results are filed under it.
 	Name() string
 	// String describes it with its shapes, e.g. "matmul 1024×1024 @ 1024×1024 float32".
 	String() string
-	// DType is the element type the arithmetic runs in.
-	DType() dtypes.DType
-	// Params are the shape parameters, for provenance and charts (e.g. {"m":1024,"k":1024,"n":1024}).
-	Params() map[string]int
+	// Prepare builds the workload on a device and uploads its inputs. Nothing here is timed.
+	Prepare(dev *devices.Device) (Instance, error)
+}
+
+// Counter is something that knows its work from a formula (in its doc comment): a workload, or a
+// model the course only counts (GPT, GradModel).
+type Counter interface {
 	// FLOPs is the number of floating-point operations of one run.
 	FLOPs() float64
 	// Bytes is the minimum traffic to and from device memory of one run: inputs read once, outputs
 	// written once.
 	Bytes() float64
-	// Prepare builds the workload on a device and uploads its inputs. Nothing here is timed.
-	Prepare(dev *devices.Device) (Instance, error)
+}
+
+// Typed is a workload whose arithmetic runs in one element type.
+type Typed interface {
+	DType() dtypes.DType
+}
+
+// Shaped is a workload with shape parameters, for provenance and charts (e.g.
+// {"m":1024,"k":1024,"n":1024}).
+type Shaped interface {
+	Params() map[string]int
+}
+
+// FLOPsOf is w's FLOPs when it is a Counter, else 0 (unknown).
+func FLOPsOf(w Workload) float64 {
+	if c, ok := w.(Counter); ok {
+		return c.FLOPs()
+	}
+	return 0
+}
+
+// BytesOf is w's minimum bytes when it is a Counter, else 0 (unknown).
+func BytesOf(w Workload) float64 {
+	if c, ok := w.(Counter); ok {
+		return c.Bytes()
+	}
+	return 0
+}
+
+// DTypeOf is w's element type when it is Typed, else dtypes.InvalidDType (unknown: no peak, the
+// loosest tolerance).
+func DTypeOf(w Workload) dtypes.DType {
+	if t, ok := w.(Typed); ok {
+		return t.DType()
+	}
+	return dtypes.InvalidDType
+}
+
+// ParamsOf is w's shape parameters when it is Shaped, else nil.
+func ParamsOf(w Workload) map[string]int {
+	if s, ok := w.(Shaped); ok {
+		return s.Params()
+	}
+	return nil
 }
 
 // Instance is a workload prepared on one device.
@@ -87,14 +136,23 @@ func Tolerance(dt dtypes.DType) float64 {
 // 10-bit mantissa, float32 accumulation). It is also the key of the TF32 entry of datasheet.Ceilings.
 const TF32 = "tf32"
 
-// Precision is the arithmetic precision w actually runs in on dev: its dtype name as GoMLX spells it
-// in lower case ("float32", "bfloat16", ...), or [TF32] for a float32 workload dominated by matrix
+// Precision is the arithmetic precision w actually runs in on dev: its [DTypeName] ("float32",
+// "bfloat16", ...; "" when w is not Typed), or [TF32] for a float32 workload dominated by matrix
 // products on a device with TF32 on (xla:cuda by default, see devices.CUDANoTF32). It is the key to
 // the device's peak FLOP/s in datasheet.Ceilings.
 func Precision(dev *devices.Device, w Workload) string {
-	dt := w.DType()
+	dt := DTypeOf(w)
 	if dev.TF32 && dt == dtypes.Float32 && usesDot(w) {
 		return TF32
+	}
+	return DTypeName(dt)
+}
+
+// DTypeName is a dtype's name as results and ceilings spell it: GoMLX's in lower case ("float32",
+// "bfloat16"), "" for dtypes.InvalidDType (a workload that is not Typed).
+func DTypeName(dt dtypes.DType) string {
+	if dt == dtypes.InvalidDType {
+		return ""
 	}
 	return strings.ToLower(dt.String())
 }
@@ -105,7 +163,7 @@ func ToleranceOf(dev *devices.Device, w Workload) float64 {
 	if Precision(dev, w) == TF32 {
 		return 1e-2
 	}
-	return Tolerance(w.DType())
+	return Tolerance(DTypeOf(w))
 }
 
 // usesDot reports whether w's FLOPs are in matrix products (which TF32 affects).
