@@ -17,11 +17,13 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/corpus"
+	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -284,11 +286,11 @@ func EffectiveBatch(steps int, progress func(done, total int, format string, arg
 		}
 		c := base
 		c.Batch, c.LR = runs[i].Batch, runs[i].LR
-		tr, err := workloads.NewGPTTrainer(dev, c)
+		tr, err := train.NewGPTTrainer(dev, c)
 		if err != nil {
 			return runs, err
 		}
-		batches, err := workloads.NewTextBatches(ids, c, 3)
+		batches, err := data.NewTextBatches(ids, c.Batch, c.Context, 3)
 		if err != nil {
 			return runs, err
 		}
@@ -359,7 +361,7 @@ func MeasureMemory(s State) (Memory, error) {
 		return Memory{}, err
 	}
 	c := s.Model()
-	tr, err := workloads.NewGPTTrainer(dev, c)
+	tr, err := train.NewGPTTrainer(dev, c)
 	if err != nil {
 		return Memory{}, err
 	}

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/plot"
+
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/memsize"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
-	"gonum.org/v1/plot"
 )
 
 // The sizing formula (pkg/memsize) beside the memory XLA compiles for lesson 09's GPT step.
@@ -89,7 +91,7 @@ func CompileStep(s memsize.Setting) (StepMemory, error) {
 	if err != nil {
 		return StepMemory{}, err
 	}
-	graph, done, err := g.StepGraph(dev, hlo.DumpName("gpt_step"))
+	graph, done, err := train.CompileGPTStep(dev, g, hlo.DumpName("gpt_step"))
 	if err != nil {
 		return StepMemory{}, err
 	}

@@ -16,11 +16,13 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/corpus"
+	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -132,11 +134,11 @@ func TrainOn(dev *devices.Device, c workloads.GPT, steps int, live Live) (Run, e
 	if err != nil {
 		return run, err
 	}
-	tr, err := workloads.NewGPTTrainer(dev, c)
+	tr, err := train.NewGPTTrainer(dev, c)
 	if err != nil {
 		return run, err
 	}
-	batches, err := workloads.NewTextBatches(ids, c, uint64(c.Seed))
+	batches, err := data.NewTextBatches(ids, c.Batch, c.Context, uint64(c.Seed))
 	if err != nil {
 		return run, err
 	}
@@ -297,11 +299,11 @@ func SweepOn(dev *devices.Device, c workloads.GPT, lengths []int, progress func(
 		if progress != nil {
 			progress(i, len(lengths), "%s", cs.String())
 		}
-		tr, err := workloads.NewGPTTrainer(dev, cs)
+		tr, err := train.NewGPTTrainer(dev, cs)
 		if err != nil {
 			return out, err
 		}
-		batches, err := workloads.NewTextBatches(ids, cs, 1)
+		batches, err := data.NewTextBatches(ids, cs.Batch, cs.Context, 1)
 		if err != nil {
 			return out, err
 		}
@@ -520,7 +522,7 @@ func BadInputs() units.Table {
 	tok := corpus.NewTokenizer()
 	c := workloads.GPT{Vocab: tok.Size(), Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
 	// No step is needed: the prompt is checked before anything runs.
-	tr, err := workloads.NewGPTTrainer(dev, c)
+	tr, err := train.NewGPTTrainer(dev, c)
 	if err != nil {
 		show("a tiny model", err)
 		return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows}
@@ -532,7 +534,7 @@ func BadInputs() units.Table {
 	show(`the prompt "GPUs 🚀"`, err)
 	huge := c
 	huge.Context, huge.Batch, huge.Embed, huge.Layers, huge.Heads = 8192, 512, 2048, 24, 16
-	_, err = workloads.NewGPTTrainer(dev, huge)
+	_, err = train.NewGPTTrainer(dev, huge)
 	show(huge.String(), err)
 	return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows}
 }

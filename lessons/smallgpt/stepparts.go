@@ -2,10 +2,12 @@ package smallgpt
 
 import (
 	"github.com/gpu-course/whygpu/pkg/corpus"
+	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/stepshares"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 
@@ -64,11 +66,11 @@ func StepPartsOn(dev *devices.Device, c workloads.GPT, progress func(done, total
 	if err != nil {
 		return out, err
 	}
-	tr, err := workloads.NewGPTTrainer(dev, c)
+	tr, err := train.NewGPTTrainer(dev, c)
 	if err != nil {
 		return out, err
 	}
-	batches, err := workloads.NewTextBatches(ids, c, 1)
+	batches, err := data.NewTextBatches(ids, c.Batch, c.Context, 1)
 	if err != nil {
 		return out, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -170,7 +171,7 @@ func StepEstimateOn(m gpumodel.Model, w workloads.MLP) gpumodel.Estimate {
 }
 
 // GPTStepKernels is StepKernels for one training step of the GPT c: the step GoMLX's trainer runs
-// (model, cross-entropy, Adam), compiled on xla:cpu but not run (workloads.GPT.StepGraph), so any
+// (model, cross-entropy, Adam), compiled on xla:cpu but not run (train.CompileGPTStep), so any
 // size counts on a laptop; its XLA compile takes a few seconds, once per shape and plugin (kept in
 // this process and on disk). When no count is available it returns 0 and the reason, and the model
 // falls back to gpumodel.GPTStepKernelsAssumed, saying so.
@@ -192,7 +193,7 @@ func gptSequence(c workloads.GPT) ([]gpumodel.Kernel, string) {
 // gptHLO compiles one training step of c on dev (an XLA device), without running it, and returns
 // XLA's optimized HLO.
 func gptHLO(dev *devices.Device, c workloads.GPT) (string, error) {
-	g, done, err := c.StepGraph(dev, hlo.DumpName("gpt_step"))
+	g, done, err := train.CompileGPTStep(dev, c, hlo.DumpName("gpt_step"))
 	if err != nil {
 		return "", err
 	}

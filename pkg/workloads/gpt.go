@@ -3,21 +3,13 @@ package workloads
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"strings"
-	"time"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
-	"github.com/gomlx/gomlx/ml/train/loss"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/gomlx/gomlx/ml/zoo/transformer"
-	"github.com/gomlx/gomlx/support/exceptions"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 )
@@ -68,7 +60,8 @@ func (c GPT) FFNWidth() int {
 	return 4 * c.Embed
 }
 
-func (c GPT) lr() float64 {
+// LearningRate is LR, or 3e-3 when LR is 0.
+func (c GPT) LearningRate() float64 {
 	if c.LR > 0 {
 		return c.LR
 	}
@@ -171,17 +164,11 @@ func (c GPT) activationBytes() float64 {
 // for.
 var ErrContextTooLong = errors.New("longer than the model's context")
 
-// GPTTrainer trains a GPT on one device: parameters and Adam's moments live in a GoMLX model.Store
-// and stay on the device between steps.
-type GPTTrainer struct {
-	Config  GPT
-	dev     *devices.Device
-	store   *model.Store
-	trainer *train.Trainer
-	logits  *model.Exec
-	steps   int
-	// Compile is how long the first step took (graph building and XLA compilation included).
-	Compile time.Duration
+// Bytes is a lower bound on one step's memory traffic: the parameters read and written, the
+// gradients written and read, Adam's two moments read and written (4 × 4 bytes × 2 × NumParams in
+// all), and the activations written forward and read back (twice activationBytes).
+func (c GPT) Bytes() float64 {
+	return 32*float64(c.NumParams()) + 2*c.activationBytes()
 }
 
 // transformer builds the model under scope: post-norm blocks with RoPE positions and a causal mask.
@@ -193,177 +180,23 @@ func (c GPT) transformer(scope *model.Scope) *transformer.Model {
 		WithActivation(activation.TypeGelu).WithNormalization(layers.NormalizationLayerNorm)
 }
 
-// NewGPTTrainer checks the configuration and that a step fits in dev's memory, and prepares the
-// model (its variables are created and compiled on the first Step).
-func NewGPTTrainer(dev *devices.Device, c GPT) (*GPTTrainer, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
+// Logits is the model a GPT trainer trains: the transformer under scope "gpt" applied to a batch of
+// token windows, the next-token logits at every position.
+func (c GPT) Logits(scope *model.Scope, tokens *graph.Node) *graph.Node {
+	return c.transformer(scope.At("gpt")).Logits(tokens, transformer.CallOptions{})
+}
+
+// NextToken is the sampler's graph: the most likely next token at position pos of a 1×Context window
+// (positions after it are masked out by the causal mask, so their padding does not matter).
+func (c GPT) NextToken(scope *model.Scope, tokens, pos *graph.Node) *graph.Node {
+	logits := graph.Reshape(c.Logits(scope, tokens), c.Context, c.Vocab)
+	return graph.ArgMax(graph.DynamicSlice(logits, []*graph.Node{pos, graph.ScalarZero(pos.Graph(), pos.DType())}, []int{1, c.Vocab}), -1, dtypes.Int32)
+}
+
+// CheckStepFits refuses, with an ErrOutOfMemory error, a training step that would not fit in dev's
+// memory: parameters, gradients and Adam's moments (Memory) plus the activations the backward pass
+// keeps.
+func (c GPT) CheckStepFits(dev *devices.Device) error {
 	m := c.Memory()
-	if err := checkFits(dev, c.String()+" training step", float64(m.Parameters+m.Gradients+m.AdamState)+c.activationBytes(), 0); err != nil {
-		return nil, err
-	}
-	return newGPTTrainer(dev, c)
-}
-
-// newGPTTrainer builds the trainer of a valid c without checking that a step fits.
-func newGPTTrainer(dev *devices.Device, c GPT) (*GPTTrainer, error) {
-	store := model.NewStore()
-	if err := store.SetRNGStateFromSeed(c.Seed); err != nil {
-		return nil, err
-	}
-	modelFn := func(scope *model.Scope, tokens *graph.Node) *graph.Node {
-		return c.transformer(scope.At("gpt")).Logits(tokens, transformer.CallOptions{})
-	}
-	opt := optimizer.Adam().LearningRate(c.lr()).Done()
-	t := &GPTTrainer{Config: c, dev: dev, store: store}
-	err := exceptions.TryCatch[error](func() {
-		t.trainer = train.NewTrainer(dev.Backend(), store, modelFn, loss.SparseCategoricalCrossEntropyLogits, opt, nil, nil)
-	})
-	if err != nil {
-		return nil, deviceErr(err, "building %s", c)
-	}
-	return t, nil
-}
-
-// Steps is how many steps have run.
-func (t *GPTTrainer) Steps() int { return t.steps }
-
-// Step runs one training step on Batch×Context input tokens and their next-token targets (flat,
-// row-major) and returns the mean cross-entropy loss in nats per token, read back from the device.
-func (t *GPTTrainer) Step(inputs, targets []int32) (float64, error) {
-	c := t.Config
-	if len(inputs) != c.Tokens() || len(targets) != c.Tokens() {
-		return 0, fmt.Errorf("workloads: %s step needs %d input and target tokens, got %d and %d", c, c.Tokens(), len(inputs), len(targets))
-	}
-	start := time.Now()
-	batch := train.Batch{
-		Inputs: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(inputs, c.Batch, c.Context)},
-		Labels: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(targets, c.Batch, c.Context, 1)},
-	}
-	metrics, err := t.trainer.TrainStep(batch)
-	if err != nil {
-		return 0, deviceErr(err, "%s step", c)
-	}
-	var lossValue float64
-	err = exceptions.TryCatch[error](func() {
-		lossValue = float64(tensors.ToScalar[float32](metrics[0]))
-	})
-	for _, m := range metrics {
-		_ = m.FinalizeAll()
-	}
-	if err != nil {
-		return 0, deviceErr(err, "%s reading the loss", c)
-	}
-	if t.steps == 0 {
-		t.Compile = time.Since(start)
-	}
-	t.steps++
-	return lossValue, nil
-}
-
-// StoredParams is the number of trainable parameters the model actually created (GoMLX's count of
-// the variables under the model's scope), 0 before the first step.
-func (t *GPTTrainer) StoredParams() int64 {
-	return int64(t.store.Scope("/gpt").NumParameters())
-}
-
-// Greedy continues prompt by n tokens, each the most likely next token given the last Context
-// tokens. The prompt must be 1…Context tokens long.
-func (t *GPTTrainer) Greedy(prompt []int32, n int) ([]int32, error) {
-	c := t.Config
-	if len(prompt) == 0 {
-		return nil, fmt.Errorf("workloads: Greedy needs a prompt of at least one token")
-	}
-	if len(prompt) > c.Context {
-		return nil, fmt.Errorf("workloads: a prompt of %d tokens is %w of %d tokens (it was trained on %d-token windows)",
-			len(prompt), ErrContextTooLong, c.Context, c.Context)
-	}
-	if t.steps == 0 {
-		return nil, fmt.Errorf("workloads: train the model first (no step has run)")
-	}
-	if t.logits == nil {
-		// The logits at one position of a 1×Context window (positions after it are masked out by
-		// the causal mask, so their padding does not matter).
-		exec, err := model.NewExec(t.dev.Backend(), t.store, func(scope *model.Scope, tokens, pos *graph.Node) *graph.Node {
-			logits := c.transformer(scope.At("gpt")).Logits(tokens, transformer.CallOptions{})
-			logits = graph.Reshape(logits, c.Context, c.Vocab)
-			return graph.ArgMax(graph.DynamicSlice(logits, []*graph.Node{pos, graph.ScalarZero(pos.Graph(), pos.DType())}, []int{1, c.Vocab}), -1, dtypes.Int32)
-		})
-		if err != nil {
-			return nil, deviceErr(err, "compiling the sampler")
-		}
-		t.logits = exec
-	}
-	seq := append([]int32(nil), prompt...)
-	window := make([]int32, c.Context)
-	for range n {
-		start := max(0, len(seq)-c.Context)
-		copy(window, seq[start:])
-		last := len(seq) - start - 1
-		for i := last + 1; i < c.Context; i++ {
-			window[i] = 0
-		}
-		out, err := t.logits.Exec(tensors.FromFlatDataAndDimensions(window, 1, c.Context), int32(last))
-		if err != nil {
-			return nil, deviceErr(err, "sampling")
-		}
-		flat, err := tensors.CopyFlatData[int32](out[0])
-		if err != nil || len(flat) == 0 {
-			return nil, deviceErr(err, "reading a sample")
-		}
-		seq = append(seq, flat[0])
-	}
-	return seq[len(prompt):], nil
-}
-
-// TextBatches cuts random windows out of a token sequence: each batch is Batch windows of Context
-// tokens and the same windows shifted by one as targets.
-type TextBatches struct {
-	tokens []int32
-	c      GPT
-	rng    *rand.Rand
-}
-
-// NewTextBatches draws batches for c from tokens (at least Context+1 of them) with a seeded source.
-func NewTextBatches(tokens []int32, c GPT, seed uint64) (*TextBatches, error) {
-	if len(tokens) <= c.Context {
-		return nil, fmt.Errorf("workloads: a text of %d tokens is too short for %d-token windows", len(tokens), c.Context)
-	}
-	return &TextBatches{tokens: tokens, c: c, rng: rand.New(rand.NewPCG(seed, 0x5eed))}, nil
-}
-
-// Next returns the next batch's inputs and targets.
-func (b *TextBatches) Next() (inputs, targets []int32) {
-	s := b.c.Context
-	inputs = make([]int32, 0, b.c.Tokens())
-	targets = make([]int32, 0, b.c.Tokens())
-	for range b.c.Batch {
-		at := b.rng.IntN(len(b.tokens) - s)
-		inputs = append(inputs, b.tokens[at:at+s]...)
-		targets = append(targets, b.tokens[at+1:at+s+1]...)
-	}
-	return inputs, targets
-}
-
-// StateBytes is what GoMLX actually allocated for the model's state, read from its variable store
-// after the first step: the model's parameters (everything under the model's scope) and the
-// optimizer's (Adam's moments, its step counter and learning rate). Both 0 before the first step.
-func (t *GPTTrainer) StateBytes() (params, optimizer int64) {
-	for v := range t.store.IterVariables() {
-		b := v.Shape().ByteSize()
-		if strings.HasPrefix(v.Scope(), "/gpt") {
-			params += int64(b)
-		} else if v.Scope() != "/" || !strings.Contains(v.Name(), "rng") {
-			optimizer += int64(b)
-		}
-	}
-	return params, optimizer
-}
-
-// Bytes is a lower bound on one step's memory traffic: the parameters read and written, the
-// gradients written and read, Adam's two moments read and written (4 × 4 bytes × 2 × NumParams in
-// all), and the activations written forward and read back (twice activationBytes).
-func (c GPT) Bytes() float64 {
-	return 32*float64(c.NumParams()) + 2*c.activationBytes()
+	return checkFits(dev, c.String()+" training step", float64(m.Parameters+m.Gradients+m.AdamState)+c.activationBytes(), 0)
 }

@@ -172,7 +172,7 @@ func (p GPTPart) graph(in []*graph.Node) []*graph.Node {
 		m = graph.Add(graph.MulScalar(m, AdamBeta1), graph.MulScalar(g, 1-AdamBeta1))
 		v = graph.Add(graph.MulScalar(v, AdamBeta2), graph.MulScalar(graph.Square(g), 1-AdamBeta2))
 		upd := graph.Div(graph.DivScalar(m, c1), graph.AddScalar(graph.Sqrt(graph.DivScalar(v, c2)), AdamEpsilon))
-		return []*graph.Node{graph.Sub(pp, graph.MulScalar(upd, c.lr())), m, v}
+		return []*graph.Node{graph.Sub(pp, graph.MulScalar(upd, c.LearningRate())), m, v}
 	}
 	return nil
 }

@@ -241,16 +241,21 @@ func IsOutOfMemoryMessage(err error) bool {
 	return false
 }
 
-// deviceErr wraps an error from the device, marking allocation failures (IsOutOfMemoryMessage)
-// with ErrOutOfMemory.
-func deviceErr(err error, format string, args ...any) error {
+// DeviceError wraps an error from the device as "pkg: what: err" (what formatted from format and
+// args), marking allocation failures (IsOutOfMemoryMessage) with ErrOutOfMemory. nil stays nil.
+func DeviceError(pkg string, err error, format string, args ...any) error {
 	if err == nil {
 		return nil
 	}
 	if IsOutOfMemoryMessage(err) {
-		return fmt.Errorf("workloads: "+format+": %w (%w)", append(args, ErrOutOfMemory, err)...)
+		return fmt.Errorf(pkg+": "+format+": %w (%w)", append(args, ErrOutOfMemory, err)...)
 	}
-	return fmt.Errorf("workloads: "+format+": %w", append(args, err)...)
+	return fmt.Errorf(pkg+": "+format+": %w", append(args, err)...)
+}
+
+// deviceErr is DeviceError for this package's errors.
+func deviceErr(err error, format string, args ...any) error {
+	return DeviceError("workloads", err, format, args...)
 }
 
 // randomFloats returns n values uniform in [-1, 1) from a seeded source (never zeros, never the same

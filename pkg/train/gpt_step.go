@@ -1,4 +1,4 @@
-package workloads
+package train
 
 import (
 	"errors"
@@ -9,15 +9,16 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
+	mltrain "github.com/gomlx/gomlx/ml/train"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // errCompileOnly stops GoMLX's trainer after it built the step's executable and before it runs it.
-var errCompileOnly = errors.New("workloads: compile only")
+var errCompileOnly = errors.New("train: compile only")
 
-// StepGraph compiles one training step of c on dev, the step GPTTrainer.Step runs (the model, its
+// CompileGPTStep compiles one training step of c on dev, the step GPTTrainer.Step runs (the model, its
 // cross-entropy, Adam's update and the trainer's loss metrics, from GoMLX's own train.Trainer),
 // without running it: no parameter is created and nothing is allocated but XLA's compile, so the
 // step's size does not matter (a GPU-scale model compiles on a laptop's CPU). It returns the
@@ -25,7 +26,7 @@ var errCompileOnly = errors.New("workloads: compile only")
 //
 // name, if not "", names the step's executable (pkg/hlo.DumpName gives a name XLA dumps the
 // optimized HLO of). Call done once g has been read: it releases the compiled executable.
-func (c GPT) StepGraph(dev *devices.Device, name string) (g *graph.Graph, done func(), err error) {
+func CompileGPTStep(dev *devices.Device, c workloads.GPT, name string) (g *graph.Graph, done func(), err error) {
 	if err := c.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -34,8 +35,8 @@ func (c GPT) StepGraph(dev *devices.Device, name string) (g *graph.Graph, done f
 		return nil, nil, err
 	}
 	var step *model.Exec
-	t.trainer.OnExecCreation(func(e *model.Exec, kind train.GraphType) {
-		if kind == train.TrainType && step == nil {
+	t.trainer.OnExecCreation(func(e *model.Exec, kind mltrain.GraphType) {
+		if kind == mltrain.TrainType && step == nil {
 			step = e
 			if name != "" {
 				e.WithName(name)
@@ -45,7 +46,7 @@ func (c GPT) StepGraph(dev *devices.Device, name string) (g *graph.Graph, done f
 	})
 	// The trainer builds its step's executable on the first batch it sees: give it one of the
 	// step's shapes, and stop it before it runs.
-	batch := train.Batch{
+	batch := mltrain.Batch{
 		Inputs: []*tensors.Tensor{tensors.FromShape(shapes.Make(dtypes.Int32, c.Batch, c.Context))},
 		Labels: []*tensors.Tensor{tensors.FromShape(shapes.Make(dtypes.Int32, c.Batch, c.Context, 1))},
 	}
@@ -61,7 +62,7 @@ func (c GPT) StepGraph(dev *devices.Device, name string) (g *graph.Graph, done f
 		if err == nil {
 			err = errors.New("GoMLX's trainer built no step")
 		}
-		return nil, nil, deviceErr(err, "building the %s step on %s", c, dev.Name)
+		return nil, nil, workloads.DeviceError("train", err, "building the %s step on %s", c, dev.Name)
 	}
 	func() {
 		defer func() {
@@ -73,7 +74,7 @@ func (c GPT) StepGraph(dev *devices.Device, name string) (g *graph.Graph, done f
 	}()
 	if err != nil {
 		step.Finalize()
-		return nil, nil, deviceErr(err, "compiling the %s step on %s", c, dev.Name)
+		return nil, nil, workloads.DeviceError("train", err, "compiling the %s step on %s", c, dev.Name)
 	}
 	return g, step.Finalize, nil
 }
