@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 
@@ -99,7 +100,7 @@ type Underflow struct {
 // UnderflowStudy trains a workloads.GradModel on dev and, at each of the given step counts, takes the census
 // of its parameter and activation gradients at every scale in Scales.
 func UnderflowStudy(dev *devices.Device, m workloads.GradModel, at []int, lr float64) ([]Underflow, error) {
-	lab, err := workloads.NewGradLab(dev, m)
+	lab, err := train.NewGradLab(dev, m)
 	if err != nil {
 		return nil, err
 	}

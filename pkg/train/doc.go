@@ -1,9 +1,17 @@
-// Package train holds what drives training steps, the seam of GoMLX's ml/train: the training loops
-// that time a step on a stream (Loop: the loss read every step, every k steps or at the end) and feed
-// it from an input pipeline (FromPipeline).
+// Package train holds what drives training steps, the seam of GoMLX's ml/train:
 //
-// The rule it keeps: every graph lives in pkg/workloads. A trainer here never creates a graph node;
-// it calls the graph-building function of a workload (its step, its model) and compiles, runs and
-// times what that function built. A step prepared on a device that measure.Run must also be able to
-// prepare (the MLP's workloads.Trainer) stays in pkg/workloads, since workloads cannot import train.
+//   - the training loops over an MLP's workloads.Trainer: Loop (launches on a data.Stream, the loss
+//     read every step, every k steps or at the end) and FromPipeline (batches from a data.Pipeline);
+//   - GPTTrainer, a workloads.GPT trained by GoMLX's own train.Trainer with its optimizer.Adam, and
+//     CompileGPTStep, the same step compiled but not run;
+//   - GradLab, a workloads.GradModel's parameters held on a device with its SGD step and its scaled
+//     gradients (lesson 05).
+//
+// The rule it keeps: every graph lives in pkg/workloads. A trainer here creates no graph node: it
+// compiles, runs and times what a workload's graph function built (GPT.Logits, GPT.NextToken,
+// GradModel.SGDStep, GradModel.ScaledGradients), and what GoMLX's trainer adds to it (the gradient
+// and Adam's update). lessons/all's TestOnlyWorkloadsBuildsGraphs checks that this package uses GoMLX's
+// graph package only to compile and run. The MLP's step itself, with its parameters on the device
+// (workloads.Trainer), stays in pkg/workloads: it is what measure.Run prepares from a workloads.MLP,
+// and pkg/workloads cannot import this package.
 package train

@@ -1,55 +1,23 @@
-package workloads
+package train
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
-	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-// GradModel is a small float32 MLP whose real gradients lesson 05 inspects for what float16 would
-// lose: In → Hidden (Depth times, tanh) → Out, mean-squared-error loss Σ(y − target)²/(2·Batch),
-// learning to imitate a fixed random "teacher" network, so its loss (and its gradients) shrink as
-// it trains — as late in a real run. Its layers, loss and SGD step are MLP's (float32, SGD), which
-// is also its float64 reference.
-type GradModel struct {
-	Batch, In, Hidden, Out, Depth int
-	Seed                          uint64
-}
-
-// mlp is the float32 SGD MLP of the same shapes (its FLOPs, bytes and float64 reference).
-func (m GradModel) mlp() MLP {
-	return MLP{Batch: m.Batch, In: m.In, Hidden: m.Hidden, Out: m.Out, Depth: m.Depth, Type: dtypes.Float32, Optimizer: SGD}
-}
-
-// NumParams is Σ dᵢ·dᵢ₊₁ + dᵢ₊₁ (MLP.NumParams).
-func (m GradModel) NumParams() int64 { return m.mlp().NumParams() }
-
-// FLOPs is one SGD step's (or one gradient computation's), as MLP counts it: 3 × the forward pass's
-// 2·Batch·Σ dᵢ·dᵢ₊₁ (forward, and twice that backward).
-func (m GradModel) FLOPs() float64 { return m.mlp().FLOPs() }
-
-// Bytes is the minimum memory traffic of one float32 SGD step of these shapes (MLP.Bytes).
-func (m GradModel) Bytes() float64 { return m.mlp().Bytes() }
-
-// Validate reports invalid shapes.
-func (m GradModel) Validate() error {
-	if m.Batch <= 0 || m.In <= 0 || m.Hidden <= 0 || m.Out <= 0 || m.Depth < 1 {
-		return fmt.Errorf("workloads: invalid gradient model %+v", m)
-	}
-	return nil
-}
-
-// GradLab holds the model's parameters and its batch on a device, a compiled float32 SGD step and a
-// compiled graph that returns the gradients of S·loss (S the loss scale) with respect to every
-// parameter and to every layer's output (the gradients that flow backward through the network).
+// GradLab holds a workloads.GradModel's parameters and its batch on a device, its compiled float32
+// SGD step (GradModel.SGDStep) and its compiled gradients of S·loss (GradModel.ScaledGradients: S the
+// loss scale, with respect to every parameter and to every layer's output, the gradients that flow
+// backward through the network).
 type GradLab struct {
-	m      GradModel
+	m      workloads.GradModel
 	dev    *devices.Device
 	step   *graph.Exec
 	grads  *graph.Exec
@@ -59,13 +27,13 @@ type GradLab struct {
 }
 
 // NewGradLab uploads random inputs, the teacher's targets and Xavier-initialized parameters to dev.
-func NewGradLab(dev *devices.Device, m GradModel) (lab *GradLab, err error) {
+func NewGradLab(dev *devices.Device, m workloads.GradModel) (lab *GradLab, err error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("workloads: building the gradient graphs on %s: %v", dev.Name, r)
+			err = fmt.Errorf("train: building the gradient graphs on %s: %v", dev.Name, r)
 		}
 	}()
 	r := rand.New(rand.NewPCG(m.Seed, 0x5eed))
@@ -98,56 +66,19 @@ func NewGradLab(dev *devices.Device, m GradModel) (lab *GradLab, err error) {
 	lab = &GradLab{m: m, dev: dev}
 	lab.x = tensors.FromFlatDataAndDimensions(x, m.Batch, m.In)
 	lab.y = tensors.FromFlatDataAndDimensions(y, m.Batch, m.Out)
-	d := m.mlp().Dims()
+	d := m.Dims()
 	for i := 0; i+1 < len(d); i++ {
 		lab.params = append(lab.params,
 			tensors.FromFlatDataAndDimensions(uniform(d[i]*d[i+1], math.Sqrt(3/float64(d[i]))), d[i], d[i+1]),
 			tensors.FromFlatDataAndDimensions(uniform(d[i+1], 0.1), 1, d[i+1]))
 	}
-	if lab.step, err = graph.NewExec(dev.Backend(), lab.stepGraph); err != nil {
+	if lab.step, err = graph.NewExec(dev.Backend(), m.SGDStep); err != nil {
 		return nil, err
 	}
-	if lab.grads, err = graph.NewExec(dev.Backend(), lab.gradGraph); err != nil {
+	if lab.grads, err = graph.NewExec(dev.Backend(), m.ScaledGradients); err != nil {
 		return nil, err
 	}
 	return lab, nil
-}
-
-// forward returns the loss and every layer's output before its activation.
-func (l *GradLab) forward(x, target *graph.Node, params []*graph.Node) (loss *graph.Node, outs []*graph.Node) {
-	h := x
-	n := len(params) / 2
-	for i := 0; i < n; i++ {
-		z := graph.Add(graph.MatMul(h, params[2*i]), params[2*i+1])
-		outs = append(outs, z)
-		h = z
-		if i < n-1 {
-			h = graph.Tanh(z)
-		}
-	}
-	loss = graph.DivScalar(graph.ReduceAllSum(graph.Square(graph.Sub(h, target))), 2*float64(l.m.Batch))
-	return loss, outs
-}
-
-// stepGraph: inputs [x, y, lr, params...] → [new params..., loss].
-func (l *GradLab) stepGraph(in []*graph.Node) []*graph.Node {
-	x, y, lr, params := in[0], in[1], in[2], in[3:]
-	loss, _ := l.forward(x, y, params)
-	g := graph.Gradient(loss, params...)
-	var out []*graph.Node
-	for i, p := range params {
-		out = append(out, graph.Sub(p, graph.Mul(lr, g[i])))
-	}
-	return append(out, loss)
-}
-
-// gradGraph: inputs [x, y, scale, params...] → [loss, ∂(S·loss)/∂params..., ∂(S·loss)/∂layer outputs...].
-func (l *GradLab) gradGraph(in []*graph.Node) []*graph.Node {
-	x, y, scale, params := in[0], in[1], in[2], in[3:]
-	loss, outs := l.forward(x, y, params)
-	scaled := graph.Mul(loss, scale)
-	g := graph.Gradient(scaled, append(append([]*graph.Node{}, params...), outs...)...)
-	return append([]*graph.Node{loss}, g...)
 }
 
 func (l *GradLab) args(scalar float32) []any {
@@ -162,7 +93,7 @@ func (l *GradLab) args(scalar float32) []any {
 func (l *GradLab) Train(steps int, lr float64) (loss float64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("workloads: training on %s: %v", l.dev.Name, r)
+			err = fmt.Errorf("train: training on %s: %v", l.dev.Name, r)
 		}
 	}()
 	var last *tensors.Tensor
@@ -203,7 +134,7 @@ type Grads struct {
 func (l *GradLab) Gradients(scale float64) (g Grads, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("workloads: gradients on %s: %v", l.dev.Name, r)
+			err = fmt.Errorf("train: gradients on %s: %v", l.dev.Name, r)
 		}
 	}()
 	outs, err := l.grads.Exec(l.args(float32(scale))...)
