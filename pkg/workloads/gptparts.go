@@ -167,12 +167,9 @@ func (p GPTPart) graph(in []*graph.Node) []*graph.Node {
 		loss := graph.DivScalar(graph.Neg(dot(y, graph.LogSoftmax(logits, -1))), float64(c.Tokens()))
 		return append([]*graph.Node{loss}, graph.Gradient(loss, x, w)...)
 	case GPTPartOptimizer:
-		pp, g, m, v := in[0], in[1], in[2], in[3]
-		c1, c2 := 1-AdamBeta1, 1-AdamBeta2 // bias corrections at step 1
-		m = graph.Add(graph.MulScalar(m, AdamBeta1), graph.MulScalar(g, 1-AdamBeta1))
-		v = graph.Add(graph.MulScalar(v, AdamBeta2), graph.MulScalar(graph.Square(g), 1-AdamBeta2))
-		upd := graph.Div(graph.DivScalar(m, c1), graph.AddScalar(graph.Sqrt(graph.DivScalar(v, c2)), AdamEpsilon))
-		return []*graph.Node{graph.Sub(pp, graph.MulScalar(upd, c.LearningRate())), m, v}
+		lr, c1, c2 := adamStepOne(in[0].Graph(), dtypes.Float32, c.LearningRate())
+		pp, m, v := adamUpdate(in[0], in[1], in[2], in[3], lr, c1, c2)
+		return []*graph.Node{pp, m, v}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/units"
@@ -30,6 +31,29 @@ const (
 	AdamBeta2   = 0.999
 	AdamEpsilon = 1e-8
 )
+
+// adamUpdate is the course's one Adam update (see Adam) of one parameter tensor p with gradient g
+// and moments m, v, given the learning rate and the bias corrections c1 = 1−β1ᵗ, c2 = 1−β2ᵗ as
+// scalar nodes: it returns the new p, m and v. The MLP's step (Trainer) and the optimizer parts
+// (MLPPart, GPTPart) all build it.
+//
+// Hand-written, not GoMLX's optimizer.Adam (which train.NewGPTTrainer uses): the MLP's step is
+// called directly with its state as donated buffers, while GoMLX's Adam keeps its moments in a
+// model.Store run through model.Exec, and computes 1−βᵗ in the parameters' dtype, which in float32
+// moves every update 1e-5 from PyTorch's double-precision value (see Trainer's step).
+func adamUpdate(p, g, m, v, lr, c1, c2 *graph.Node) (newP, newM, newV *graph.Node) {
+	m = graph.Add(graph.MulScalar(m, AdamBeta1), graph.MulScalar(g, 1-AdamBeta1))
+	v = graph.Add(graph.MulScalar(v, AdamBeta2), graph.MulScalar(graph.Square(g), 1-AdamBeta2))
+	mhat, vhat := graph.Div(m, c1), graph.Div(v, c2)
+	upd := graph.Div(mhat, graph.AddScalar(graph.Sqrt(vhat), AdamEpsilon))
+	return graph.Sub(p, graph.Mul(lr, upd)), m, v
+}
+
+// adamStepOne is adamUpdate's learning rate and bias corrections at step 1 (1−β1, 1−β2) as constants
+// of g in dtype dt: the optimizer parts time one update.
+func adamStepOne(g *graph.Graph, dt dtypes.DType, lr float64) (lrNode, c1, c2 *graph.Node) {
+	return graph.Scalar(g, dt, lr), graph.Scalar(g, dt, 1-AdamBeta1), graph.Scalar(g, dt, 1-AdamBeta2)
+}
 
 // MLP is one training step of a multi-layer perceptron: forward pass, mean-squared-error loss,
 // backward pass (GoMLX's reverse-mode autodiff) and the optimizer update, all in one compiled graph.

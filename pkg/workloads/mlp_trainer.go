@@ -169,12 +169,8 @@ func (t *Trainer) graph(inputs []*graph.Node) []*graph.Node {
 		c2 := graph.ConvertDType(graph.OneMinus(graph.Pow(graph.Scalar(g, dtypes.Float64, AdamBeta2), step64)), pt)
 		var newP, newM, newV []*graph.Node
 		for i, p := range params {
-			m := graph.Add(graph.MulScalar(ms[i], AdamBeta1), graph.MulScalar(grads[i], 1-AdamBeta1))
-			v := graph.Add(graph.MulScalar(vs[i], AdamBeta2), graph.MulScalar(graph.Square(grads[i]), 1-AdamBeta2))
-			mhat, vhat := graph.Div(m, c1), graph.Div(v, c2)
-			upd := graph.Div(mhat, graph.AddScalar(graph.Sqrt(vhat), AdamEpsilon))
-			newP = append(newP, graph.Sub(p, graph.Mul(lr, upd)))
-			newM, newV = append(newM, m), append(newV, v)
+			p, m, v := adamUpdate(p, grads[i], ms[i], vs[i], lr, c1, c2)
+			newP, newM, newV = append(newP, p), append(newM, m), append(newV, v)
 		}
 		out = append(append(append(newP, newM...), newV...), step)
 	}

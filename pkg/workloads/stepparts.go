@@ -184,14 +184,11 @@ func (p MLPPart) graph(in []*graph.Node) []*graph.Node {
 	case PartOptimizer:
 		lr := w.lr()
 		if w.optimizer() == Adam {
-			c1, c2 := 1-AdamBeta1, 1-AdamBeta2 // bias corrections at step 1
+			lrNode, c1, c2 := adamStepOne(in[0].Graph(), w.Type, lr)
 			var ps, ms, vs []*graph.Node
 			for j := 0; j < len(in); j += 4 {
-				pp, g, m, v := in[j], in[j+1], in[j+2], in[j+3]
-				m = graph.Add(graph.MulScalar(m, AdamBeta1), graph.MulScalar(g, 1-AdamBeta1))
-				v = graph.Add(graph.MulScalar(v, AdamBeta2), graph.MulScalar(graph.Square(g), 1-AdamBeta2))
-				upd := graph.Div(graph.DivScalar(m, c1), graph.AddScalar(graph.Sqrt(graph.DivScalar(v, c2)), AdamEpsilon))
-				ps, ms, vs = append(ps, graph.Sub(pp, graph.MulScalar(upd, lr))), append(ms, m), append(vs, v)
+				pp, m, v := adamUpdate(in[j], in[j+1], in[j+2], in[j+3], lrNode, c1, c2)
+				ps, ms, vs = append(ps, pp), append(ms, m), append(vs, v)
 			}
 			out = append(append(ps, ms...), vs...)
 		} else {

@@ -13,6 +13,15 @@
 //   - training: MLP (forward, loss, backward, SGD or Adam), whose Trainer keeps parameters on the
 //     device and reads the loss only when asked (Loss); pkg/train runs loops over it, pkg/data feeds it
 //
+// The rule this package keeps for the others: every graph lives here. A function that creates graph
+// nodes — a workload's graph, a model (GPT.Logits, GPT.NextToken), a training step (the MLP's,
+// GradModel.SGDStep and ScaledGradients, DataParallel's single-device and SPMD steps), the one
+// hand-written Adam update — is written in this package next to its FLOP and byte formulas; pkg/train
+// compiles, runs and times them (and lets GoMLX's trainer add the gradient and its Adam to the GPT's
+// model). Data parallelism stays here for the same reason: its SPMD step and all-reduce are graphs,
+// and this is where the course's SPMD code lives (pkg/devices only opens the CPU plugin as several
+// devices, devices.CPUSplit).
+//
 // Bad input — invalid shapes, a dtype a backend lacks, a workload larger than memory — comes back as
 // an error value (ErrOutOfMemory for the last), never a crash.
 package workloads
