@@ -44,7 +44,7 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 	for _, b := range race.Batches {
 		sweep = append(sweep, cpuResult(b, batching.Narrow, time.Duration(20+b)*time.Microsecond))
 	}
-	lane := experiments.BandLane(experiments.StepEstimate(experiments.Step(1, 64)))
+	lane := experiments.BandLane(experiments.StepEstimate(experiments.CourseMLP(1, 64)))
 	for name, text := range map[string]string{
 		"race lane":                    lane.Device + " " + lane.TimeText() + " " + lane.Describe(),
 		"race.ModelTable":              race.ModelTable(1, 64).String(),

@@ -25,7 +25,7 @@ var h200 = measure.Provenance{Device: devices.CUDA, Model: "NVIDIA H200 (139 GiB
 	Date: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 
 func recordedStep(batch, hidden int, d time.Duration) measure.Result {
-	w := experiments.Step(batch, hidden)
+	w := experiments.CourseMLP(batch, hidden)
 	return measure.Result{Workload: w.Name(), Label: w.String(), DType: "float32", Params: w.Params(), FLOPs: w.FLOPs(),
 		Stats: measure.Stats{Median: d}, Provenance: h200}
 }
@@ -38,9 +38,9 @@ func recordedStep(batch, hidden int, d time.Duration) measure.Result {
 func TestModelIsComparedWithRecordings(t *testing.T) {
 	devicetest.NeedCPUPlugin(t) // the step model's kernels are counted on xla:cpu
 	t.Setenv("WHYGPU_ROOT", t.TempDir())
-	band := experiments.StepEstimate(experiments.Step(256, 64))
-	above := experiments.StepEstimate(experiments.Step(1, 64)).High * 2 // +100%
-	inside := (band.Low + band.High) / 2                                // +0%
+	band := experiments.StepEstimate(experiments.CourseMLP(256, 64))
+	above := experiments.StepEstimate(experiments.CourseMLP(1, 64)).High * 2 // +100%
+	inside := (band.Low + band.High) / 2                                     // +0%
 	steps := []measure.Result{recordedStep(1, 64, above), recordedStep(256, 64, inside)}
 	if _, err := experiments.SaveReference(experiments.Experiment{Lesson: race.Lesson, Name: race.StepSweepName}, steps); err != nil {
 		t.Fatal(err)

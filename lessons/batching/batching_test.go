@@ -30,7 +30,7 @@ func TestExperimentsAreRegistered(t *testing.T) {
 
 // fake is a step result as measured (or recorded) on a device.
 func fake(device string, batch, hidden int, d time.Duration, recorded bool) measure.Result {
-	w := experiments.Step(batch, hidden)
+	w := experiments.CourseMLP(batch, hidden)
 	r := measure.Result{
 		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
 		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
@@ -47,7 +47,7 @@ func fake(device string, batch, hidden int, d time.Duration, recorded bool) meas
 func cpuSweep(hidden int, batches []int) []measure.Result {
 	var rs []measure.Result
 	for _, b := range batches {
-		f := experiments.Step(b, hidden).FLOPs()
+		f := experiments.CourseMLP(b, hidden).FLOPs()
 		rs = append(rs, fake(devices.CPU, b, hidden, 40*time.Microsecond+time.Duration(f*0.5), false))
 	}
 	return rs
@@ -78,7 +78,7 @@ func TestChartsAndCrossovers(t *testing.T) {
 	}
 	var width []measure.Result
 	for _, h := range Widths(experiments.Laptop) {
-		f := experiments.Step(WidthBatch, h).FLOPs()
+		f := experiments.CourseMLP(WidthBatch, h).FLOPs()
 		width = append(width, fake(devices.CPU, WidthBatch, h, 30*time.Microsecond+time.Duration(f*0.1), false))
 	}
 	if _, err := WidthChart(width); err != nil {

@@ -57,7 +57,7 @@ func WatchUtilization(batch int) []Watch {
 
 func watch(d *devices.Device, batch, hidden int, dur time.Duration) Watch {
 	w := Watch{Device: d.Name, Model: d.Model, Batch: batch, Hidden: hidden}
-	tr, err := experiments.Step(batch, hidden).NewTrainer(d)
+	tr, err := experiments.CourseMLP(batch, hidden).NewTrainer(d)
 	if err != nil {
 		w.Err = err
 		return w

@@ -49,7 +49,7 @@ func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.
 		return measure.Result{}, err
 	}
 	defer t.Close()
-	g, err := t.StepGraph("")
+	g, err := t.TrialStep("")
 	if err != nil {
 		p.Stop()
 		return measure.Result{}, err

@@ -54,7 +54,7 @@ func (d Doubling) Validate() error {
 
 // Pairs are d's workloads, each with its doubled version.
 func (d Doubling) Pairs() [][2]workloads.Workload {
-	step := experiments.Step(d.Batch, SweepHidden)
+	step := experiments.CourseMLP(d.Batch, SweepHidden)
 	step2 := step
 	step2.Batch *= 2
 	ax := workloads.Elementwise{N: d.Values, Type: dtypes.Float32, Seed: 1}

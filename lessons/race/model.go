@@ -25,7 +25,7 @@ func short(model string) string { return strings.TrimPrefix(model, "NVIDIA ") }
 
 // ModelTable explains the model at one size: its assumptions and its parts at both ends of the band.
 func ModelTable(batch, hidden int) units.Table {
-	w := Step(batch, hidden)
+	w := experiments.CourseMLP(batch, hidden)
 	e := experiments.StepEstimate(w)
 	t := units.Table{Origins: []units.Origin{units.Model(e.Note())}, Header: []string{"part of the model", "optimistic end", "pessimistic end", "where it comes from"}}
 	add := func(a, lo, hi, c string) { t.Rows = append(t.Rows, []string{a, lo, hi, c}) }

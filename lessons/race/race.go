@@ -18,7 +18,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/units"
-	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
@@ -29,9 +28,6 @@ const (
 	StepSweepName  = "step-sweep"     // one MLP training step vs batch (and, at GPU scale, hidden width)
 	SmallLargeName = "small-vs-large" // a fixed FLOP budget split into small or large matmuls
 )
-
-// Step is the race's training step (experiments.Step: 64 → hidden → hidden → 10, float32, SGD).
-func Step(batch, hidden int) workloads.MLP { return experiments.Step(batch, hidden) }
 
 // The race's sliders: batch sizes 1…512 and hidden widths 16…2048 (powers of two), starting where
 // the CPU can win (batch 1) with a narrow layer.

@@ -55,7 +55,7 @@ func contains(vs []int, v int) bool {
 
 func TestModel(t *testing.T) {
 	devicetest.NeedCPUPlugin(t) // the model's kernels are counted on xla:cpu
-	w := Step(1, 64)
+	w := experiments.CourseMLP(1, 64)
 	e := experiments.StepEstimate(w)
 	if e.Bound != "launch-bound" || e.Work.Kernels <= 0 {
 		t.Errorf("batch 1 × hidden 64 should be launch-bound with its kernels, got %s, %d", e.Bound, e.Work.Kernels)
@@ -70,12 +70,12 @@ func TestModel(t *testing.T) {
 	if !(e.Low > 0 && e.Low < e.High) {
 		t.Errorf("the model must be a band, got %v – %v", e.Low, e.High)
 	}
-	big := GPU.Estimate(gpumodel.Step(Step(1<<16, 8192), 0, "a test of the model's shape"))
+	big := GPU.Estimate(gpumodel.Step(experiments.CourseMLP(1<<16, 8192), 0, "a test of the model's shape"))
 	if big.Bound != "compute-bound" {
 		t.Errorf("a huge step should be compute-bound, got %s", big.Bound)
 	}
 	// Not a constant over the slider grid: the band's far end moves with the work.
-	if top := experiments.StepEstimate(Step(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
+	if top := experiments.StepEstimate(experiments.CourseMLP(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
 		t.Errorf("the GPU lane barely moves over the grid: %s at the start, %s at the largest size", e.Band(), top.Band())
 	}
 	lane := experiments.BandLane(experiments.StepEstimate(w))
@@ -166,7 +166,7 @@ func TestSmallVsLargeOnGoBackend(t *testing.T) {
 
 // fake is a step result as measured (or recorded) on a device.
 func fake(device string, batch, hidden int, d time.Duration, recorded bool) measure.Result {
-	w := Step(batch, hidden)
+	w := experiments.CourseMLP(batch, hidden)
 	return measure.Result{
 		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
 		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
@@ -316,8 +316,8 @@ func TestRace(t *testing.T) {
 	if !gpu {
 		t.Errorf("no GPU lane (live, recorded or model): %+v", lanes)
 	}
-	if goEstimate(Step(512, 2048)) <= GoBudget {
-		t.Errorf("the pure-Go backend would be raced at batch 512 × hidden 2048 (estimate %v)", goEstimate(Step(512, 2048)))
+	if goEstimate(experiments.CourseMLP(512, 2048)) <= GoBudget {
+		t.Errorf("the pure-Go backend would be raced at batch 512 × hidden 2048 (estimate %v)", goEstimate(experiments.CourseMLP(512, 2048)))
 	}
 }
 

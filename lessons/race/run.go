@@ -23,12 +23,12 @@ func goEstimate(w workloads.MLP) time.Duration {
 	return time.Duration(s * 1e9)
 }
 
-// Run is the race: one training step of Step(batch, hidden), timed live on every XLA device here
+// Run is the race: one training step of experiments.CourseMLP(batch, hidden), timed live on every XLA device here
 // (xla:cpu, and xla:cuda when there is a GPU), on GoMLX's pure-Go backend when the step is small
 // enough (GoBudget), and — when there is no GPU here — a GPU lane recorded on a real GPU at this
 // size, or else the datasheet model (experiments.BandLane). It is a display.RaceFunc.
 func Run(batch, hidden int) ([]charts.Lane, error) {
-	w := Step(batch, hidden)
+	w := experiments.CourseMLP(batch, hidden)
 	devs, err := devices.Accelerated()
 	if len(devs) == 0 {
 		return nil, err
@@ -68,7 +68,7 @@ func RecordedStep(batch, hidden int) (measure.Result, bool) {
 	if err != nil {
 		return measure.Result{}, false
 	}
-	want := Step(batch, hidden).Params()
+	want := experiments.CourseMLP(batch, hidden).Params()
 	for _, r := range rs {
 		if r.Provenance.Device == devices.CUDA && sameParams(r.Params, want) {
 			return r, true
@@ -105,7 +105,7 @@ func GPULane(batch, hidden int) charts.Lane {
 		}
 		instead = "the recording"
 	} else {
-		lane = experiments.BandLane(experiments.StepEstimate(Step(batch, hidden)))
+		lane = experiments.BandLane(experiments.StepEstimate(experiments.CourseMLP(batch, hidden)))
 	}
 	if note := devices.GPUFailureNote(devices.GPUFailure(), instead); note != "" {
 		lane.Note = note + "; " + lane.Note

@@ -25,11 +25,11 @@ func TestCardVersus(t *testing.T) {
 	h200 := measure.Provenance{Device: devices.CUDA, Model: "NVIDIA H200 (139 GiB)", TF32: true,
 		Date: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	step := func(batch, hidden int, d time.Duration) measure.Result {
-		w := Step(batch, hidden)
+		w := CourseMLP(batch, hidden)
 		return measure.Result{Workload: w.Name(), Label: w.String(), DType: "float32", Params: w.Params(), FLOPs: w.FLOPs(),
 			Stats: measure.Stats{Median: d}, Provenance: h200}
 	}
-	band := StepEstimate(Step(256, 64))
+	band := StepEstimate(CourseMLP(256, 64))
 	run := func(*devices.Device, Scale) ([]measure.Result, error) { return nil, nil }
 	for _, tc := range []struct {
 		e  Experiment

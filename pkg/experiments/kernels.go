@@ -123,7 +123,7 @@ func stepHLO(dev *devices.Device, w workloads.MLP) (string, error) {
 		return "", err
 	}
 	defer tr.Close()
-	g, err := tr.StepGraph(hlo.DumpName("step"))
+	g, err := tr.TrialStep(hlo.DumpName("step"))
 	if err != nil {
 		return "", err
 	}

@@ -27,7 +27,7 @@ func TestStepKernelsAreCounted(t *testing.T) {
 		{"past the limit", Size{4 * CountBatchLimit, 16}, CountedOn + " at batch", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := tc.size.Step()
+			w := tc.size.MLP()
 			n, from := StepKernels(w)
 			if n <= 0 || !strings.HasPrefix(from, tc.wantFrom) {
 				t.Fatalf("StepKernels(%s) = %d, %q; want a count %q…", w, n, from, tc.wantFrom)
@@ -49,14 +49,14 @@ func TestStepKernelsAreCounted(t *testing.T) {
 	countMu.Lock()
 	clear(counts)
 	countMu.Unlock()
-	if n, from := StepKernels(Step(1, 64)); n <= 0 || from != CountedOn {
+	if n, from := StepKernels(CourseMLP(1, 64)); n <= 0 || from != CountedOn {
 		t.Errorf("after clearing the in-process cache: %d, %q", n, from)
 	}
 }
 
 // Without a count the model falls back to the assumed 6 per layer and says why.
 func TestStepKernelsFallBack(t *testing.T) {
-	w := Step(1, 64)
+	w := CourseMLP(1, 64)
 	work := gpumodel.Step(w, 0, "no count from xla:cpu: no plugin")
 	if work.Kernels != gpumodel.StepKernelsAssumed(w) || !strings.Contains(work.KernelsFrom, "assumed") || !strings.Contains(work.KernelsFrom, "no count from xla:cpu") {
 		t.Errorf("fallback work: %d kernels from %q", work.Kernels, work.KernelsFrom)

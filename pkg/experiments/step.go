@@ -21,8 +21,8 @@ const (
 	StepDepth = 2
 )
 
-// Step is the course's training step for a batch size and hidden width.
-func Step(batch, hidden int) workloads.MLP {
+// CourseMLP is the MLP of the course's training step for a batch size and hidden width.
+func CourseMLP(batch, hidden int) workloads.MLP {
 	return workloads.MLP{Batch: batch, In: StepIn, Hidden: hidden, Out: StepOut, Depth: StepDepth,
 		Type: dtypes.Float32, Optimizer: workloads.SGD, Seed: 1}
 }
@@ -47,8 +47,8 @@ const Retries = 2
 // Size is one point of a step sweep: a batch size and a hidden width.
 type Size struct{ Batch, Hidden int }
 
-// Step is the course's training step at this size.
-func (s Size) Step() workloads.MLP { return Step(s.Batch, s.Hidden) }
+// MLP is the course's training step at this size (CourseMLP).
+func (s Size) MLP() workloads.MLP { return CourseMLP(s.Batch, s.Hidden) }
 
 // Grid returns every (batch, hidden) pair, batches varying fastest.
 func Grid(batches, hiddens []int) []Size {
@@ -120,7 +120,7 @@ func Sweep(dev *devices.Device, sizes []Size, opt measure.Options, progress Prog
 	var out []measure.Result
 	for i, s := range sizes {
 		progress.Report(i, len(sizes), "%s: batch %d × hidden %d", dev.Name, s.Batch, s.Hidden)
-		r, err := TimeStep(dev, s.Step(), opt)
+		r, err := TimeStep(dev, s.MLP(), opt)
 		if errors.Is(err, measure.ErrInterrupted) || (err == nil && measure.Interrupted()) {
 			if err == nil {
 				out = append(out, r)

@@ -34,7 +34,7 @@ func StepModelSeries(sizes []Size, x func(Size) float64, y func(sec float64, s S
 func StepModelSeriesOn(m gpumodel.Model, sizes []Size, x func(Size) float64, y func(sec float64, s Size) float64) charts.Series {
 	s := charts.Series{Name: StepModelName, Source: charts.Model}
 	for _, sz := range sizes {
-		e := StepEstimateOn(m, sz.Step())
+		e := StepEstimateOn(m, sz.MLP())
 		s.Note = e.Note()
 		pt := charts.XY{X: x(sz), Y: e.Mid().Seconds(), Lo: e.Low.Seconds(), Hi: e.High.Seconds()}
 		s.Points = append(s.Points, pt.MapY(func(_, sec float64) float64 { return y(sec, sz) }))
@@ -74,12 +74,12 @@ func ModelVersus(rs []measure.Result) []string {
 	var out []string
 	for _, r := range rs {
 		b, h := r.Params["batch"], r.Params["hidden"]
-		if r.Provenance.Device != devices.CUDA || r.Stats.Median <= 0 || b <= 0 || h <= 0 || !sameShape(r, Step(b, h)) {
+		if r.Provenance.Device != devices.CUDA || r.Stats.Median <= 0 || b <= 0 || h <= 0 || !sameShape(r, CourseMLP(b, h)) {
 			continue
 		}
 		src, note := fromresult.Source(r.Provenance)
 		where := fmt.Sprintf("the step at batch %d × hidden %d on %s, %s,", b, h, r.Provenance.Device, src.Describe(note))
-		out = append(out, StepEstimate(Step(b, h)).Versus(r.Stats.Median, r.Provenance.Recorded, where))
+		out = append(out, StepEstimate(CourseMLP(b, h)).Versus(r.Stats.Median, r.Provenance.Recorded, where))
 	}
 	return out
 }
@@ -124,7 +124,7 @@ func FLOPSSeries(rs []measure.Result, x func(measure.Result) float64) []charts.S
 	series := fromresult.Series(rs, x, measure.Result.FLOPS)
 	if !HasLiveGPU(rs) && len(rs) > 0 {
 		series = append(series, StepModelSeries(sizesOf(rs), sizeX(x), func(sec float64, s Size) float64 {
-			return s.Step().FLOPs() / sec
+			return s.MLP().FLOPs() / sec
 		}))
 	}
 	return series

@@ -21,8 +21,8 @@ func TestWhereTimeGoes(t *testing.T) {
 		e         gpumodel.Estimate
 		wantBound string
 	}{
-		{"tiny MLP step", StepEstimate(Step(1, 16)), "launch-bound"},
-		{"MLP step 4096×1024", StepEstimate(Step(4096, 1024)), "compute-bound"},
+		{"tiny MLP step", StepEstimate(CourseMLP(1, 16)), "launch-bound"},
+		{"MLP step 4096×1024", StepEstimate(CourseMLP(4096, 1024)), "compute-bound"},
 		{"GPT step", GPTStepEstimate(workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2}), "launch-bound"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,7 +21,7 @@ func TestMLPStepAsCompiled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := tr.StepGraph(hlo.DumpName("mlp"))
+		g, err := tr.TrialStep(hlo.DumpName("mlp"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestMLPStepAsCompiled(t *testing.T) {
 			t.Errorf("%s: %s, want at least the 5 matmuls", opt, r.Kernels)
 		}
 		if tr.Steps() != 0 {
-			t.Errorf("StepGraph changed the step count to %d", tr.Steps())
+			t.Errorf("TrialStep changed the step count to %d", tr.Steps())
 		}
 		t.Logf("%s: %s", opt, r)
 		tr.Close()

@@ -7,13 +7,13 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 )
 
-// StepGraph runs one training step on the current state without donating it and without keeping
-// the result (the trainer's state, loss and step count are unchanged), and returns the compiled step
-// graph, for pkg/hlo to read what XLA made of it (its kernels, its planned memory).
+// TrialStep compiles the training step, runs it once as a trial on the current state — nothing
+// donated, nothing kept: the trainer's state, loss and step count are unchanged — and returns the
+// compiled step graph, for pkg/hlo to read what XLA made of it (its kernels, its planned memory).
 //
 // name, if not "", renames the step's executable first; it takes effect only before the step is
 // first compiled (pkg/hlo.DumpName gives a name XLA dumps the optimized HLO of).
-func (t *Trainer) StepGraph(name string) (g *graph.Graph, err error) {
+func (t *Trainer) TrialStep(name string) (g *graph.Graph, err error) {
 	if t.err != nil {
 		return nil, t.err
 	}
