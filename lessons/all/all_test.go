@@ -46,7 +46,7 @@ func TestEveryLessonIsImported(t *testing.T) {
 	}
 }
 
-// graphPkg is GoMLX's graph package, which only pkg/workloads (and pkg/hlo) import.
+// graphPkg is GoMLX's graph package: only pkg/workloads creates nodes with it (TestOnlyWorkloadsBuildsGraphs).
 const graphPkg = "github.com/gomlx/gomlx/core/graph"
 
 // TestNoLessonImportsAnother fails when a lesson package (its code or its tests) imports another
