@@ -131,63 +131,119 @@ type Check struct {
 	Pass   bool    `json:"pass"`
 }
 
-func compare(args []string) error {
+// compareFlags are compare's command line.
+type compareFlags struct {
+	device, torch, jax, out             string
+	batches                             []int
+	n, lnRows, lnCols, copyBytes, check int
+	allowMissing                        bool
+}
+
+func parseCompareFlags(args []string) (compareFlags, error) {
+	var f compareFlags
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	device := fs.String("device", devices.CUDA, "device to measure (xla:cuda; xla:cpu works for a dry run)")
-	torchPath := fs.String("torch", "", "JSON written by scripts/torch_compare.py on the same machine (optional)")
-	jaxPath := fs.String("jax", "", "JSON written by scripts/bench_jax.py --compare on the same machine (optional)")
+	fs.StringVar(&f.device, "device", devices.CUDA, "device to measure (xla:cuda; xla:cpu works for a dry run)")
+	fs.StringVar(&f.torch, "torch", "", "JSON written by scripts/torch_compare.py on the same machine (optional)")
+	fs.StringVar(&f.jax, "jax", "", "JSON written by scripts/bench_jax.py --compare on the same machine (optional)")
 	batchFlag := fs.String("batches", "1,256,4096", "MLP training-step batches (64→64→64→10, tanh, MSE, SGD; waited each step)")
-	out := fs.String("out", "", "write the report as JSON here")
-	n := fs.Int("n", 8192, "square matmul size")
-	lnRows := fs.Int("ln-rows", 8192, "layernorm rows")
-	lnCols := fs.Int("ln-cols", 4096, "layernorm columns")
-	copyBytes := fs.Int("copy-bytes", 1<<30, "bytes copied device to device")
-	checkN := fs.Int("check-n", 2048, "matmul size at which results are checked against float64 on the host")
-	allowMissing := fs.Bool("allow-missing-peer", false, "exit 0 even when a peer (PyTorch, JAX) has no number for a target's row")
+	fs.StringVar(&f.out, "out", "", "write the report as JSON here")
+	fs.IntVar(&f.n, "n", 8192, "square matmul size")
+	fs.IntVar(&f.lnRows, "ln-rows", 8192, "layernorm rows")
+	fs.IntVar(&f.lnCols, "ln-cols", 4096, "layernorm columns")
+	fs.IntVar(&f.copyBytes, "copy-bytes", 1<<30, "bytes copied device to device")
+	fs.IntVar(&f.check, "check-n", 2048, "matmul size at which results are checked against float64 on the host")
+	fs.BoolVar(&f.allowMissing, "allow-missing-peer", false, "exit 0 even when a peer (PyTorch, JAX) has no number for a target's row")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return f, err
 	}
-	batches, err := positiveInts("compare", "-batches", *batchFlag)
+	var err error
+	f.batches, err = positiveInts("compare", "-batches", *batchFlag)
+	return f, err
+}
+
+// compare measures GoMLX on the shapes the peers measured, reads the peers' reports, checks results
+// against float64 and the targets against the peers, prints and writes the report, and fails on a
+// missed target or a target without its peer's number.
+func compare(args []string) error {
+	f, err := parseCompareFlags(args)
 	if err != nil {
 		return err
 	}
-	dev, err := devices.Open(*device)
+	dev, err := devices.Open(f.device)
 	if err != nil {
 		return err
 	}
 	rep := CompareReport{Device: dev.Name, Model: dev.Model, Created: time.Now().UTC()}
-	if rep.Torch, err = readPeer(*torchPath); err != nil {
+	if rep.Torch, err = readPeer(f.torch); err != nil {
 		return err
 	}
-	if rep.JAX, err = readPeer(*jaxPath); err != nil {
+	if rep.JAX, err = readPeer(f.jax); err != nil {
 		return err
 	}
+	strict, err := strictDevice(dev)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	rep.Rows, errs = measureCompareJobs(compareJobs(dev, strict, f), rep)
+	checks, checkErrs := correctnessChecks(dev, strict, f.check)
+	errs = append(errs, checkErrs...)
+	rep.Checks = append(checks, rep.targetChecks(f.batches)...)
+	missing := missingPeers(rep, f.batches)
 
-	strict := dev
-	if dev.Name == devices.CUDA {
-		if strict, err = devices.Open(devices.CUDANoTF32); err != nil {
+	printCompare(rep)
+	for _, m := range missing {
+		fmt.Println("  MISSING  " + m)
+	}
+	if f.out != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(f.out, append(b, '\n'), 0o644); err != nil {
 			return err
 		}
 	}
+	return errors.Join(append(errs, compareOutcome(rep, missing, f.allowMissing)...)...)
+}
+
+// strictDevice is dev with TF32 off on CUDA (the same GPU, for the float32 matmul PyTorch runs
+// without TF32), dev itself elsewhere.
+func strictDevice(dev *devices.Device) (*devices.Device, error) {
+	if dev.Name == devices.CUDA {
+		return devices.Open(devices.CUDANoTF32)
+	}
+	return dev, nil
+}
+
+// compareJob is one shape GoMLX measures, under the name the peers' reports give it.
+type compareJob struct {
+	name string
+	dev  *devices.Device
+	w    workloads.Workload
+}
+
+// compareJobs are the peers' shapes: the square matmul (bf16, f32 in TF32, f32 strict), layernorm
+// in f32 and bf16, a device copy, and the MLP training step at each batch.
+func compareJobs(dev, strict *devices.Device, f compareFlags) []compareJob {
+	jobs := []compareJob{
+		{"matmul-bf16", dev, workloads.Square(f.n, dtypes.BFloat16)},
+		{"matmul-f32-tf32", dev, workloads.Square(f.n, dtypes.Float32)},
+		{"matmul-f32", strict, workloads.Square(f.n, dtypes.Float32)},
+		{"layernorm-float32", dev, workloads.LayerNorm{Rows: f.lnRows, Cols: f.lnCols, Type: dtypes.Float32}},
+		{"layernorm-bfloat16", dev, workloads.LayerNorm{Rows: f.lnRows, Cols: f.lnCols, Type: dtypes.BFloat16}},
+		{"copy-d2d", dev, workloads.Copy{N: f.copyBytes / 4, Type: dtypes.Float32}},
+	}
+	for _, b := range f.batches {
+		jobs = append(jobs, compareJob{fmt.Sprintf("mlp-step-b%d", b), dev, benchMLP(b)})
+	}
+	return jobs
+}
+
+// measureCompareJobs times every job (a training step in samples of several waited steps: it is
+// tens of µs at batch 1 on a GPU) and puts each beside the peers' rates; a job that fails is an
+// error and no row.
+func measureCompareJobs(jobs []compareJob, rep CompareReport) ([]CompareRow, []error) {
 	opt := measure.Options{Warmup: 3, Reps: 20}
-	// A training step is short (tens of µs at batch 1 on a GPU): samples of several waited steps.
 	stepOpt := measure.Options{Warmup: 3, Reps: 20, SampleTime: 5 * time.Millisecond}
-	type job struct {
-		name string
-		dev  *devices.Device
-		w    workloads.Workload
-	}
-	jobs := []job{
-		{"matmul-bf16", dev, workloads.Square(*n, dtypes.BFloat16)},
-		{"matmul-f32-tf32", dev, workloads.Square(*n, dtypes.Float32)},
-		{"matmul-f32", strict, workloads.Square(*n, dtypes.Float32)},
-		{"layernorm-float32", dev, workloads.LayerNorm{Rows: *lnRows, Cols: *lnCols, Type: dtypes.Float32}},
-		{"layernorm-bfloat16", dev, workloads.LayerNorm{Rows: *lnRows, Cols: *lnCols, Type: dtypes.BFloat16}},
-		{"copy-d2d", dev, workloads.Copy{N: *copyBytes / 4, Type: dtypes.Float32}},
-	}
-	for _, b := range batches {
-		jobs = append(jobs, job{fmt.Sprintf("mlp-step-b%d", b), dev, benchMLP(b)})
-	}
+	var rows []CompareRow
 	var errs []error
 	for _, j := range jobs {
 		t0 := time.Now()
@@ -202,80 +258,96 @@ func compare(args []string) error {
 			errs = append(errs, err)
 			continue
 		}
-		row := CompareRow{Name: j.name, Ours: r}
-		switch {
-		case j.w.Name() == "matmul":
-			row.OursRate, row.Unit = r.FLOPS()/1e12, "TFLOP/s"
-		case r.Seconds() > 0 && strings.HasPrefix(j.name, "mlp-step"):
-			row.OursRate, row.Unit = 1/r.Seconds(), "steps/s"
-		default:
-			row.OursRate, row.Unit = r.BytesPerSec()/1e9, "GB/s"
-		}
-		if rate, ok := rep.Torch.find(j.name); ok && rate > 0 {
-			row.TorchRate, row.Ratio = rate, row.OursRate/rate
-		}
-		if rate, ok := rep.JAX.find(j.name); ok && rate > 0 {
-			row.JAXRate, row.JAXRatio = rate, row.OursRate/rate
-		}
-		rep.Rows = append(rep.Rows, row)
+		rows = append(rows, rep.row(j, r))
 	}
+	return rows, errs
+}
 
-	// Correctness: the same kernels at a size the host can check in float64 within seconds.
+// row is job j's result in its unit (TFLOP/s for a matmul, steps/s for a training step, GB/s
+// otherwise) with the peers' rates and the ratios to them, where they measured it.
+func (rep CompareReport) row(j compareJob, r measure.Result) CompareRow {
+	row := CompareRow{Name: j.name, Ours: r}
+	switch {
+	case j.w.Name() == "matmul":
+		row.OursRate, row.Unit = r.FLOPS()/1e12, "TFLOP/s"
+	case r.Seconds() > 0 && strings.HasPrefix(j.name, "mlp-step"):
+		row.OursRate, row.Unit = 1/r.Seconds(), "steps/s"
+	default:
+		row.OursRate, row.Unit = r.BytesPerSec()/1e9, "GB/s"
+	}
+	if rate, ok := rep.Torch.find(j.name); ok && rate > 0 {
+		row.TorchRate, row.Ratio = rate, row.OursRate/rate
+	}
+	if rate, ok := rep.JAX.find(j.name); ok && rate > 0 {
+		row.JAXRate, row.JAXRatio = rate, row.OursRate/rate
+	}
+	return row
+}
+
+// correctnessChecks runs the same matmul kernels (bf16, f32, f32 strict) at a size the host checks
+// in float64 within seconds: one Check each, against the dtype's tolerance on that device.
+func correctnessChecks(dev, strict *devices.Device, n int) ([]Check, []error) {
+	var checks []Check
+	var errs []error
 	for _, c := range []struct {
 		dev *devices.Device
 		dt  dtypes.DType
 	}{{dev, dtypes.BFloat16}, {dev, dtypes.Float32}, {strict, dtypes.Float32}} {
-		w := workloads.Square(*checkN, c.dt)
+		w := workloads.Square(n, c.dt)
 		r, err := measure.Run(c.dev, w, measure.Options{Warmup: 1, Reps: 1}, true)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		tol := workloads.ToleranceOf(c.dev, w)
-		rep.Checks = append(rep.Checks, Check{
+		checks = append(checks, Check{
 			What:  fmt.Sprintf("%s on %s: relative error vs float64", w, c.dev),
 			Value: r.RelErr, Target: fmt.Sprintf("< %.0e", tol), Pass: r.RelErr < tol,
 		})
 	}
-	rowBy := func(name string) (CompareRow, bool) {
-		for _, r := range rep.Rows {
-			if r.Name == name {
-				return r, true
-			}
-		}
-		return CompareRow{}, false
-	}
-	if r, ok := rowBy("matmul-bf16"); ok && r.TorchRate > 0 {
-		rep.Checks = append(rep.Checks, Check{What: "bf16 matmul: GoMLX TFLOP/s / PyTorch TFLOP/s", Value: r.Ratio, Target: ">= 0.95", Pass: r.Ratio >= 0.95})
-	}
-	if cp, ok := rowBy("copy-d2d"); ok {
-		for _, name := range []string{"layernorm-float32", "layernorm-bfloat16"} {
-			if ln, ok := rowBy(name); ok && cp.OursRate > 0 {
-				v := ln.OursRate / cp.OursRate
-				rep.Checks = append(rep.Checks, Check{What: name + ": GB/s / measured copy GB/s", Value: v, Target: ">= 0.80", Pass: v >= 0.80})
-			}
-		}
-	}
+	return checks, errs
+}
 
+// rowNamed is the report's row of that name.
+func (rep CompareReport) rowNamed(name string) (CompareRow, bool) {
+	for _, r := range rep.Rows {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return CompareRow{}, false
+}
+
+// targetChecks are the targets against the peers, where both sides have a number: the bf16 matmul
+// at ≥ 95% of PyTorch's rate, layernorm at ≥ 80% of the measured copy bandwidth, and each MLP step in
+// ≤ 1.2× JAX's time.
+func (rep CompareReport) targetChecks(batches []int) []Check {
+	var checks []Check
+	if r, ok := rep.rowNamed("matmul-bf16"); ok && r.TorchRate > 0 {
+		checks = append(checks, Check{What: "bf16 matmul: GoMLX TFLOP/s / PyTorch TFLOP/s", Value: r.Ratio, Target: ">= 0.95", Pass: r.Ratio >= 0.95})
+	}
+	if cp, ok := rep.rowNamed("copy-d2d"); ok {
+		for _, name := range []string{"layernorm-float32", "layernorm-bfloat16"} {
+			if ln, ok := rep.rowNamed(name); ok && cp.OursRate > 0 {
+				v := ln.OursRate / cp.OursRate
+				checks = append(checks, Check{What: name + ": GB/s / measured copy GB/s", Value: v, Target: ">= 0.80", Pass: v >= 0.80})
+			}
+		}
+	}
 	for _, b := range batches {
-		if r, ok := rowBy(fmt.Sprintf("mlp-step-b%d", b)); ok && r.JAXRate > 0 {
+		if r, ok := rep.rowNamed(fmt.Sprintf("mlp-step-b%d", b)); ok && r.JAXRate > 0 {
 			v := 1 / r.JAXRatio // GoMLX step time / JAX step time
-			rep.Checks = append(rep.Checks, Check{What: fmt.Sprintf("MLP step, batch %d: GoMLX time / JAX time (waited each step)", b),
+			checks = append(checks, Check{What: fmt.Sprintf("MLP step, batch %d: GoMLX time / JAX time (waited each step)", b),
 				Value: v, Target: "<= 1.2", Pass: v <= 1.2})
 		}
 	}
-	missing := missingPeers(rep, batches)
+	return checks
+}
 
-	printCompare(rep)
-	for _, m := range missing {
-		fmt.Println("  MISSING  " + m)
-	}
-	if *out != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
+// compareOutcome is what makes compare fail: a missed target, or (unless allowMissing) a target
+// whose peer has no number.
+func compareOutcome(rep CompareReport, missing []string, allowMissing bool) []error {
+	var errs []error
 	failed := 0
 	for _, c := range rep.Checks {
 		if !c.Pass {
@@ -285,10 +357,10 @@ func compare(args []string) error {
 	if failed > 0 {
 		errs = append(errs, fmt.Errorf("compare: %d target(s) missed", failed))
 	}
-	if len(missing) > 0 && !*allowMissing {
+	if len(missing) > 0 && !allowMissing {
 		errs = append(errs, fmt.Errorf("compare: %d target(s) have no peer number (%s): run the peer, or pass -allow-missing-peer", len(missing), strings.Join(missing, "; ")))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // missingPeers lists the targets a peer's number is missing for: the bf16 matmul against PyTorch,

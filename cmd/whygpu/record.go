@@ -56,18 +56,27 @@ type ManifestEntry struct {
 	Recorded time.Time `json:"recorded"`
 }
 
-func record(args []string) error {
+// recordFlags are record's command line.
+type recordFlags struct {
+	device, scale, out, only, importFile string
+	list, noCharts, plan                 bool
+	group                                int
+	budget                               time.Duration
+}
+
+// parseRecordFlags reads record's flags; help is true when -h was asked for (the usage is printed).
+func parseRecordFlags(args []string) (f recordFlags, help bool, err error) {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	device := fs.String("device", devices.CPU, "device to record on: "+strings.Join(devices.Names, ", "))
-	scaleFlag := fs.String("scale", "", "experiment sizes: gpu or laptop (default: gpu on a GPU device, laptop otherwise)")
-	out := fs.String("out", "", "reference directory to write <device-slug>/<lesson>/<name>.json under (default: <checkout>/lessons/reference)")
-	only := fs.String("only", "", "comma-separated experiment ids (lesson/name) or lesson ids to run (default: all)")
-	list := fs.Bool("list", false, "list the registered experiments and exit")
-	noCharts := fs.Bool("no-charts", false, "do not write an SVG chart next to each JSON file")
-	group := fs.Int("group", 0, "run the recording plan's group N (1: what replaces modeled numbers first, 2 and 3: the rest; see -plan), in its order")
-	plan := fs.Bool("plan", false, "print the recording plan (each experiment's compile count and estimated time, by group) and exit")
-	budget := fs.Duration("budget", 0, "start no experiment whose planned estimate no longer fits in this much time (0: no limit); those are listed for a later -only run")
-	importFile := fs.String("import", "", "unpack a gpu-record.sh archive (recording.tar.gz) into lessons/reference/<gpu>/ and check it")
+	fs.StringVar(&f.device, "device", devices.CPU, "device to record on: "+strings.Join(devices.Names, ", "))
+	fs.StringVar(&f.scale, "scale", "", "experiment sizes: gpu or laptop (default: gpu on a GPU device, laptop otherwise)")
+	fs.StringVar(&f.out, "out", "", "reference directory to write <device-slug>/<lesson>/<name>.json under (default: <checkout>/lessons/reference)")
+	fs.StringVar(&f.only, "only", "", "comma-separated experiment ids (lesson/name) or lesson ids to run (default: all)")
+	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
+	fs.BoolVar(&f.noCharts, "no-charts", false, "do not write an SVG chart next to each JSON file")
+	fs.IntVar(&f.group, "group", 0, "run the recording plan's group N (1: what replaces modeled numbers first, 2 and 3: the rest; see -plan), in its order")
+	fs.BoolVar(&f.plan, "plan", false, "print the recording plan (each experiment's compile count and estimated time, by group) and exit")
+	fs.DurationVar(&f.budget, "budget", 0, "start no experiment whose planned estimate no longer fits in this much time (0: no limit); those are listed for a later -only run")
+	fs.StringVar(&f.importFile, "import", "", "unpack a gpu-record.sh archive (recording.tar.gz) into lessons/reference/<gpu>/ and check it")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: whygpu record [-device xla:cuda] [-scale gpu] [-out dir] [-only lesson/name,...|-group N] [-budget 5m] [-list|-plan]
        whygpu record -import recording.tar.gz
@@ -81,87 +90,138 @@ and, outside a checkout, -out. -plan prints the groups scripts/gpu-record.sh rec
 lease; -import takes the archive that script brings back and puts it where lessons read it.`)
 		fs.PrintDefaults()
 	}
-	if help, err := parseFlags(fs, args); help || err != nil {
-		return err
+	if help, err = parseFlags(fs, args); help || err != nil {
+		return f, help, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("record: unexpected arguments %q (use -only)", fs.Args())
+		return f, false, fmt.Errorf("record: unexpected arguments %q (use -only)", fs.Args())
 	}
+	return f, false, nil
+}
 
-	if *importFile != "" {
-		return importRecording(*importFile, os.Stdout)
+// record runs the chosen experiments on one device, writing each one's results (and chart) under
+// the reference directory and the manifest after each; or, with -import, -plan or -list, only that.
+func record(args []string) error {
+	f, help, err := parseRecordFlags(args)
+	if help || err != nil {
+		return err
 	}
-	if *plan {
+	if f.importFile != "" {
+		return importRecording(f.importFile, os.Stdout)
+	}
+	if f.plan {
 		printPlan(os.Stdout)
 		return nil
 	}
-	exps, err := selectExperiments(experiments.All(), *only)
-	variants := map[string]string{}
-	if *group != 0 {
-		if *only != "" {
-			return errors.New("record: -group and -only exclude each other")
-		}
-		var ps []planned
-		exps, ps, err = groupExperiments(*group)
-		for _, p := range ps {
-			variants[p.ID] = p.Variant
-		}
-	}
+	exps, variants, err := chooseExperiments(f.only, f.group)
 	if err != nil {
 		return err
 	}
-	if *list {
+	if f.list {
 		for _, e := range exps {
 			fmt.Printf("%-32s %s\n", e.ID(), e.Doc)
 		}
 		return nil
 	}
-
-	outDir := *out
-	if outDir == "" {
-		if _, err := os.Stat(filepath.Join(experiments.Root(), "go.mod")); err != nil {
-			return fmt.Errorf("record: no course checkout at %s (set WHYGPU_ROOT or pass -out DIR)", experiments.Root())
-		}
-		outDir = experiments.ReferenceDir()
+	outDir, err := recordOutDir(f.out)
+	if err != nil {
+		return err
 	}
-
-	dev, err := devices.Open(*device)
+	dev, err := devices.Open(f.device)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	scale := experiments.Laptop
-	if dev.IsGPU() {
-		scale = experiments.GPU
+	scale, err := recordScale(dev, f.scale)
+	if err != nil {
+		return err
 	}
-	switch experiments.Scale(*scaleFlag) {
-	case "":
-	case experiments.GPU, experiments.Laptop:
-		scale = experiments.Scale(*scaleFlag)
-	default:
-		return fmt.Errorf("record: -scale must be %s or %s, not %q", experiments.GPU, experiments.Laptop, *scaleFlag)
-	}
-	slug := experiments.Slug(dev.Model)
-	devDir := filepath.Join(outDir, slug)
+	devDir := filepath.Join(outDir, experiments.Slug(dev.Model))
 	fmt.Printf("record: %d experiment(s) on %s (%s), scale %s → %s\n", len(exps), dev.Name, dev.Model, scale, devDir)
+	man := startManifest(devDir, dev, scale, args)
+	rec := recording{dev: dev, scale: scale, outDir: outDir, devDir: devDir, charts: !f.noCharts, budget: f.budget, man: man}
+	return rec.run(exps, variants)
+}
 
+// chooseExperiments are the experiments -only or -group names (all of them when neither), and for
+// -group each one's plan variant by id.
+func chooseExperiments(only string, group int) ([]experiments.Experiment, map[string]string, error) {
+	exps, err := selectExperiments(experiments.All(), only)
+	variants := map[string]string{}
+	if group != 0 {
+		if only != "" {
+			return nil, nil, errors.New("record: -group and -only exclude each other")
+		}
+		var ps []planned
+		exps, ps, err = groupExperiments(group)
+		for _, p := range ps {
+			variants[p.ID] = p.Variant
+		}
+	}
+	return exps, variants, err
+}
+
+// recordOutDir is -out, or the checkout's lessons/reference (an error outside a checkout: the
+// binary refuses to guess).
+func recordOutDir(out string) (string, error) {
+	if out != "" {
+		return out, nil
+	}
+	if _, err := os.Stat(filepath.Join(experiments.Root(), "go.mod")); err != nil {
+		return "", fmt.Errorf("record: no course checkout at %s (set WHYGPU_ROOT or pass -out DIR)", experiments.Root())
+	}
+	return experiments.ReferenceDir(), nil
+}
+
+// recordScale is -scale, by default the GPU sizes on a GPU and the laptop's elsewhere.
+func recordScale(dev *devices.Device, name string) (experiments.Scale, error) {
+	switch experiments.Scale(name) {
+	case "":
+		if dev.IsGPU() {
+			return experiments.GPU, nil
+		}
+		return experiments.Laptop, nil
+	case experiments.GPU, experiments.Laptop:
+		return experiments.Scale(name), nil
+	}
+	return "", fmt.Errorf("record: -scale must be %s or %s, not %q", experiments.GPU, experiments.Laptop, name)
+}
+
+// startManifest is the device directory's manifest (what earlier calls recorded there) stamped with
+// this call: device, model, scale, plugin, host, command line and build versions.
+func startManifest(devDir string, dev *devices.Device, scale experiments.Scale, args []string) *Manifest {
 	man := loadManifest(filepath.Join(devDir, "record.json"))
 	host, _ := os.Hostname()
 	man.Device, man.Model, man.Scale = dev.Name, dev.Model, string(scale)
 	man.Plugin, man.PJRTVersion, man.Host = filepath.Base(dev.Plugin), dev.PJRTVersion, host
 	man.Command = "whygpu record " + strings.Join(args, " ")
 	man.Build = buildVersions()
+	return man
+}
 
+// recording is one record call's device, sizes, where it writes, its time budget and its manifest.
+type recording struct {
+	dev            *devices.Device
+	scale          experiments.Scale
+	outDir, devDir string
+	charts         bool
+	budget         time.Duration
+	man            *Manifest
+}
+
+// run runs exps in order, one line each (ok, skip, FAIL, or NOT RUN when its estimate no longer fits
+// the budget), and rewrites the manifest after each; it fails when an experiment failed.
+func (rec recording) run(exps []experiments.Experiment, variants map[string]string) error {
 	failed := 0
 	start := time.Now()
 	var notRun []string
 	for _, e := range exps {
-		if est := estimateOf(e.ID()); *budget > 0 && time.Since(start)+est > *budget {
+		if est := estimateOf(e.ID()); rec.budget > 0 && time.Since(start)+est > rec.budget {
 			notRun = append(notRun, e.ID())
 			fmt.Printf("  NOT RUN %-29s its estimate %.0f s no longer fits the %.0f s left of -budget %s\n",
-				e.ID(), est.Seconds(), (*budget - time.Since(start)).Seconds(), *budget)
+				e.ID(), est.Seconds(), (rec.budget - time.Since(start)).Seconds(), rec.budget)
 			continue
 		}
-		entry := runOne(e, dev, scale, outDir, devDir, !*noCharts)
+		entry := runOne(e, rec.dev, rec.scale, rec.outDir, rec.devDir, rec.charts)
 		entry.Variant = variants[e.ID()]
 		if entry.Skipped != "" {
 			fmt.Printf("  skip %-32s %6.1fs  %s\n", e.ID(), entry.Seconds, entry.Skipped)
@@ -169,11 +229,11 @@ lease; -import takes the archive that script brings back and puts it where lesso
 			failed++
 			fmt.Printf("  FAIL %-32s %6.1fs  %s\n", e.ID(), entry.Seconds, entry.Error)
 		} else {
-			fmt.Printf("  ok   %-32s %6.1fs  %d result(s) → %s\n", e.ID(), entry.Seconds, entry.Results, filepath.Join(devDir, entry.File))
+			fmt.Printf("  ok   %-32s %6.1fs  %d result(s) → %s\n", e.ID(), entry.Seconds, entry.Results, filepath.Join(rec.devDir, entry.File))
 		}
-		man.put(entry)
-		man.Updated = time.Now().UTC()
-		if err := writeJSON(filepath.Join(devDir, "record.json"), man); err != nil {
+		rec.man.put(entry)
+		rec.man.Updated = time.Now().UTC()
+		if err := writeJSON(filepath.Join(rec.devDir, "record.json"), rec.man); err != nil {
 			return fmt.Errorf("record: writing the manifest: %w", err)
 		}
 	}
@@ -181,9 +241,9 @@ lease; -import takes the archive that script brings back and puts it where lesso
 		fmt.Printf("record: %d experiment(s) not run for lack of time; record them in a later call with ONLY=%s\n", len(notRun), strings.Join(notRun, ","))
 	}
 	if failed > 0 {
-		return fmt.Errorf("record: %d of %d experiment(s) failed (see above and %s)", failed, len(exps), filepath.Join(devDir, "record.json"))
+		return fmt.Errorf("record: %d of %d experiment(s) failed (see above and %s)", failed, len(exps), filepath.Join(rec.devDir, "record.json"))
 	}
-	fmt.Printf("record: done; manifest %s\n", filepath.Join(devDir, "record.json"))
+	fmt.Printf("record: done; manifest %s\n", filepath.Join(rec.devDir, "record.json"))
 	return nil
 }
 

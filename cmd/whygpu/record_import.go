@@ -50,12 +50,36 @@ func importRecording(file string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("record -import: %s: %w", file, err)
 	}
-	refPrefix := path.Join(archiveTop, "reference", slug) + "/"
-
-	// Check every result before writing anything.
-	stage, err := os.MkdirTemp("", "whygpu-import-")
+	ok, install, err := checkArchive(file, files, slug, man, w)
 	if err != nil {
 		return err
+	}
+	devDir := filepath.Join(experiments.ReferenceDir(), slug)
+	merged := loadManifest(filepath.Join(devDir, "record.json"))
+	if merged.Model != "" && merged.Model != man.Model {
+		return fmt.Errorf("record -import: %s already holds a recording of %q, not %q", devDir, merged.Model, man.Model)
+	}
+	if err := installResults(devDir, install, merged, man, ok); err != nil {
+		return err
+	}
+	runDir, logs, err := installRunLogs(devDir, man, files)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "import: %d experiment(s) of %s (%s, recorded %s) → %s; run logs → %s (%s)\n",
+		len(ok), man.Model, man.Device, man.Updated.Format("2006-01-02"), devDir, runDir, strings.Join(logs, ", "))
+	return readBack(w, man, ok)
+}
+
+// checkArchive checks every result of the archive before anything is written: each recorded
+// experiment's results decode strictly, carry the manifest's provenance and a median time. It
+// returns the experiments to import and their files (results and charts) by path under the device's
+// directory; failed and skipped experiments are listed on w and left out.
+func checkArchive(file string, files map[string][]byte, slug string, man *Manifest, w io.Writer) ([]ManifestEntry, map[string][]byte, error) {
+	refPrefix := path.Join(archiveTop, "reference", slug) + "/"
+	stage, err := os.MkdirTemp("", "whygpu-import-")
+	if err != nil {
+		return nil, nil, err
 	}
 	defer os.RemoveAll(stage)
 	var ok []ManifestEntry
@@ -67,14 +91,14 @@ func importRecording(file string, w io.Writer) error {
 		}
 		rs, b, err := stagedResults(files, refPrefix, e, stage)
 		if err != nil {
-			return fmt.Errorf("record -import: %s: %s: %w", file, e.ID, err)
+			return nil, nil, fmt.Errorf("record -import: %s: %s: %w", file, e.ID, err)
 		}
 		for i, r := range rs {
 			if err := checkProvenance(r.Provenance, man, slug); err != nil {
-				return fmt.Errorf("record -import: %s: %s, result %d (%s): %w", file, e.ID, i, r.Label, err)
+				return nil, nil, fmt.Errorf("record -import: %s: %s, result %d (%s): %w", file, e.ID, i, r.Label, err)
 			}
 			if r.Stats.Median <= 0 {
-				return fmt.Errorf("record -import: %s: %s, result %d (%s): no median time", file, e.ID, i, r.Label)
+				return nil, nil, fmt.Errorf("record -import: %s: %s, result %d (%s): no median time", file, e.ID, i, r.Label)
 			}
 		}
 		install[e.File] = b
@@ -88,19 +112,18 @@ func importRecording(file string, w io.Writer) error {
 		ok = append(ok, e)
 	}
 	if len(ok) == 0 {
-		return fmt.Errorf("record -import: %s recorded no experiment (%d failed or skipped): nothing to import", file, len(man.Experiments))
+		return nil, nil, fmt.Errorf("record -import: %s recorded no experiment (%d failed or skipped): nothing to import", file, len(man.Experiments))
 	}
+	return ok, install, nil
+}
 
-	// Install: results and charts, the merged manifest, the run's logs.
-	devDir := filepath.Join(experiments.ReferenceDir(), slug)
+// installResults writes the checked results and charts under devDir and the manifest there merged
+// with this recording's: its stamp, the experiments recorded before, and ok put over them.
+func installResults(devDir string, install map[string][]byte, merged, man *Manifest, ok []ManifestEntry) error {
 	for rel, b := range install {
 		if err := writeFile(filepath.Join(devDir, filepath.FromSlash(rel)), b); err != nil {
 			return fmt.Errorf("record -import: %w", err)
 		}
-	}
-	merged := loadManifest(filepath.Join(devDir, "record.json"))
-	if merged.Model != "" && merged.Model != man.Model {
-		return fmt.Errorf("record -import: %s already holds a recording of %q, not %q", devDir, merged.Model, man.Model)
 	}
 	exps := merged.Experiments
 	*merged = *man
@@ -111,6 +134,12 @@ func importRecording(file string, w io.Writer) error {
 	if err := writeJSON(filepath.Join(devDir, "record.json"), merged); err != nil {
 		return fmt.Errorf("record -import: %w", err)
 	}
+	return nil
+}
+
+// installRunLogs copies the archive's top-level files (the run's logs, each at most maxRunLog
+// bytes) to devDir/runs/<recording time>/ and returns that directory and the logs' names.
+func installRunLogs(devDir string, man *Manifest, files map[string][]byte) (string, []string, error) {
 	runDir := filepath.Join(devDir, "runs", man.Updated.UTC().Format("20060102T150405Z"))
 	var logs []string
 	for name, b := range files {
@@ -119,14 +148,12 @@ func importRecording(file string, w io.Writer) error {
 			continue
 		}
 		if err := writeFile(filepath.Join(runDir, rel), b); err != nil {
-			return fmt.Errorf("record -import: %w", err)
+			return "", nil, fmt.Errorf("record -import: %w", err)
 		}
 		logs = append(logs, rel)
 	}
 	sort.Strings(logs)
-	fmt.Fprintf(w, "import: %d experiment(s) of %s (%s, recorded %s) → %s; run logs → %s (%s)\n",
-		len(ok), man.Model, man.Device, man.Updated.Format("2006-01-02"), devDir, runDir, strings.Join(logs, ", "))
-	return readBack(w, man, ok)
+	return runDir, logs, nil
 }
 
 // readBack reads every imported experiment the way lessons do and prints what they will show
