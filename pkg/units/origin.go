@@ -64,7 +64,7 @@ func Formula(formula string) Origin { return Origin{Kind: Arithmetic, Note: form
 const badgeShort = 44
 
 // Label is the badge's text: "measured live 14:03", "recorded on NVIDIA H200, 2026-11-30",
-// "model — H200 datasheet" (a note longer than a badge holds: "model — assumptions"),
+// "model — H200 datasheet" (a note longer than a badge holds: its first words and "…"),
 // "emulated — …", "arithmetic — no measurement", "origin not stated".
 func (o Origin) Label() string {
 	switch o.Kind {
@@ -79,9 +79,9 @@ func (o Origin) Label() string {
 		}
 		return "recorded on " + o.Note
 	case Modeled:
-		return "model — " + o.short("assumptions")
+		return "model — " + o.short("no assumptions stated")
 	case Emulated:
-		return "emulated — " + o.short("what stands in")
+		return "emulated — " + o.short("no stand-in stated")
 	case Arithmetic:
 		return "arithmetic — no measurement"
 	}
@@ -99,15 +99,21 @@ func (o Origin) Folded() bool {
 	return false
 }
 
-// short is the note when it fits a badge, else what names it (the note is then in the fold).
-func (o Origin) short(long string) string {
-	if o.Note == "" || len([]rune(o.Note)) > badgeShort {
-		if o.Note == "" {
-			return "no assumptions stated"
-		}
-		return long
+// short is the note when it fits a badge, else its first words and "…" (the whole note is then in
+// the badge's fold), or none when there is no note.
+func (o Origin) short(none string) string {
+	r := []rune(o.Note)
+	switch {
+	case len(r) == 0:
+		return none
+	case len(r) <= badgeShort:
+		return o.Note
 	}
-	return o.Note
+	cut := string(r[:badgeShort-8])
+	if i := strings.LastIndexAny(cut, " ,;:("); i > badgeShort/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:(") + "…"
 }
 
 // Same reports whether two origins draw the same badge (live ones: to the minute).
