@@ -44,20 +44,26 @@ func noteRecalled(t time.Time) {
 // now is the clock of a badge of numbers measured in this very cell (a test replaces it).
 var now = time.Now
 
-// liveLabel is a live badge without its own time: the span of the recalled stamps, else now.
-func liveLabel() string {
+// liveTimes are the times a live origin without its own time was measured: the stamps of what this
+// cell recalled, else the cell's own run (now).
+func liveTimes() []time.Time {
 	recalled.Lock()
-	ts := slices.Clone(recalled.times)
-	recalled.Unlock()
-	if len(ts) == 0 {
-		return units.Measured(now()).Label()
+	defer recalled.Unlock()
+	if len(recalled.times) == 0 {
+		return []time.Time{now()}
 	}
+	return slices.Clone(recalled.times)
+}
+
+// liveSpan is the one live badge's label over the times its numbers were measured: "measured live
+// 14:03", or "measured live 14:03–14:10" when they span minutes.
+func liveSpan(ts []time.Time) string {
 	lo, hi := slices.MinFunc(ts, time.Time.Compare), slices.MaxFunc(ts, time.Time.Compare)
-	first, last := lo.Local().Format("15:04"), hi.Local().Format("15:04")
-	if first == last {
-		return units.Measured(lo).Label()
+	label := units.Measured(lo).Label()
+	if last := hi.Local().Format("15:04"); last != lo.Local().Format("15:04") {
+		label += "–" + last
 	}
-	return units.Measured(lo).Label() + "–" + last
+	return label
 }
 
 // badgeKinds are each kind's name (data-origin), symbol and tint.
@@ -78,27 +84,34 @@ type badge struct {
 	fold  bool   // the note in a fold below the badge
 }
 
-// badgesOf resolves origins to badges: one per distinct label, a live origin without a time given
-// the time its numbers were measured, none at all read as one "origin not stated".
+// badgesOf resolves origins to badges: one per distinct label; all live origins make one badge
+// spanning the times they were measured (a live origin without a time: when this cell's results
+// were measured); none at all reads as one "origin not stated".
 func badgesOf(os []units.Origin) []badge {
 	if len(os) == 0 {
 		os = []units.Origin{{Kind: units.Unstated}}
 	}
 	var out []badge
+	var live []time.Time
 	for _, o := range units.Distinct(os) {
-		b := badge{kind: o.Kind, label: o.Label(), note: o.Note, fold: o.Folded()}
-		if o.Kind == units.Live {
+		if o.Kind == units.Live { // its note repeats the device, which the table or legend says
 			if o.At.IsZero() {
-				b.label = liveLabel()
+				live = append(live, liveTimes()...)
+			} else {
+				live = append(live, o.At)
 			}
-			b.note = "" // a live note repeats the device, which the table or legend says
+			continue
 		}
+		b := badge{kind: o.Kind, label: o.Label(), note: o.Note, fold: o.Folded()}
 		if o.Kind == units.Recorded && o.Note != "" {
-			b.note = ""
+			b.note = "" // the label says it
 		}
 		if !slices.ContainsFunc(out, func(c badge) bool { return c.label == b.label && c.note == b.note }) {
 			out = append(out, b)
 		}
+	}
+	if len(live) > 0 {
+		out = append([]badge{{kind: units.Live, label: liveSpan(live)}}, out...)
 	}
 	slices.SortStableFunc(out, func(a, b badge) int { return order(a.kind) - order(b.kind) })
 	return out

@@ -54,6 +54,8 @@ func TestBadgeGolden(t *testing.T) {
 		{name: "live recalled from two cells", origins: []units.Origin{{Kind: units.Live}},
 			recall: []time.Time{at.Add(5 * time.Minute), at},
 			want:   []string{`</span> measured live 09:41–09:46</span>`}},
+		{name: "live results of two minutes: one badge", origins: []units.Origin{units.Measured(at.Add(time.Minute)), units.Measured(at), units.Model("H200 datasheet")},
+			want: []string{`</span> measured live 09:41–09:42</span>`, `data-origin="model"`}},
 		{name: "recorded", origins: []units.Origin{units.RecordedOn("NVIDIA H200, 2026-11-30")},
 			want: []string{`data-origin="recorded" title="origin: recorded on NVIDIA H200, 2026-11-30"`, `<span aria-hidden="true">○</span> recorded on NVIDIA H200, 2026-11-30</span>`},
 			not:  []string{"<details"}},
