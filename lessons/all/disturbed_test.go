@@ -89,6 +89,16 @@ func lessonTables(t *testing.T) []lessonTable {
 		{"05 mixed", precision.MixedTable, func(d func(int) bool) []measure.Result {
 			return []measure.Result{timed(d(0), "mlp", nil), timed(d(1), "mlp", nil)}
 		}},
+		{"05 matrix units", precision.UnitsTable, func(d func(int) bool) []measure.Result {
+			a, b := timed(d(0), "matmul", p(m, 64, k, 64, n, 64)), timed(d(1), "matmul-int8", p(m, 64, k, 64, n, 64))
+			b.Precision = precision.Int8
+			return []measure.Result{a, b}
+		}},
+		{"05 serving", precision.ServingTable, func(d func(int) bool) []measure.Result {
+			a, b := timed(d(0), "matmul", p(m, 1, k, 64, n, 64)), timed(d(1), "matmul-int8", p(m, 1, k, 64, n, 64))
+			b.Precision = precision.Int8
+			return []measure.Result{a, b}
+		}},
 		{"06 memory sweep", memory.SweepTable, func(d func(int) bool) []measure.Result {
 			return []measure.Result{timed(d(0), "mlp", p(batch, 1)), timed(d(1), "mlp", p(batch, 2))}
 		}},

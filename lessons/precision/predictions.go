@@ -72,3 +72,22 @@ var MineBF16 = predict.Mine("05/mine-bf16", PredictBF16,
 		}
 		return fmt.Sprintf("10 h / %s ≈ %s h — %s. On a GPU's tensor cores bfloat16 has about twice float32's (TF32) peak.", predict.Num(f), predict.Num(10/f), verdict)
 	})
+
+// PredictInt8: how much faster than float32 an int8 matmul runs on this CPU.
+var PredictInt8 = predict.Question{
+	Key:  "05/int8-speedup",
+	Text: "The same square matmul with int8 inputs and int32 sums instead of float32, on xla:cpu: how many times faster? (a factor)",
+	Unit: "×",
+	Answer: func() (float64, error) {
+		rs, err := predict.Kept(KeepUnits, devices.CPU)
+		if err != nil {
+			return 0, err
+		}
+		f32, i8 := pick(rs, "float32"), pick(rs, Int8)
+		if f32 == nil || i8 == nil {
+			return 0, fmt.Errorf("%s: the kept matmuls lack float32 or int8: run the matrix-units cell above", Lesson)
+		}
+		return f32.Seconds() / i8.Seconds(), nil
+	},
+	Why: "An int8 value is a quarter of a float32's bytes and, on a CPU with int8 dot products (VNNI) or AMX tiles, several times the operations per cycle; without them the integers go through a plain vector path.",
+}

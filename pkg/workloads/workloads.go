@@ -128,7 +128,8 @@ type Instance interface {
 	Close()
 }
 
-// Tolerance is the relative error Check may show for a dtype: f64 1e-12, f32 1e-5, bf16/f16 1e-2.
+// Tolerance is the relative error Check may show for a dtype: f64 1e-12, f32 1e-5, bf16/f16 1e-2,
+// int8 (Int8MatMul's exact integer sums) 0.
 // Use [ToleranceOf] for a workload on a device: it knows about TF32.
 func Tolerance(dt dtypes.DType) float64 {
 	switch dt {
@@ -136,6 +137,8 @@ func Tolerance(dt dtypes.DType) float64 {
 		return 1e-12
 	case dtypes.Float32:
 		return 1e-5
+	case dtypes.Int8:
+		return 0
 	default:
 		return 1e-2
 	}
