@@ -40,7 +40,10 @@ type MatrixFlag struct {
 // MatrixFlags are the flags the section looks for, vector extensions first.
 var MatrixFlags = []MatrixFlag{
 	{Flag: "avx512_bf16", What: "vector bf16 dot products (pairs of bf16 multiplied, summed into f32)", Precision: "bfloat16",
-		Peak: func(f devices.CPUFacts) float64 { f.BF16, f.AMX = true, false; return devices.CPUModel(f).Peak("bfloat16") }},
+		Peak: func(f devices.CPUFacts) float64 {
+			f.BF16, f.AMX = true, false
+			return devices.CPUModel(f).Peak("bfloat16")
+		}},
 	{Flag: "avx512_vnni", What: "vector int8 dot products (four int8 products per 32-bit lane, summed into int32)", Precision: Int8,
 		Peak: func(f devices.CPUFacts) float64 { return devices.VNNIInt8PerLane * devices.CPUModel(f).Peak("float32") }},
 	{Flag: "amx_tile", What: "AMX: eight tile registers per core, 16 rows × 64 bytes each (no arithmetic by itself)"},
