@@ -102,6 +102,9 @@ func lessonTables(t *testing.T) []lessonTable {
 		{"06 memory sweep", memory.SweepTable, func(d func(int) bool) []measure.Result {
 			return []measure.Result{timed(d(0), "mlp", p(batch, 1)), timed(d(1), "mlp", p(batch, 2))}
 		}},
+		{"06 update", memory.UpdateTable, func(d func(int) bool) []measure.Result {
+			return []measure.Result{timed(d(0), "mlp-part-optimizer", nil), timed(d(1), "mlp-part-optimizer", nil)}
+		}},
 		{"07 launch", func(rs []measure.Result) units.Table { return feeding.LaunchTable(rs, 1e10) }, func(d func(int) bool) []measure.Result {
 			return []measure.Result{timed(d(0), "forward", p(calls, 1)), timed(d(1), "forward", p(calls, 4))}
 		}},

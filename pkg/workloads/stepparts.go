@@ -257,9 +257,13 @@ func (p MLPPart) reference(host []input) []float64 {
 	case PartOptimizer:
 		pp, g := x(0), x(1)
 		out := make([]float64, len(pp))
+		var ms, vs []float64
+		if w.optimizer() == Adam {
+			ms, vs = x(2), x(3) // once: x rounds the whole input
+		}
 		for i := range pp {
 			if w.optimizer() == Adam {
-				m, v := x(2)[i], x(3)[i]
+				m, v := ms[i], vs[i]
 				m = AdamBeta1*m + (1-AdamBeta1)*g[i]
 				v = AdamBeta2*v + (1-AdamBeta2)*g[i]*g[i]
 				out[i] = pp[i] - w.lr()*(m/(1-AdamBeta1))/(math.Sqrt(v/(1-AdamBeta2))+AdamEpsilon)

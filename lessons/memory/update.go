@@ -1,0 +1,214 @@
+package memory
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// This file is the section "The optimizer update": Adam's update timed alone on xla:cpu (its bytes
+// per parameter read and written, the rate it streams them at), the same update for a large model
+// on this CPU (at the measured rate) and on the modeled H200 beside the step's own compute, and
+// optimizer offload — what crosses the host link each step when the CPU runs the update.
+
+// KeepUpdate is the name the measured update is kept under between cells.
+const KeepUpdate = Lesson + "-update"
+
+// Update is the Adam update the section times: the parameters of an MLP of Depth hidden layers of
+// Width (In = Hidden = Out = Width), updated alone (workloads.MLPPart, PartOptimizer) in float32.
+type Update struct {
+	Width, Depth int
+}
+
+// Limits of an Update: the largest has about 67 M parameters, 1.9 GB of update traffic.
+const (
+	MaxUpdateWidth = 4096
+	MaxUpdateDepth = 3
+)
+
+// Part is the workload u times.
+func (u Update) Part() workloads.MLPPart {
+	return workloads.MLPPart{Part: workloads.PartOptimizer, MLP: workloads.MLP{Batch: 1, In: u.Width, Hidden: u.Width, Out: u.Width,
+		Depth: u.Depth, Type: dtypes.Float32, Optimizer: workloads.Adam}}
+}
+
+// Validate says why an update is refused.
+func (u Update) Validate() error {
+	if u.Width < 16 || u.Width > MaxUpdateWidth {
+		return fmt.Errorf("%s: width %d refused before anything is allocated: use 16…%d", Lesson, u.Width, MaxUpdateWidth)
+	}
+	if u.Depth < 1 || u.Depth > MaxUpdateDepth {
+		return fmt.Errorf("%s: depth %d refused before anything is allocated: use 1…%d hidden layers", Lesson, u.Depth, MaxUpdateDepth)
+	}
+	return nil
+}
+
+// AdamBytesPerParam is what Adam's update moves per float32 parameter: it reads the weight, its
+// gradient and the two moments, and writes the weight and the two moments — 7 × 4 bytes
+// (workloads.MLPPart's Bytes, per parameter).
+const AdamBytesPerParam = 7 * 4
+
+// UpdateHere times u's update on xla:cpu (2 warm-up runs, 5 timed samples, checked against the host
+// first) and keeps it under KeepUpdate.
+func UpdateHere(u Update) ([]measure.Result, error) {
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		return nil, err
+	}
+	w := u.Part()
+	r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5, SampleTime: 5 * time.Millisecond}, true)
+	if err == nil && r.RelErr > workloads.ToleranceOf(dev, w) {
+		err = fmt.Errorf("%s: %s on %s is wrong (relative error %.2g)", Lesson, w, dev.Name, r.RelErr)
+	}
+	if err != nil {
+		return nil, measure.KeepOr(KeepUpdate, nil, err)
+	}
+	rs := []measure.Result{r}
+	return rs, measure.KeepOr(KeepUpdate, rs, nil)
+}
+
+// UpdateTable shows the measured update: parameters, bytes per parameter and in all, median and
+// spread, the rate the bytes streamed at and the arithmetic intensity.
+func UpdateTable(rs []measure.Result) units.Table {
+	t := units.NewTable("device", "parameters", "bytes per parameter", "bytes per update", "median", "spread (CV)", "streamed at", "FLOP per byte")
+	for _, r := range rs {
+		p := r.Bytes / AdamBytesPerParam
+		t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Label(), units.SI(p, ""), fmt.Sprint(AdamBytesPerParam), units.Bytes(r.Bytes),
+			units.SI(r.Seconds(), "s"), fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), units.SI(r.BytesPerSec(), "B/s"), fmt.Sprintf("%.2f", r.FLOPs/r.Bytes))
+	}
+	t.Note("bytes: read weight, gradient and two moments, write weight and two moments, float32 each (workloads.MLPPart); FLOPs 14 per parameter.")
+	return t
+}
+
+// Sized is a model the update is sized for: its parameters and the tokens of one training step.
+type Sized struct {
+	Name           string
+	Params, Tokens float64
+}
+
+// ScaledModels are the section's models: the source text's worked example (350 M parameters, one
+// million tokens per step) and a 7 B model at the same tokens per step.
+var ScaledModels = []Sized{
+	{"350 M (the source's run)", 350e6, 1e6},
+	{"7 B", 7e9, 1e6},
+}
+
+// updateWork is the Adam update of p parameters as the GPU model's work: one fused elementwise
+// kernel (an assumption) moving AdamBytesPerParam per parameter.
+func updateWork(p float64) gpumodel.Work {
+	return gpumodel.Work{What: fmt.Sprintf("adam update of %s parameters, float32", units.SI(p, "")), FLOPs: 14 * p,
+		Bytes: AdamBytesPerParam * p, Precision: "float32", Kernels: 1, KernelsFrom: "assumed: one fused elementwise kernel"}
+}
+
+// measuredRate is the bytes per second the kept update streamed at on xla:cpu.
+func measuredRate(rs []measure.Result) (float64, error) {
+	for _, r := range rs {
+		if r.Provenance.Device == devices.CPU && r.BytesPerSec() > 0 {
+			return r.BytesPerSec(), nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no update measured on xla:cpu: run the update cell above", Lesson)
+}
+
+// ScaledTable puts, for each ScaledModels entry, the update's bytes, its time on this CPU at the
+// rate just measured, its band on the modeled H200 and that band against the step's compute
+// (6·N·T FLOPs at the model's training MFU, bf16): how small a share of the step the update is
+// where memory is fast.
+func ScaledTable(rs []measure.Result) (units.Table, error) {
+	rate, err := measuredRate(rs)
+	if err != nil {
+		return units.Table{}, err
+	}
+	m := gpumodel.Default()
+	t := units.NewTable("model", "update bytes", "this CPU at its measured rate", "H200, modeled: update", "H200, modeled: the step's compute", "update share of the step")
+	var e gpumodel.Estimate
+	for _, s := range ScaledModels {
+		bytes := AdamBytesPerParam * s.Params
+		e = m.Estimate(updateWork(s.Params))
+		lo, hi := m.RunTime(6*s.Params*s.Tokens, "bfloat16")
+		t.Add(s.Name, units.Bytes(bytes), units.SI(bytes/rate, "s")+" (measured rate × bytes)", e.Label(),
+			fmt.Sprintf("%s – %s (not a measurement)", units.SI(lo.Seconds(), "s"), units.SI(hi.Seconds(), "s")),
+			fmt.Sprintf("%.2g%% – %.2g%%", 100*e.Low.Seconds()/hi.Seconds(), 100*e.High.Seconds()/lo.Seconds()))
+	}
+	t.Note(fmt.Sprintf("This CPU: %s measured live, applied to each model's bytes (an extrapolation). H200 update: %s", units.SI(rate, "B/s"), e.Note()))
+	t.Note("H200 step: " + m.MFUNote("bfloat16") + "; 6 FLOPs per parameter per token, one million tokens per step.")
+	return t, nil
+}
+
+// OffloadBytesPerParam is what crosses the host link per parameter each step when the CPU runs the
+// optimizer (ZeRO-Offload's split): the bf16 gradient down to the host, the updated bf16 weight back
+// up — 2 bytes each way. The float32 master weights and Adam's moments stay in host memory.
+const OffloadBytesPerParam = 2
+
+// SocketModel is the datasheet row of the source text's illustrative server CPU.
+const SocketModel = "illustrative 64-core CPU socket"
+
+// OffloadTable shows, for each ScaledModels entry, what optimizer offload moves each step: the bytes
+// each way over the host link and their modeled time over PCIe and NVLink-C2C (gpumodel.HostLinks),
+// the update on this CPU at its measured rate and on the source's 64-core socket at its bandwidth,
+// and the update left on the modeled H200 for contrast.
+func OffloadTable(rs []measure.Result) (units.Table, error) {
+	rate, err := measuredRate(rs)
+	if err != nil {
+		return units.Table{}, err
+	}
+	m := gpumodel.Default()
+	links := gpumodel.HostLinks(m.GPU)
+	header := []string{"model", "each way per step"}
+	for _, l := range links {
+		header = append(header, l.Name+" (model), both ways")
+	}
+	socket, err := devices.SpecOf(SocketModel)
+	if err != nil {
+		return units.Table{}, err
+	}
+	header = append(header, "update on this CPU (measured rate)", "update on the source's 64-core socket (model)", "H200, modeled: update in HBM")
+	t := units.NewTable(header...)
+	var e gpumodel.Estimate
+	for _, s := range ScaledModels {
+		each := OffloadBytesPerParam * s.Params
+		row := []string{s.Name, units.Bytes(each) + " (bf16 gradients down, bf16 weights up)"}
+		for _, l := range links {
+			lo, hi := l.Transfer(each)
+			row = append(row, fmt.Sprintf("%s – %s (not a measurement)", units.SI(2*lo.Seconds(), "s"), units.SI(2*hi.Seconds(), "s")))
+		}
+		e = m.Estimate(updateWork(s.Params))
+		row = append(row, units.SI(AdamBytesPerParam*s.Params/rate, "s"),
+			units.SI(AdamBytesPerParam*s.Params/socket.Ceilings.BandwidthBytes, "s")+" at its bandwidth (not a measurement)", e.Label())
+		t.Add(row...)
+	}
+	for _, l := range links {
+		t.Note(l.Name + ": " + l.Source)
+	}
+	t.Note("The 64-core socket: " + socket.Ceilings.Source + " — its full bandwidth, an upper bound.")
+	t.Note("Both ways run one after the other (the update needs the gradients first); the CPU's update streams the float32 master weights and moments in host memory, 28 bytes per parameter, at the rate measured above. H200 update: " + e.Note())
+	return t, nil
+}
+
+// Scaled is ScaledTable of the update kept by the update cell.
+func Scaled() (units.Table, error) {
+	rs, err := measure.Recall(KeepUpdate)
+	if err != nil {
+		return units.Table{}, err
+	}
+	return ScaledTable(rs)
+}
+
+// Offload is OffloadTable of the update kept by the update cell.
+func Offload() (units.Table, error) {
+	rs, err := measure.Recall(KeepUpdate)
+	if err != nil {
+		return units.Table{}, err
+	}
+	return OffloadTable(rs)
+}
