@@ -6,6 +6,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
@@ -150,9 +151,6 @@ func ScaledTable(rs []measure.Result) (units.Table, error) {
 // up — 2 bytes each way. The float32 master weights and Adam's moments stay in host memory.
 const OffloadBytesPerParam = 2
 
-// SocketModel is the datasheet row of the source text's illustrative server CPU.
-const SocketModel = "illustrative 64-core CPU socket"
-
 // OffloadTable shows, for each ScaledModels entry, what optimizer offload moves each step: the bytes
 // each way over the host link and their modeled time over PCIe and NVLink-C2C (gpumodel.HostLinks),
 // the update on this CPU at its measured rate and on the source's 64-core socket at its bandwidth,
@@ -168,10 +166,7 @@ func OffloadTable(rs []measure.Result) (units.Table, error) {
 	for _, l := range links {
 		header = append(header, l.Name+" (model), both ways")
 	}
-	socket, err := devices.SpecOf(SocketModel)
-	if err != nil {
-		return units.Table{}, err
-	}
+	socket := datasheet.ServerCPU
 	header = append(header, "update on this CPU (measured rate)", "update on the source's 64-core socket (model)", "H200, modeled: update in HBM")
 	t := units.NewTable(header...)
 	var e gpumodel.Estimate

@@ -1,6 +1,10 @@
 package gpumodel
 
-import "time"
+import (
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/datasheet"
+)
 
 // NVLinkC2C is the chip-to-chip link between the Grace CPU and the Hopper GPU of a GH200
 // superchip: the fastest host link the course models, against a GPU's PCIe slot.
@@ -8,8 +12,8 @@ var NVLinkC2C = Link{Name: "NVLink-C2C (GH200)", BytesPerS: 450e9, Efficiency: R
 	Source: "NVIDIA GH200 Grace Hopper Superchip datasheet: 900 GB/s NVLink-C2C between CPU and GPU (both directions together), so 450 GB/s each way; 70–85% of it reached and 1–5 µs per transfer (assumed)"}
 
 // HostLinks are the links between host memory and g's memory the model knows, slowest first: g's
-// PCIe slot (GPU.PCIe, its nominal bytes per direction) and NVLink-C2C.
-func HostLinks(g GPU) []Link {
+// PCIe slot (datasheet.GPU.PCIe, its nominal bytes per direction) and NVLink-C2C.
+func HostLinks(g datasheet.GPU) []Link {
 	pcie := Link{Name: g.PCIe + " (" + g.Short + ")", BytesPerS: g.PCIeBytes, Efficiency: Range{0.85, 0.7}, Latency: Range{5e-6, 20e-6},
 		Source: "nominal per direction from the link's generation and width; 70–85% of it reached by large pinned copies and 5–20 µs per transfer (assumed)"}
 	return []Link{pcie, NVLinkC2C}

@@ -3,6 +3,8 @@ package gpumodel
 import (
 	"testing"
 	"time"
+
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 )
 
 // A host copy's band is bytes over the reached bandwidth plus the latency, at each end.
@@ -21,8 +23,8 @@ func TestTransfer(t *testing.T) {
 			t.Errorf("%+v: %v – %v, want %v – %v", tc.link, lo, hi, tc.low, tc.high)
 		}
 	}
-	links := HostLinks(H200)
-	if len(links) != 2 || links[0].BytesPerS != H200.PCIeBytes || links[0].BytesPerS >= links[1].BytesPerS {
+	links := HostLinks(datasheet.H200)
+	if len(links) != 2 || links[0].BytesPerS != datasheet.H200.PCIeBytes || links[0].BytesPerS >= links[1].BytesPerS {
 		t.Errorf("host links %+v: want the H200's PCIe slot, then the faster NVLink-C2C", links)
 	}
 }
