@@ -81,6 +81,7 @@ func TensorParallelTable(l Layer) (units.Table, error) {
 	}
 	m := gpumodel.Default()
 	t := units.NewTable("link", "GPUs", "one all-reduce", "all-reduces per layer and step", "H200, modeled: all-reduces", "H200, modeled: compute per GPU", "communication ÷ compute")
+	t.From(units.Model(m.RateNote("bfloat16") + "; ring all-reduces on gpumodel's links"))
 	for _, r := range TensorParallel(l, []int{2, 4, 8}) {
 		t.Add(r.Link, fmt.Sprint(r.GPUs), units.Bytes(l.AllReduceBytes()), fmt.Sprint(TPAllReducesPerLayer),
 			fmt.Sprintf("%s – %s (a band, not a measurement)", units.SI(r.CommLow, "s"), units.SI(r.CommHigh, "s")),
@@ -115,6 +116,7 @@ func BubbleTable() units.Table {
 		header = append(header, fmt.Sprint(m))
 	}
 	t := units.NewTable(header...)
+	t.From(units.Formula("(p−1)/(m+p−1)"))
 	for _, p := range BubbleStages {
 		row := []string{fmt.Sprint(p)}
 		for _, m := range BubbleMicro {

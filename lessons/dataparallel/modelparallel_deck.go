@@ -1,20 +1,8 @@
 package dataparallel
 
 import (
-	"github.com/gpu-course/whygpu/pkg/predict"
 	"github.com/gpu-course/whygpu/pkg/recall"
 )
-
-// PredictBubble: the idle share of a short pipeline.
-var PredictBubble = predict.Question{
-	Key:  "10/pipeline-bubble",
-	Text: "A pipeline of 4 stages (one GPU each) runs 4 micro-batches per step: what share of the step does each GPU sit idle? (%)",
-	Unit: "%",
-	Answer: func() (float64, error) {
-		return 100 * Bubble(4, 4), nil
-	},
-	Why: "The last stage starts p−1 slots after the first and the first finishes p−1 slots before the last: (p−1)/(m+p−1) = 3/7 of the step is idle. More micro-batches per step shrink it.",
-}
 
 // The recall cards of the section "Splitting the model", the notebook's last before the recap:
 // added after the others so the deck's order stays the notebook's.

@@ -82,6 +82,7 @@ func UpdateHere(u Update) ([]measure.Result, error) {
 // spread, the rate the bytes streamed at and the arithmetic intensity.
 func UpdateTable(rs []measure.Result) units.Table {
 	t := units.NewTable("device", "parameters", "bytes per parameter", "bytes per update", "median", "spread (CV)", "streamed at", "FLOP per byte")
+	t.From(measure.Origins(rs)...)
 	for _, r := range rs {
 		p := r.Bytes / AdamBytesPerParam
 		t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Label(), units.SI(p, ""), fmt.Sprint(AdamBytesPerParam), units.Bytes(r.Bytes),
@@ -132,6 +133,8 @@ func ScaledTable(rs []measure.Result) (units.Table, error) {
 	}
 	m := gpumodel.Default()
 	t := units.NewTable("model", "update bytes", "this CPU at its measured rate", "H200, modeled: update", "H200, modeled: the step's compute", "update share of the step")
+	t.From(measure.Origins(rs)...)
+	t.From(units.Model(m.Estimate(updateWork(1)).Note() + "; the step: " + m.MFUNote("bfloat16")))
 	var e gpumodel.Estimate
 	for _, s := range ScaledModels {
 		bytes := AdamBytesPerParam * s.Params
@@ -169,6 +172,8 @@ func OffloadTable(rs []measure.Result) (units.Table, error) {
 	socket := datasheet.ServerCPU
 	header = append(header, "update on this CPU (measured rate)", "update on the source's 64-core socket (model)", "H200, modeled: update in HBM")
 	t := units.NewTable(header...)
+	t.From(measure.Origins(rs)...)
+	t.From(units.Model("host links: nominal bandwidth × an assumed reached share (PCIe slot, NVLink-C2C); the 64-core socket at its full bandwidth; " + m.Estimate(updateWork(1)).Note()))
 	var e gpumodel.Estimate
 	for _, s := range ScaledModels {
 		each := OffloadBytesPerParam * s.Params

@@ -59,6 +59,7 @@ func MatrixFlagTable() units.Table {
 	f := devices.ReadCPUFacts()
 	f32 := devices.CPUModel(f).Peak("float32")
 	t := units.NewTable("flag", "here?", "what it adds", "modeled peak on this CPU's cores and clock", "vs float32")
+	t.From(units.Model("flags read from this CPU; peaks from the course's CPU model (cores × clock × per-cycle assumptions)"))
 	for _, m := range MatrixFlags {
 		here := "no"
 		if devices.CPUFlag(m.Flag) {
@@ -174,6 +175,8 @@ func speedup(rs []measure.Result) []float64 {
 // share it reached of the modeled peak for its precision with the flags this CPU has.
 func UnitsTable(rs []measure.Result) units.Table {
 	t := units.NewTable("device", "matmul", "median", "spread (CV)", "rate", "speed vs float32", "of the modeled peak")
+	t.From(measure.Origins(rs)...)
+	t.From(units.Model("the modeled peak: the course's CPU model with this CPU's flags (the flag table)"))
 	sp := speedup(rs)
 	for i, r := range rs {
 		t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Label(), r.Label, units.SI(r.Seconds(), "s"),
@@ -267,6 +270,7 @@ func weightBytes(r measure.Result) float64 {
 // names the fastest precision per request at the smallest and the largest batch.
 func ServingTable(rs []measure.Result) units.Table {
 	t := units.NewTable("device", "requests per call", "precision", "median per call", "spread (CV)", "per request", "weights", "weights read at", "speed vs float32")
+	t.From(measure.Origins(rs)...)
 	sp := speedup(rs)
 	for i, r := range rs {
 		b := float64(r.Params["m"])
