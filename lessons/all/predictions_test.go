@@ -30,7 +30,7 @@ var questions = map[string]predict.Question{
 	"datamovement.PredictUpload": datamovement.PredictUpload, "datamovement.PredictSync": datamovement.PredictSync,
 	"precision.PredictBF16": precision.PredictBF16, "precision.PredictUnderflow": precision.PredictUnderflow,
 	"precision.PredictInt8": precision.PredictInt8, "memory.PredictUpdateRate": memory.PredictUpdateRate,
-	"memory.PredictGrowth":       memory.PredictGrowth, "memory.PredictLargest": memory.PredictLargest,
+	"memory.PredictGrowth": memory.PredictGrowth, "memory.PredictLargest": memory.PredictLargest,
 	"feeding.PredictOneWorker": feeding.PredictOneWorker, "feeding.PredictFused": feeding.PredictFused,
 	"bigpicture.PredictMFU": bigpicture.PredictMFU, "bigpicture.PredictInference": bigpicture.PredictInference,
 	"smallgpt.PredictTokens": smallgpt.PredictTokens, "smallgpt.PredictContext": smallgpt.PredictContext,
