@@ -1,0 +1,14 @@
+package capstone
+
+import "github.com/gpu-course/whygpu/pkg/recall"
+
+// The recall cards of the section "Energy per training FLOP", the notebook's last before the recap:
+// added after the others so the deck's order stays the notebook's.
+func init() {
+	Deck.Sections = append(Deck.Sections, recall.Section{ID: "energy", Title: "Energy per training FLOP", Cards: []recall.Card{
+		{ID: "formula", Question: "How do you estimate the energy per training FLOP of a chip, and the energy of a run?",
+			Answer: "Power over the rate a whole step sustains: watts ÷ (FLOP/s) = joules per FLOP. The run's energy is that times 6·N·T FLOPs — with the TDP as the power, an estimate for the chip alone, not the host, network or cooling."},
+		{ID: "why", Question: "Why does a GPU use far less energy per training FLOP than a CPU, although it draws more watts?",
+			Answer: "Its tensor cores sustain hundreds of TFLOP/s for ~700 W, while a CPU socket sustains a few TFLOP/s for a few hundred watts: the rate grows far more than the power, so the joules per FLOP fall by one to two orders of magnitude."},
+	}})
+}
