@@ -320,6 +320,23 @@ func MFU(r measure.Result) (ofPeak, ofCeiling float64) {
 	}()
 }
 
+// MFULine is the sentence the notebook prints from a kept step: its achieved rate, its MFU against
+// the datasheet (or CPU model) peak and its share of the measured matmul ceiling, and what that share
+// says — below the ceiling, as a whole step should be, or above it, when the ceiling was measured low
+// (other programs loading the machine then), so the prose never states it before it is measured.
+func MFULine(r measure.Result) string {
+	ofPeak, ofCeiling := MFU(r)
+	s := fmt.Sprintf("%s step: %.1f GFLOP/s achieved = MFU %.0f%% of the %s peak (model)", r.Provenance.Device, r.GFLOPS(), ofPeak, r.Precision)
+	switch {
+	case ofCeiling == 0:
+		return s + "; no measured matmul ceiling to compare with"
+	case ofCeiling <= 100:
+		return s + fmt.Sprintf(", %.0f%% of the measured matmul ceiling: below a large matmul, as a whole step should be", ofCeiling)
+	default:
+		return s + fmt.Sprintf(", %.0f%% of the measured matmul ceiling: above it, so the ceiling was measured low (other programs loaded the machine then: look for a ⚠ mark above) — rerun when the machine is quiet", ofCeiling)
+	}
+}
+
 // ---- scaling past one device ----
 
 // AllReduceSeconds is the time a ring all-reduce of gradBytes takes over k devices with linkBytes

@@ -4,10 +4,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -100,5 +102,23 @@ func TestModelCardListsRecordings(t *testing.T) {
 	card := ModelCard()
 	if !strings.Contains(card, "**Model vs recording**") || !strings.Contains(card, experiments.NoRecordingYet) {
 		t.Errorf("the card's model-vs-recording part is missing:\n%s", card[max(0, len(card)-600):])
+	}
+}
+
+// MFULine says what the measured share of the ceiling means, whichever side of 100% it falls.
+func TestMFULine(t *testing.T) {
+	r := measure.Result{FLOPs: 1e9, Precision: "float32", CeilingFLOPS: 2e10, PeakFLOPS: 1e11}
+	r.Provenance.Device = "xla:cpu"
+	r.Stats.Median = 100 * time.Millisecond // 10 GFLOP/s: half the ceiling
+	if s := MFULine(r); !strings.Contains(s, "step: 10.0 GFLOP/s achieved") || !strings.Contains(s, "50% of the measured matmul ceiling: below") {
+		t.Errorf("below the ceiling: %q", s)
+	}
+	r.CeilingFLOPS = 5e9
+	if s := MFULine(r); !strings.Contains(s, "200% of the measured matmul ceiling: above it") {
+		t.Errorf("above the ceiling: %q", s)
+	}
+	r.CeilingFLOPS = 0
+	if s := MFULine(r); !strings.Contains(s, "no measured matmul ceiling") {
+		t.Errorf("no ceiling: %q", s)
 	}
 }
