@@ -561,7 +561,7 @@ var Deck = &recall.Deck{
 	Sections: []recall.Section{
 		{ID: "train", Title: "Train it", Cards: []recall.Card{
 			{ID: "start-loss", Question: "Why does the loss start near ln(vocabulary size)?",
-				Answer: "An untrained model spreads its probability about evenly over the characters, and the cross-entropy of a uniform guess over V choices is ln V nats."},
+				Answer: "An untrained model spreads its probability about evenly over the characters, and the cross-entropy of a uniform guess over V choices is ln V nats; random initial weights that are confidently wrong on some characters start it a little above."},
 			{ID: "sample", Question: "What does the greedy sample tell you that the loss curve does not?",
 				Answer: "What the falling loss means in practice: which spellings, words and patterns of the text the model has picked up in a few hundred steps."},
 		}},
