@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/gpu-course/whygpu/pkg/hlo"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpu-course/whygpu/pkg/bench"
+	"github.com/gpu-course/whygpu/pkg/hlo"
+	"github.com/gpu-course/whygpu/pkg/results"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/shirou/gopsutil/v4/process"
@@ -25,7 +28,7 @@ import (
 )
 
 func init() {
-	register("bench", "GoMLX xla:cpu vs JAX (and numpy, the Go backend) on the same shapes, interleaved: per-call latency, MLP step, GFLOP/s, GB/s", bench)
+	register("bench", "GoMLX xla:cpu vs JAX (and numpy, the Go backend) on the same shapes, interleaved: per-call latency, MLP step, GFLOP/s, GB/s", runBench)
 }
 
 // benchCase is one workload of the bench, in both its GoMLX form and the request the JAX worker
@@ -34,16 +37,16 @@ type benchCase struct {
 	w       workloads.Workload
 	kind    string         // the worker's name for it: matmul, mlp, layernorm
 	params  map[string]int // the worker's parameters
-	metric  string         // measure.PerCall, measure.GFLOPS or measure.GBPS
+	metric  string         // bench.PerCall, bench.GFLOPS or bench.GBPS
 	numpy   bool           // numpy has this workload
 	goBack  bool           // the pure-Go backend runs it too (matmuls)
 	pipelin bool           // also time JAX without waiting (small calls)
 }
 
 func matmulCase(n int) benchCase {
-	m := measure.GFLOPS
+	m := bench.GFLOPS
 	if n <= 256 {
-		m = measure.PerCall
+		m = bench.PerCall
 	}
 	return benchCase{w: workloads.Square(n, dtypes.Float32), kind: "matmul", params: map[string]int{"n": n},
 		metric: m, numpy: true, goBack: true, pipelin: n <= 64}
@@ -56,21 +59,21 @@ func benchMLP(batch int) workloads.MLP {
 
 func mlpCase(batch int) benchCase {
 	w := benchMLP(batch)
-	return benchCase{w: w, kind: "mlp", metric: measure.PerCall, pipelin: batch == 1,
+	return benchCase{w: w, kind: "mlp", metric: bench.PerCall, pipelin: batch == 1,
 		params: map[string]int{"batch": batch, "in": w.In, "hidden": w.Hidden, "out": w.Out, "depth": w.Depth}}
 }
 
 func layernormCase(rows, cols int) benchCase {
 	return benchCase{w: workloads.LayerNorm{Rows: rows, Cols: cols, Type: dtypes.Float32, Seed: 1}, kind: "layernorm",
-		params: map[string]int{"rows": rows, "cols": cols}, metric: measure.GBPS, numpy: true}
+		params: map[string]int{"rows": rows, "cols": cols}, metric: bench.GBPS, numpy: true}
 }
 
 // value converts a per-call time to the case's metric.
 func (c benchCase) value(s time.Duration) float64 {
 	switch c.metric {
-	case measure.GFLOPS:
+	case bench.GFLOPS:
 		return workloads.FLOPsOf(c.w) / s.Seconds() / 1e9
-	case measure.GBPS:
+	case bench.GBPS:
 		return workloads.BytesOf(c.w) / s.Seconds() / 1e9
 	}
 	return s.Seconds()
@@ -102,7 +105,7 @@ func workerCPU(w *process.Process) float64 {
 // stop returns what other processes and the cgroup's CPU quota did since the start: the probe's
 // Disturbance with the worker's own CPU time taken out of OthersCores (it is the bench, not a neighbour),
 // and the CPU quota's throttling (the worker shares this process's cgroup, so its runs count too).
-func (l loadProbe) stop() measure.Disturbance {
+func (l loadProbe) stop() results.Disturbance {
 	d := l.probe.Stop()
 	w := workerCPU(l.worker) - l.wcpu
 	if d.Wall > 0 {
@@ -114,11 +117,11 @@ func (l loadProbe) stop() measure.Disturbance {
 }
 
 // othersPercent is OthersCores as a percentage of the CPUs it was counted on (the seat's).
-func othersPercent(d measure.Disturbance) float64 { return d.OthersPercent() }
+func othersPercent(d results.Disturbance) float64 { return d.OthersPercent() }
 
 // worst merges the disturbances of an implementation's rounds: the most CPU others used in any, and
 // all the quota's pauses.
-func worst(a, b measure.Disturbance) measure.Disturbance {
+func worst(a, b results.Disturbance) results.Disturbance {
 	a.Counted = a.Counted || b.Counted
 	a.OthersCores = max(a.OthersCores, b.OthersCores)
 	a.Throttled += b.Throttled
@@ -274,7 +277,7 @@ func parseBenchFlags(args []string) (benchFlags, error) {
 	fs.BoolVar(&f.noJAX, "no-jax", false, "skip JAX and numpy")
 	fs.StringVar(&f.python, "python", filepath.Join(experiments.Root(), ".venv", "bench", "bin", "python"), "python of the bench venv (jax[cpu], numpy: requirements-bench.txt)")
 	fs.StringVar(&f.jsonOut, "json", "", "also write the report as JSON to this file (docs/bench/ keeps the reports docs/performance.md is rendered from: whygpu perfdoc)")
-	fs.StringVar(&f.save, "save", measure.BenchPath(), "save the report here for lessons to read (empty: don't)")
+	fs.StringVar(&f.save, "save", bench.Path(), "save the report here for lessons to read (empty: don't)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -347,10 +350,10 @@ func openSides(f benchFlags) (benchSides, error) {
 }
 
 // newBenchReport is the report's provenance: date, host, CPU, and the versions on both sides.
-func newBenchReport(s benchSides) measure.BenchReport {
+func newBenchReport(s benchSides) bench.Report {
 	host, _ := os.Hostname()
-	prov := measure.ProvenanceOf(s.cpu)
-	rep := measure.BenchReport{Date: time.Now().UTC(), Host: host, CPU: s.cpu.Model, Cores: devices.NumCPU(),
+	prov := results.ProvenanceOf(s.cpu)
+	rep := bench.Report{Date: time.Now().UTC(), Host: host, CPU: s.cpu.Model, Cores: devices.NumCPU(),
 		GoMLX: prov.GoMLX, GoXLA: prov.GoXLA, Plugin: fmt.Sprintf("%s (PJRT %s)", filepath.Base(s.cpu.Plugin), s.cpu.PJRTVersion)}
 	if s.worker != nil {
 		rep.JAX, rep.NumPy = s.worker.jax, s.worker.numpy
@@ -359,7 +362,7 @@ func newBenchReport(s benchSides) measure.BenchReport {
 }
 
 // printBenchMethod says what is compared and how it is timed, above the table.
-func printBenchMethod(rep measure.BenchReport, cpuModel string, o benchOptions) {
+func printBenchMethod(rep bench.Report, cpuModel string, o benchOptions) {
 	fmt.Printf("whygpu bench — GoMLX %s (go-xla %s, %s) vs JAX %s / numpy %s, float32, on %s\n",
 		rep.GoMLX, rep.GoXLA, rep.Plugin, orDash(rep.JAX), orDash(rep.NumPy), cpuModel)
 	fmt.Printf("method: every implementation of a point is timed in %d interleaved rounds (≥ %v and ≥ %d samples in all);\n", o.rounds, o.minTime, o.minReps)
@@ -369,7 +372,7 @@ func printBenchMethod(rep measure.BenchReport, cpuModel string, o benchOptions) 
 	fmt.Printf("(\"+thr\": the cgroup's CPU quota throttled the point — GoMLX's runs or the JAX/numpy worker's).\n\n")
 }
 
-func bench(args []string) error {
+func runBench(args []string) error {
 	f, err := parseBenchFlags(args)
 	if err != nil {
 		return err
@@ -395,13 +398,13 @@ func bench(args []string) error {
 	}
 	printBench(rep)
 	if f.save != "" {
-		if err := measure.SaveBench(f.save, rep); err != nil {
+		if err := bench.Save(f.save, rep); err != nil {
 			return err
 		}
 		fmt.Printf("\nsaved to %s (lessons 01 and 07 read it)\n", f.save)
 	}
 	if f.jsonOut != "" {
-		if err := measure.SaveBench(f.jsonOut, rep); err != nil {
+		if err := bench.Save(f.jsonOut, rep); err != nil {
 			return err
 		}
 	}
@@ -419,7 +422,7 @@ func orDash(s string) string {
 // CPU, the cgroup's CPU quota).
 type benchImpl struct {
 	name string
-	run  func(opt measure.Options) ([]time.Duration, measure.Disturbance, error)
+	run  func(opt measure.Options) ([]time.Duration, results.Disturbance, error)
 }
 
 // pointImpls are a point's implementations, prepared (compiled and checked against float64).
@@ -448,7 +451,7 @@ func (p *pointImpls) addGoMLX(name string, dev *devices.Device, c benchCase) {
 	}
 	p.relErr[name] = g.relErr
 	p.closers = append(p.closers, g.inst.Close)
-	p.impls = append(p.impls, benchImpl{name, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+	p.impls = append(p.impls, benchImpl{name, func(opt measure.Options) ([]time.Duration, results.Disturbance, error) {
 		st, s, err := measure.Time(g.inst.Run, opt)
 		return s, st.Disturbance, err
 	}})
@@ -459,15 +462,15 @@ func (p *pointImpls) addPeers(worker *jaxWorker, c benchCase) {
 	if worker == nil {
 		return
 	}
-	names := []string{measure.BenchJAX}
+	names := []string{bench.JAX}
 	if c.pipelin {
-		names = append(names, measure.BenchJAXPipelined)
+		names = append(names, bench.JAXPipelined)
 	}
 	if c.numpy {
-		names = append(names, measure.BenchNumPy)
+		names = append(names, bench.NumPy)
 	}
 	for _, n := range names {
-		p.impls = append(p.impls, benchImpl{n, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+		p.impls = append(p.impls, benchImpl{n, func(opt measure.Options) ([]time.Duration, results.Disturbance, error) {
 			// The peer runs in the worker: its disturbance is counted around the request, as
 			// measure.Time counts GoMLX's — others' CPU (less the worker's own) and the cgroup's throttling.
 			l := startLoad(worker.proc)
@@ -500,15 +503,15 @@ func (p *pointImpls) addGoBackend(goDev *devices.Device, c benchCase, per measur
 	if time.Duration(o.minReps+2)*one > o.goBudget {
 		goOpt = measure.Options{Warmup: -1, Reps: max(1, int(o.goBudget/one)/o.rounds)}
 	}
-	p.impls = append(p.impls, benchImpl{devices.Go, func(opt measure.Options) ([]time.Duration, measure.Disturbance, error) {
+	p.impls = append(p.impls, benchImpl{devices.Go, func(opt measure.Options) ([]time.Duration, results.Disturbance, error) {
 		st, s, err := measure.Time(g.inst.Run, goOpt)
 		return s, st.Disturbance, err
 	}})
 }
 
 // benchOne measures one case on every implementation, interleaved over rounds.
-func benchOne(c benchCase, sides benchSides, o benchOptions) measure.BenchPoint {
-	pt := measure.BenchPoint{Workload: c.w.Name(), Label: c.w.String(), Params: c.params, Metric: c.metric, Impls: map[string]measure.BenchImpl{}}
+func benchOne(c benchCase, sides benchSides, o benchOptions) bench.Point {
+	pt := bench.Point{Workload: c.w.Name(), Label: c.w.String(), Params: c.params, Metric: c.metric, Impls: map[string]bench.Impl{}}
 	var proc *process.Process
 	if sides.worker != nil {
 		proc = sides.worker.proc
@@ -528,16 +531,16 @@ func benchOne(c benchCase, sides benchSides, o benchOptions) measure.BenchPoint 
 	d := probe.stop()
 	pt.Others, pt.Throttled, pt.ThrottledTime = othersPercent(d), d.Throttled, d.ThrottledTime
 	for name, err := range p.prepErr {
-		pt.Impls[name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
+		pt.Impls[name] = bench.Impl{Err: err.Error(), RelErr: -1}
 	}
 	for _, im := range p.impls {
 		if err := errs[im.name]; err != nil {
-			pt.Impls[im.name] = measure.BenchImpl{Err: err.Error(), RelErr: -1}
+			pt.Impls[im.name] = bench.Impl{Err: err.Error(), RelErr: -1}
 			continue
 		}
 		st := measure.Summarize(samples[im.name])
 		st.Disturbance = disturbed[im.name]
-		bi := measure.BenchImpl{Stats: st, Value: c.value(st.Median), RelErr: -1}
+		bi := bench.Impl{Stats: st, Value: c.value(st.Median), RelErr: -1}
 		if e, ok := p.relErr[im.name]; ok {
 			bi.RelErr = e
 		}
@@ -549,8 +552,8 @@ func benchOne(c benchCase, sides benchSides, o benchOptions) measure.BenchPoint 
 // runRounds times every implementation once per round, in turn (two warm-up calls in the first round,
 // one after), so each ratio compares samples taken under the same load. An implementation that fails
 // is not timed again.
-func runRounds(impls []benchImpl, per measure.Options, rounds int) (samples map[string][]time.Duration, disturbed map[string]measure.Disturbance, errs map[string]error) {
-	samples, disturbed, errs = map[string][]time.Duration{}, map[string]measure.Disturbance{}, map[string]error{}
+func runRounds(impls []benchImpl, per measure.Options, rounds int) (samples map[string][]time.Duration, disturbed map[string]results.Disturbance, errs map[string]error) {
+	samples, disturbed, errs = map[string][]time.Duration{}, map[string]results.Disturbance{}, map[string]error{}
 	for r := range rounds {
 		for _, im := range impls {
 			if errs[im.name] != nil {
@@ -574,11 +577,11 @@ func runRounds(impls []benchImpl, per measure.Options, rounds int) (samples map[
 }
 
 // benchCols are the report's columns, in order.
-var benchCols = []string{devices.CPU, devices.CPUAsync, devices.CPUSplit, measure.BenchJAX, measure.BenchJAXPipelined, measure.BenchNumPy, devices.Go}
+var benchCols = []string{devices.CPU, devices.CPUAsync, devices.CPUSplit, bench.JAX, bench.JAXPipelined, bench.NumPy, devices.Go}
 
 // benchTarget is issue 11's target for a point: GoMLX's per-call time at most Max × JAX's (latency
 // points), or GoMLX's throughput at least Min × the better of JAX and numpy (large points). 0: none.
-func benchTarget(p measure.BenchPoint) (maxRatio, minRatio float64) {
+func benchTarget(p bench.Point) (maxRatio, minRatio float64) {
 	switch {
 	case p.Workload == "matmul" && p.Params["n"] <= 8:
 		return 1.2, 0
@@ -592,7 +595,7 @@ func benchTarget(p measure.BenchPoint) (maxRatio, minRatio float64) {
 	return 0, 0
 }
 
-func printBench(rep measure.BenchReport) {
+func printBench(rep bench.Report) {
 	fmt.Printf("%-44s %-9s", "workload", "metric")
 	for _, c := range benchCols {
 		fmt.Printf(" %-30s", benchColName(c))
@@ -647,7 +650,7 @@ func benchColName(c string) string {
 }
 
 // pointMetric is the point's metric as the table heads it: a training step's latency is "per step".
-func pointMetric(p measure.BenchPoint) string {
+func pointMetric(p bench.Point) string {
 	if strings.HasPrefix(p.Workload, "mlp") {
 		return "per step"
 	}
@@ -656,7 +659,7 @@ func pointMetric(p measure.BenchPoint) string {
 
 // fmtBenchValue writes a value in its metric: seconds per call in µs, ms or s, or a throughput.
 func fmtBenchValue(metric string, v float64) string {
-	if metric == measure.PerCall {
+	if metric == bench.PerCall {
 		switch {
 		case v < 1e-3:
 			return fmt.Sprintf("%.1f µs", v*1e6)
@@ -670,7 +673,7 @@ func fmtBenchValue(metric string, v float64) string {
 
 // benchCell is implementation c's cell of point p — median, best sample and CV, "error" or "-" — and
 // the note it needs under the table (its error, or a wrong result), if any.
-func benchCell(p measure.BenchPoint, c string) (text, note string) {
+func benchCell(p bench.Point, c string) (text, note string) {
 	v, ok := p.Impls[c]
 	switch {
 	case !ok:
@@ -687,15 +690,15 @@ func benchCell(p measure.BenchPoint, c string) (text, note string) {
 
 // missedWhy says, for each missed target, by how much, and what the profile of this step found left
 // over against JAX (docs/performance.md, "What the measurements decided"): measured differences, not guesses.
-func missedWhy(rep measure.BenchReport) []string {
+func missedWhy(rep bench.Report) []string {
 	var out []string
 	for _, p := range rep.Points {
 		x, okx := p.Impls[devices.CPU]
-		j, okj := p.Impls[measure.BenchJAX]
+		j, okj := p.Impls[bench.JAX]
 		maxR, minR := benchTarget(p)
 		if minR > 0 && okx && x.Err == "" {
 			best, who := 0.0, ""
-			for _, c := range []string{measure.BenchJAX, measure.BenchNumPy} {
+			for _, c := range []string{bench.JAX, bench.NumPy} {
 				if v, ok := p.Impls[c]; ok && v.Err == "" && v.Value > best {
 					best, who = v.Value, c
 				}
@@ -731,23 +734,23 @@ func missedWhy(rep measure.BenchReport) []string {
 }
 
 // bestValue is v's fastest sample in the point's metric (seconds per call, GFLOP/s or GB/s).
-func bestValue(metric string, v measure.BenchImpl) float64 {
+func bestValue(metric string, v bench.Impl) float64 {
 	if v.Stats.Min <= 0 {
 		return 0
 	}
-	if metric == measure.PerCall {
+	if metric == bench.PerCall {
 		return v.Stats.Min.Seconds()
 	}
 	return v.Value * v.Stats.Median.Seconds() / v.Stats.Min.Seconds() // throughput ∝ 1/time
 }
 
 // ratioText is the point's xla:cpu-vs-JAX ratio with its target verdict.
-func ratioText(p measure.BenchPoint) string {
+func ratioText(p bench.Point) string {
 	x, ok := p.Impls[devices.CPU]
 	if !ok || x.Err != "" {
 		return ""
 	}
-	j, okj := p.Impls[measure.BenchJAX]
+	j, okj := p.Impls[bench.JAX]
 	maxR, minR := benchTarget(p)
 	verdict := func(met bool, target string) string {
 		if maxR == 0 && minR == 0 {
@@ -762,7 +765,7 @@ func ratioText(p measure.BenchPoint) string {
 		}
 		return fmt.Sprintf(" (%s %s)", target, mark)
 	}
-	if p.Metric == measure.PerCall {
+	if p.Metric == bench.PerCall {
 		if !okj || j.Err != "" || j.Value <= 0 {
 			return ""
 		}
@@ -774,7 +777,7 @@ func ratioText(p measure.BenchPoint) string {
 		return fmt.Sprintf("%.2f× JAX's time%s%s", r, best, verdict(maxR == 0 || r <= maxR, fmt.Sprintf("≤ %.1f×", maxR)))
 	}
 	best, who := 0.0, ""
-	for _, c := range []string{measure.BenchJAX, measure.BenchNumPy} {
+	for _, c := range []string{bench.JAX, bench.NumPy} {
 		if v, ok := p.Impls[c]; ok && v.Err == "" && v.Value > best {
 			best, who = v.Value, c
 		}

@@ -5,28 +5,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/bench"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestRatioText(t *testing.T) {
-	pt := func(workload string, params map[string]int, metric string, others float64, impls map[string]float64) measure.BenchPoint {
-		p := measure.BenchPoint{Workload: workload, Params: params, Metric: metric, Others: others, Impls: map[string]measure.BenchImpl{}}
+	pt := func(workload string, params map[string]int, metric string, others float64, impls map[string]float64) bench.Point {
+		p := bench.Point{Workload: workload, Params: params, Metric: metric, Others: others, Impls: map[string]bench.Impl{}}
 		for k, v := range impls {
-			p.Impls[k] = measure.BenchImpl{Value: v}
+			p.Impls[k] = bench.Impl{Value: v}
 		}
 		return p
 	}
 	for _, tc := range []struct {
 		name string
-		p    measure.BenchPoint
+		p    bench.Point
 		want string
 	}{
-		{"8×8 met", pt("matmul", map[string]int{"n": 8}, measure.PerCall, 0, map[string]float64{"xla:cpu": 50e-6, "jax": 44e-6}), "1.14× JAX's time (≤ 1.2× ✓)"},
-		{"8×8 missed", pt("matmul", map[string]int{"n": 8}, measure.PerCall, 0, map[string]float64{"xla:cpu": 80e-6, "jax": 40e-6}), "2.00× JAX's time (≤ 1.2× ✗)"},
-		{"disturbed", pt("mlp-sgd", map[string]int{"batch": 256}, measure.PerCall, 30, map[string]float64{"xla:cpu": 300e-6, "jax": 283e-6}), "(≤ 1.1× ✓ disturbed)"},
-		{"large vs best", pt("matmul", map[string]int{"n": 1024}, measure.GFLOPS, 0, map[string]float64{"xla:cpu": 240, "jax": 230, "numpy": 300}), "0.80× numpy (≥ 0.95× ✗)"},
-		{"no target", pt("matmul", map[string]int{"n": 64}, measure.PerCall, 0, map[string]float64{"xla:cpu": 50e-6, "jax": 50e-6}), "1.00× JAX's time"},
-		{"no jax", pt("matmul", map[string]int{"n": 8}, measure.PerCall, 0, map[string]float64{"xla:cpu": 50e-6}), ""},
+		{"8×8 met", pt("matmul", map[string]int{"n": 8}, bench.PerCall, 0, map[string]float64{"xla:cpu": 50e-6, "jax": 44e-6}), "1.14× JAX's time (≤ 1.2× ✓)"},
+		{"8×8 missed", pt("matmul", map[string]int{"n": 8}, bench.PerCall, 0, map[string]float64{"xla:cpu": 80e-6, "jax": 40e-6}), "2.00× JAX's time (≤ 1.2× ✗)"},
+		{"disturbed", pt("mlp-sgd", map[string]int{"batch": 256}, bench.PerCall, 30, map[string]float64{"xla:cpu": 300e-6, "jax": 283e-6}), "(≤ 1.1× ✓ disturbed)"},
+		{"large vs best", pt("matmul", map[string]int{"n": 1024}, bench.GFLOPS, 0, map[string]float64{"xla:cpu": 240, "jax": 230, "numpy": 300}), "0.80× numpy (≥ 0.95× ✗)"},
+		{"no target", pt("matmul", map[string]int{"n": 64}, bench.PerCall, 0, map[string]float64{"xla:cpu": 50e-6, "jax": 50e-6}), "1.00× JAX's time"},
+		{"no jax", pt("matmul", map[string]int{"n": 8}, bench.PerCall, 0, map[string]float64{"xla:cpu": 50e-6}), ""},
 	} {
 		got := ratioText(tc.p)
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) || (tc.name == "no target" && strings.Contains(got, "(")) {
@@ -36,13 +37,13 @@ func TestRatioText(t *testing.T) {
 }
 
 func TestMissedWhy(t *testing.T) {
-	pt := func(workload string, params map[string]int, others float64, x, j float64) measure.BenchPoint {
-		return measure.BenchPoint{Workload: workload, Label: workload, Params: params, Metric: measure.PerCall, Others: others,
-			Impls: map[string]measure.BenchImpl{"xla:cpu": {Value: x}, "jax": {Value: j}}}
+	pt := func(workload string, params map[string]int, others float64, x, j float64) bench.Point {
+		return bench.Point{Workload: workload, Label: workload, Params: params, Metric: bench.PerCall, Others: others,
+			Impls: map[string]bench.Impl{"xla:cpu": {Value: x}, "jax": {Value: j}}}
 	}
 	for _, tc := range []struct {
 		name string
-		p    measure.BenchPoint
+		p    bench.Point
 		want []string // substrings of the one line; nil: no line
 	}{
 		{"met", pt("mlp-sgd", map[string]int{"batch": 1}, 0, 18e-6, 17e-6), nil},
@@ -54,7 +55,7 @@ func TestMissedWhy(t *testing.T) {
 		{"throughput met", pt("matmul", map[string]int{"n": 1024}, 0, 200, 205), nil},
 		{"throughput missed", pt("matmul", map[string]int{"n": 1024}, 0, 150, 200), []string{"0.75× jax's throughput against ≥ 0.95×"}},
 	} {
-		got := missedWhy(measure.BenchReport{Points: []measure.BenchPoint{tc.p}})
+		got := missedWhy(bench.Report{Points: []bench.Point{tc.p}})
 		if tc.want == nil {
 			if len(got) != 0 {
 				t.Errorf("%s: missedWhy = %q, want nothing", tc.name, got)
@@ -75,14 +76,14 @@ func TestMissedWhy(t *testing.T) {
 // A bench point is disturbed by other processes' CPU or by any cgroup throttling — the JAX/numpy
 // worker's runs included — and the verdict and the missed line say so; a quiet point is not marked.
 func TestBenchPointDisturbance(t *testing.T) {
-	base := func(others float64, throttled uint64) measure.BenchPoint {
-		return measure.BenchPoint{Workload: "matmul", Label: "matmul 8", Params: map[string]int{"n": 8}, Metric: measure.PerCall,
+	base := func(others float64, throttled uint64) bench.Point {
+		return bench.Point{Workload: "matmul", Label: "matmul 8", Params: map[string]int{"n": 8}, Metric: bench.PerCall,
 			Others: others, Throttled: throttled, ThrottledTime: time.Duration(throttled) * 5 * time.Millisecond,
-			Impls: map[string]measure.BenchImpl{"xla:cpu": {Value: 30e-6}, "jax": {Value: 10e-6}, "numpy": {Value: 12e-6}}}
+			Impls: map[string]bench.Impl{"xla:cpu": {Value: 30e-6}, "jax": {Value: 10e-6}, "numpy": {Value: 12e-6}}}
 	}
 	for _, tc := range []struct {
 		name      string
-		p         measure.BenchPoint
+		p         bench.Point
 		disturbed bool
 		says      string
 	}{
@@ -101,7 +102,7 @@ func TestBenchPointDisturbance(t *testing.T) {
 			if got := strings.Contains(ratioText(tc.p), "disturbed"); got != tc.disturbed {
 				t.Errorf("ratioText = %q", ratioText(tc.p))
 			}
-			why := strings.Join(missedWhy(measure.BenchReport{Points: []measure.BenchPoint{tc.p}}), "\n")
+			why := strings.Join(missedWhy(bench.Report{Points: []bench.Point{tc.p}}), "\n")
 			if tc.disturbed && !strings.Contains(why, tc.says) || !tc.disturbed && strings.Contains(why, "disturbed") {
 				t.Errorf("missedWhy = %q", why)
 			}
@@ -111,9 +112,9 @@ func TestBenchPointDisturbance(t *testing.T) {
 
 // The peer's disturbance: a worst case over rounds keeps the most others' CPU and every pause.
 func TestWorstDisturbance(t *testing.T) {
-	a := measure.Disturbance{Counted: true, OthersCores: 0.3, Throttled: 2, ThrottledTime: time.Millisecond}
-	b := measure.Disturbance{Counted: true, OthersCores: 0.1, Throttled: 1, ThrottledTime: 2 * time.Millisecond}
-	w := worst(worst(measure.Disturbance{}, a), b)
+	a := results.Disturbance{Counted: true, OthersCores: 0.3, Throttled: 2, ThrottledTime: time.Millisecond}
+	b := results.Disturbance{Counted: true, OthersCores: 0.1, Throttled: 1, ThrottledTime: 2 * time.Millisecond}
+	w := worst(worst(results.Disturbance{}, a), b)
 	if !w.Counted || w.OthersCores != 0.3 || w.Throttled != 3 || w.ThrottledTime != 3*time.Millisecond || !w.Disturbed() {
 		t.Errorf("worst = %+v", w)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -103,7 +104,7 @@ func readPeer(path string) (peerReport, error) {
 // CompareRow is one shape measured by GoMLX and, where they ran, by PyTorch and JAX.
 type CompareRow struct {
 	Name      string         `json:"name"` // the torch_compare.py / bench_jax.py name
-	Ours      measure.Result `json:"ours"`
+	Ours      results.Result `json:"ours"`
 	OursRate  float64        `json:"ours_rate"`  // TFLOP/s, GB/s or (MLP step) steps/s
 	TorchRate float64        `json:"torch_rate"` // same unit; 0 when PyTorch did not measure it
 	Unit      string         `json:"unit"`
@@ -265,7 +266,7 @@ func measureCompareJobs(jobs []compareJob, rep CompareReport) ([]CompareRow, []e
 
 // row is job j's result in its unit (TFLOP/s for a matmul, steps/s for a training step, GB/s
 // otherwise) with the peers' rates and the ratios to them, where they measured it.
-func (rep CompareReport) row(j compareJob, r measure.Result) CompareRow {
+func (rep CompareReport) row(j compareJob, r results.Result) CompareRow {
 	row := CompareRow{Name: j.name, Ours: r}
 	switch {
 	case j.w.Name() == "matmul":

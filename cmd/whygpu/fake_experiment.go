@@ -11,15 +11,16 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: "98-binary", Name: "tiny-matmul", Doc: "a 48×48 float32 matmul (test binary only)",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			r, err := measure.Run(dev, workloads.Square(48, dtypes.Float32), measure.Options{Warmup: 1, Reps: 3}, true)
-			return []measure.Result{r}, err
+			return []results.Result{r}, err
 		},
 	})
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/gpu-course/whygpu/pkg/bench"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
 func init() {
@@ -69,7 +69,7 @@ then run this command and commit the three.
 // benchFile is one committed bench report.
 type benchFile struct {
 	Path   string // relative to the checkout
-	Report measure.BenchReport
+	Report bench.Report
 }
 
 // readBenchReports reads every report under dir, newest first.
@@ -84,7 +84,7 @@ func readBenchReports(root string) ([]benchFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		var r measure.BenchReport
+		var r bench.Report
 		if err := json.Unmarshal(b, &r); err != nil {
 			return nil, fmt.Errorf("perfdoc: reading %s: %w", p, err)
 		}

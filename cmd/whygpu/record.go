@@ -17,7 +17,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 
 	// Every lesson package: their init functions register the experiments this command runs.
 	_ "github.com/gpu-course/whygpu/lessons/all"
@@ -284,7 +284,7 @@ func runOne(e experiments.Experiment, dev *devices.Device, scale experiments.Sca
 	entry = ManifestEntry{ID: e.ID(), Doc: e.Doc, Recorded: time.Now().UTC()}
 	t0 := time.Now()
 	defer func() { entry.Seconds = time.Since(t0).Seconds() }()
-	results, err := func() (rs []measure.Result, err error) {
+	rs, err := func() (rs []results.Result, err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("panic: %v", r)
@@ -300,38 +300,38 @@ func runOne(e experiments.Experiment, dev *devices.Device, scale experiments.Sca
 		entry.Error = err.Error()
 		return entry
 	}
-	if len(results) == 0 {
+	if len(rs) == 0 {
 		entry.Error = "the experiment returned no results"
 		return entry
 	}
 	// Every number carries its provenance: fill in what an experiment left empty, and refuse
 	// results that claim another device.
-	for i := range results {
-		p := &results[i].Provenance
+	for i := range rs {
+		p := &rs[i].Provenance
 		if p.Device == "" {
-			*p = measure.ProvenanceOf(dev)
+			*p = results.ProvenanceOf(dev)
 		}
 		if p.Device != dev.Name || p.Recorded {
-			entry.Error = fmt.Sprintf("result %d (%s) has provenance %q, recorded=%v; want a live measurement on %s", i, results[i].Label, p.Device, p.Recorded, dev.Name)
+			entry.Error = fmt.Sprintf("result %d (%s) has provenance %q, recorded=%v; want a live measurement on %s", i, rs[i].Label, p.Device, p.Recorded, dev.Name)
 			return entry
 		}
 	}
 	var path string
 	if filepath.Clean(outDir) == filepath.Clean(experiments.ReferenceDir()) {
-		path, err = experiments.SaveReference(e, results)
+		path, err = experiments.SaveReference(e, rs)
 	} else {
 		path = filepath.Join(devDir, e.Lesson, e.Name+".json")
-		err = measure.Save(path, results)
+		err = results.Save(path, rs)
 	}
 	if err != nil {
 		entry.Error = "saving: " + err.Error()
 		return entry
 	}
-	entry.Results = len(results)
+	entry.Results = len(rs)
 	entry.File, _ = filepath.Rel(devDir, path)
 	if chart {
 		svgPath := strings.TrimSuffix(path, ".json") + ".svg"
-		if err := writeChart(svgPath, e, results, scale); err != nil {
+		if err := writeChart(svgPath, e, rs, scale); err != nil {
 			fmt.Printf("  note: no chart for %s: %v\n", e.ID(), err)
 		} else {
 			entry.Chart, _ = filepath.Rel(devDir, svgPath)
@@ -341,15 +341,15 @@ func runOne(e experiments.Experiment, dev *devices.Device, scale experiments.Sca
 }
 
 // writeChart draws one bar per result: achieved GFLOP/s, or GB/s for results without FLOPs.
-func writeChart(path string, e experiments.Experiment, results []measure.Result, scale experiments.Scale) error {
+func writeChart(path string, e experiments.Experiment, rs []results.Result, scale experiments.Scale) error {
 	useFLOPs := false
-	for _, r := range results {
+	for _, r := range rs {
 		if r.FLOPs > 0 {
 			useFLOPs = true
 		}
 	}
 	var bars []charts.Bar
-	for _, r := range results {
+	for _, r := range rs {
 		v := r.BytesPerSec() / 1e9
 		if useFLOPs {
 			v = r.GFLOPS()
@@ -360,7 +360,7 @@ func writeChart(path string, e experiments.Experiment, results []measure.Result,
 	if useFLOPs {
 		unit = "achieved GFLOP/s"
 	}
-	p0 := results[0].Provenance
+	p0 := rs[0].Provenance
 	title := fmt.Sprintf("%s on %s, recorded %s (scale %s)", e.ID(), p0.Model, p0.Date.Format("2006-01-02"), scale)
 	p, err := charts.Bars(title, unit, bars)
 	if err != nil {

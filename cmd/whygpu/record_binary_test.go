@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // TestPrebuiltBinaryRecordsWithoutGoOrCheckout builds whygpu the way it is carried to a GPU machine
@@ -58,7 +57,7 @@ func TestPrebuiltBinaryRecordsWithoutGoOrCheckout(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("want one result file under %s, got %v\n%s", ref, files, out)
 	}
-	rs, err := measure.Load(files[0])
+	rs, err := results.Load(files[0])
 	if err != nil || len(rs) != 1 || rs[0].Provenance.Device != "xla:cpu" || rs[0].Provenance.GoMLX == "" {
 		t.Fatalf("results: %+v, %v", rs, err)
 	}

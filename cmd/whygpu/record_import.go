@@ -17,7 +17,7 @@ import (
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // The archive scripts/gpu-record.sh brings back from a GPU machine (recording.tar.gz):
@@ -166,7 +166,7 @@ func readBack(w io.Writer, man *Manifest, ok []ManifestEntry) error {
 		if err != nil {
 			return fmt.Errorf("record -import: lessons cannot read %s: %w", e.ID, err)
 		}
-		rs := experiments.Filter(all, func(r measure.Result) bool { return r.Provenance.Model == man.Model })
+		rs := experiments.Filter(all, func(r results.Result) bool { return r.Provenance.Model == man.Model })
 		if len(rs) != e.Results || !rs[0].Provenance.Recorded {
 			return fmt.Errorf("record -import: lessons read %d result(s) of %s recorded on %s, want %d", len(rs), e.ID, man.Model, e.Results)
 		}
@@ -271,7 +271,7 @@ func archiveManifest(files map[string][]byte) (string, *Manifest, error) {
 
 // stagedResults decodes experiment e's results from the archive, strictly, and loads them through a
 // file as lessons do.
-func stagedResults(files map[string][]byte, prefix string, e ManifestEntry, stage string) ([]measure.Result, []byte, error) {
+func stagedResults(files map[string][]byte, prefix string, e ManifestEntry, stage string) ([]results.Result, []byte, error) {
 	if e.File == "" || strings.Contains(e.File, "..") || path.IsAbs(e.File) || !strings.HasSuffix(e.File, ".json") {
 		return nil, nil, fmt.Errorf("bad file %q in the manifest", e.File)
 	}
@@ -282,13 +282,13 @@ func stagedResults(files map[string][]byte, prefix string, e ManifestEntry, stag
 	if !found {
 		return nil, nil, fmt.Errorf("%s is not in the archive", prefix+e.File)
 	}
-	// The schema: exactly measure.Result's fields, as written (a result loaded by lessons is marked
+	// The schema: exactly results.Result's fields, as written (a result loaded by lessons is marked
 	// recorded; the file itself must hold live measurements).
-	var rs []measure.Result
+	var rs []results.Result
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rs); err != nil {
-		return nil, nil, fmt.Errorf("%s does not hold measure.Result values: %w", e.File, err)
+		return nil, nil, fmt.Errorf("%s does not hold results.Result values: %w", e.File, err)
 	}
 	if len(rs) != e.Results || len(rs) == 0 {
 		return nil, nil, fmt.Errorf("%d result(s) in the file, the manifest says %d", len(rs), e.Results)
@@ -297,15 +297,15 @@ func stagedResults(files map[string][]byte, prefix string, e ManifestEntry, stag
 	if err := writeFile(p, b); err != nil {
 		return nil, nil, err
 	}
-	if loaded, err := measure.Load(p); err != nil || len(loaded) != len(rs) {
-		return nil, nil, fmt.Errorf("measure.Load: %d result(s), %v", len(loaded), err)
+	if loaded, err := results.Load(p); err != nil || len(loaded) != len(rs) {
+		return nil, nil, fmt.Errorf("results.Load: %d result(s), %v", len(loaded), err)
 	}
 	return rs, b, nil
 }
 
 // checkProvenance refuses a result that does not name the manifest's device and model, its date,
 // and the versions of a live run.
-func checkProvenance(p measure.Provenance, man *Manifest, slug string) error {
+func checkProvenance(p results.Provenance, man *Manifest, slug string) error {
 	switch {
 	case p.Recorded:
 		return errors.New("marked recorded: a recording holds live measurements only")

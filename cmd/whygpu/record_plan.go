@@ -13,7 +13,7 @@ import (
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // The recording plan: which experiment `whygpu record -group N` runs in which call of a GPU lease,
@@ -48,7 +48,7 @@ type planned struct {
 	// Variant, when set, replaces the experiment's Run for this group (a reduced grid recorded under
 	// the same id; the full experiment later in the plan replaces it).
 	Variant string
-	Run     func(*devices.Device, experiments.Scale) ([]measure.Result, error)
+	Run     func(*devices.Device, experiments.Scale) ([]results.Result, error)
 }
 
 // Estimate is the planned wall time of the experiment.
@@ -102,7 +102,7 @@ func recordPlan() []planned {
 		{ID: race.Lesson + "/" + race.StepSweepName, Group: 1, Compiles: len(reduced), RunS: float64(len(reduced)) * stepS,
 			Basis:   fmt.Sprintf("one step per size of the reduced race grid (%d of %d sizes)", len(reduced), len(full)),
 			Variant: fmt.Sprintf("reduced grid: %d of the race's %d sizes (every other batch and width, ends kept)", len(reduced), len(full)),
-			Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+			Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 				return experiments.Sweep(dev, reducedRaceSizes(s), experiments.StepTiming, nil)
 			}},
 		{ID: "02-roofline/points", Group: 1, Compiles: pts + 3, RunS: 20, Basis: fmt.Sprintf("%d roofline workloads + 3 ceiling workloads (matmul, layernorm, copy)", pts)},

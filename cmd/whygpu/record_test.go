@@ -15,6 +15,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -22,25 +23,25 @@ import (
 func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: "99-fake", Name: "tiny-matmul", Doc: "a 64×64 float32 matmul (test only)",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			n := experiments.Pick(s, 32, 64)
 			r, err := measure.Run(dev, workloads.Square(n, dtypes.Float32), measure.Options{Warmup: 1, Reps: 3}, true)
-			return []measure.Result{r}, err
+			return []results.Result{r}, err
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: "99-fake", Name: "broken", Doc: "always fails (test only)",
-		Run: func(*devices.Device, experiments.Scale) ([]measure.Result, error) {
+		Run: func(*devices.Device, experiments.Scale) ([]results.Result, error) {
 			return nil, errors.New("out of memory, pretend")
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: "99-fake", Name: "panics", Doc: "panics (test only)",
-		Run: func(*devices.Device, experiments.Scale) ([]measure.Result, error) { panic("boom") },
+		Run: func(*devices.Device, experiments.Scale) ([]results.Result, error) { panic("boom") },
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: "96-fake", Name: "not-here", Doc: "cannot run on any device (test only)",
-		Run: func(dev *devices.Device, _ experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, _ experiments.Scale) ([]results.Result, error) {
 			return nil, fmt.Errorf("%w: %s has one device", experiments.ErrNotApplicable, dev.Name)
 		},
 	})
@@ -75,7 +76,7 @@ func TestRecordOnCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	devDir := filepath.Join(out, experiments.Slug(dev.Model))
-	rs, err := measure.Load(filepath.Join(devDir, "99-fake", "tiny-matmul.json"))
+	rs, err := results.Load(filepath.Join(devDir, "99-fake", "tiny-matmul.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

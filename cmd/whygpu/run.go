@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/gpu-course/whygpu/pkg/hlo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gpu-course/whygpu/pkg/hlo"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
 	"github.com/gpu-course/whygpu/pkg/experiments"

@@ -152,7 +152,7 @@ func Lint(nb *Notebook, cfg Config) []Problem {
 	// Cells: outputs, paths, Go.
 	for i, c := range nb.Cells {
 		if m := AbsolutePath.FindString(c.Text()); m != "" {
-			add(i, "absolute path %q of an author's machine: use paths relative to the notebook, or measure.CacheDir / os.TempDir", m)
+			add(i, "absolute path %q of an author's machine: use paths relative to the notebook, or results.CacheDir / os.TempDir", m)
 		}
 		if c.Type != "code" {
 			continue

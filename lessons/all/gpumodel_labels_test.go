@@ -17,14 +17,14 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // cpuResult is a fake live xla:cpu step result at a size.
-func cpuResult(batch, hidden int, d time.Duration) measure.Result {
-	return measure.Result{Label: "step", Params: map[string]int{"batch": batch, "hidden": hidden},
-		Stats: measure.Stats{Median: d}, Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}}
+func cpuResult(batch, hidden int, d time.Duration) results.Result {
+	return results.Result{Label: "step", Params: map[string]int{"batch": batch, "hidden": hidden},
+		Stats: results.Stats{Median: d}, Provenance: results.Provenance{Device: devices.CPU, Run: results.RunID()}}
 }
 
 func rows(t units.Table) string { return t.Plain() }
@@ -40,7 +40,7 @@ func legends(ss []charts.Series) string {
 // Every table, chart legend and lane that shows a modeled GPU number says it is a model and carries
 // the model's assumptions (gpumodel.CheckLabeled).
 func TestModeledGPUNumbersAreLabeled(t *testing.T) {
-	var sweep []measure.Result
+	var sweep []results.Result
 	for _, b := range race.Batches {
 		sweep = append(sweep, cpuResult(b, batching.Narrow, time.Duration(20+b)*time.Microsecond))
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Every lesson table says where its rows come from, and says "measured live" only for results
@@ -46,7 +46,7 @@ func TestRecordingsHaveOrigin(t *testing.T) {
 			}
 		}
 	}
-	if measure.RunID() == "" {
+	if results.RunID() == "" {
 		t.Error("no run id")
 	}
 }

@@ -14,20 +14,20 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // h200 is the provenance of the test's fixture recordings: an H200 that is not here. The numbers
 // recorded under it are made up for the test (a fixture in a temporary reference directory, never
 // in lessons/reference/): they only have to lie inside and outside the model's band.
-var h200 = measure.Provenance{Device: devices.CUDA, Model: "NVIDIA H200 (139 GiB)", TF32: true,
+var h200 = results.Provenance{Device: devices.CUDA, Model: "NVIDIA H200 (139 GiB)", TF32: true,
 	Date: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 
-func recordedStep(batch, hidden int, d time.Duration) measure.Result {
+func recordedStep(batch, hidden int, d time.Duration) results.Result {
 	w := experiments.CourseMLP(batch, hidden)
-	return measure.Result{Workload: w.Name(), Label: w.String(), DType: "float32", Params: w.Params(), FLOPs: w.FLOPs(),
-		Stats: measure.Stats{Median: d}, Provenance: h200}
+	return results.Result{Workload: w.Name(), Label: w.String(), DType: "float32", Params: w.Params(), FLOPs: w.FLOPs(),
+		Stats: results.Stats{Median: d}, Provenance: h200}
 }
 
 // When a GPU recording exists for a size, every place that shows it beside the GPU model says how far
@@ -41,11 +41,11 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 	band := experiments.StepEstimate(experiments.CourseMLP(256, 64))
 	above := experiments.StepEstimate(experiments.CourseMLP(1, 64)).High * 2 // +100%
 	inside := (band.Low + band.High) / 2                                     // +0%
-	steps := []measure.Result{recordedStep(1, 64, above), recordedStep(256, 64, inside)}
+	steps := []results.Result{recordedStep(1, 64, above), recordedStep(256, 64, inside)}
 	if _, err := experiments.SaveReference(experiments.Experiment{Lesson: race.Lesson, Name: race.StepSweepName}, steps); err != nil {
 		t.Fatal(err)
 	}
-	var sweep []measure.Result
+	var sweep []results.Result
 	for _, b := range race.Batches {
 		sweep = append(sweep, cpuResult(b, 64, time.Duration(20+b)*time.Microsecond))
 	}
@@ -55,18 +55,18 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 	}
 
 	c := smallgpt.Config(experiments.GPU)
-	gpt := measure.Result{Label: c.String(), DType: "float32", FLOPs: c.FLOPs(), Provenance: h200,
-		Stats: measure.Stats{Median: experiments.GPTStepEstimate(c).Low / 2}} // -50%
+	gpt := results.Result{Label: c.String(), DType: "float32", FLOPs: c.FLOPs(), Provenance: h200,
+		Stats: results.Stats{Median: experiments.GPTStepEstimate(c).Low / 2}} // -50%
 	gpt.Provenance.Recorded = true
 	mm := workloads.MatMul{M: 64, K: 1024, N: 1024}
 	e := gpumodel.Default().Estimate(gpumodel.MatMul(64, 1024, 1024, "bfloat16", 2*float64(64*1024*2+1024*1024)))
-	matmul := measure.Result{Label: "bf16 matmul", DType: "bfloat16", Params: mm.Params(), Provenance: h200,
-		Stats: measure.Stats{Median: e.High * 3}} // +200%
+	matmul := results.Result{Label: "bf16 matmul", DType: "bfloat16", Params: mm.Params(), Provenance: h200,
+		Stats: results.Stats{Median: e.High * 3}} // +200%
 	matmul.Provenance.Recorded = true
 
 	lane := race.GPULane(1, 64)
 	var gptRows strings.Builder
-	for _, r := range smallgpt.ModelVersusRows([]measure.Result{gpt}) {
+	for _, r := range smallgpt.ModelVersusRows([]results.Result{gpt}) {
 		gptRows.WriteString(strings.Join(r, " | ") + "\n")
 	}
 	for _, tc := range []struct {
@@ -78,7 +78,7 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 		{"batching.Occupancy", batching.OccupancyTable(sweep, 64).String(), []string{"model vs recording: +100%", "model vs recording: +0%"}},
 		{"batching.Crossover", batching.Crossover(sweep, 64), []string{"model vs recording: +100%", "model vs recording: +0%", "batch 256 × hidden 64"}},
 		{"batching.PeakShare", batching.PeakShareTable(sweep).String(), []string{"model vs recording: +100%"}},
-		{"roofline.CriticalTable", roofline.CriticalTable([]measure.Result{matmul}).String(), []string{"model vs recording: +200%"}},
+		{"roofline.CriticalTable", roofline.CriticalTable([]results.Result{matmul}).String(), []string{"model vs recording: +200%"}},
 		{"smallgpt.ModelVersusRows", gptRows.String(), []string{"model vs recording: -50%"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

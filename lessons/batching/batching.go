@@ -14,7 +14,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -51,8 +51,8 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: BatchSweepName,
 		Doc: "one MLP training step (64→h→h→10, f32, SGD) vs batch, hidden 64 and 512; laptop 1…512, GPU 1…8192",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
-			var out []measure.Result
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
+			var out []results.Result
 			for _, h := range []int{Narrow, Wide} {
 				rs, err := experiments.Sweep(dev, experiments.Grid(Batches(s), []int{h}), experiments.StepTiming, nil)
 				out = append(out, rs...)
@@ -66,7 +66,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: WidthSweepName,
 		Doc: "one MLP training step (64→h→h→10, f32, SGD) at batch 16 vs hidden width; laptop 16…2048, GPU 16…8192",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return experiments.Sweep(dev, widthSizes(Widths(s)), experiments.StepTiming, nil)
 		},
 	})
@@ -87,29 +87,29 @@ func KeepName(what string) string { return Lesson + "-" + what }
 // BatchSweep times the step at every batch of the current scale, at this hidden width, on every XLA
 // device here; adds the steps recorded on devices not here (a GPU) at the same width; and keeps them
 // (KeepName("batch-<hidden>")).
-func BatchSweep(hidden int, progress experiments.Progress) ([]measure.Result, error) {
+func BatchSweep(hidden int, progress experiments.Progress) ([]results.Result, error) {
 	sizes := experiments.Grid(Batches(experiments.CurrentScale()), []int{hidden})
 	out, err := experiments.SweepEveryDevice(sizes, progress)
 	if err == nil {
 		out, err = experiments.WithRecordedWhere(out, Lesson, BatchSweepName, experiments.HiddenIs(hidden))
 	}
-	return out, measure.KeepOr(KeepName(fmt.Sprintf("batch-%d", hidden)), out, err) // a failure is kept too: the chart cell refuses
+	return out, results.KeepOr(KeepName(fmt.Sprintf("batch-%d", hidden)), out, err) // a failure is kept too: the chart cell refuses
 }
 
 // WidthSweep times the step at batch WidthBatch for every hidden width of the current scale, on
 // every XLA device here, adds recorded results of devices not here, and keeps them (KeepName("width")).
-func WidthSweep(progress experiments.Progress) ([]measure.Result, error) {
+func WidthSweep(progress experiments.Progress) ([]results.Result, error) {
 	out, err := experiments.SweepEveryDevice(widthSizes(Widths(experiments.CurrentScale())), progress)
 	if err == nil {
 		out, err = experiments.WithRecordedWhere(out, Lesson, WidthSweepName, experiments.BatchIs(WidthBatch))
 	}
-	return out, measure.KeepOr(KeepName("width"), out, err) // a failure is kept too: the chart cell refuses
+	return out, results.KeepOr(KeepName("width"), out, err) // a failure is kept too: the chart cell refuses
 }
 
 // RecallBatch reads the kept batch sweep of a hidden width.
-func RecallBatch(hidden int) ([]measure.Result, error) {
-	return measure.Recall(KeepName(fmt.Sprintf("batch-%d", hidden)))
+func RecallBatch(hidden int) ([]results.Result, error) {
+	return results.Recall(KeepName(fmt.Sprintf("batch-%d", hidden)))
 }
 
 // RecallWidth reads the kept width sweep.
-func RecallWidth() ([]measure.Result, error) { return measure.Recall(KeepName("width")) }
+func RecallWidth() ([]results.Result, error) { return results.Recall(KeepName("width")) }

@@ -9,7 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -29,12 +29,12 @@ func TestExperimentsAreRegistered(t *testing.T) {
 }
 
 // fake is a step result as measured (or recorded) on a device.
-func fake(device string, batch, hidden int, d time.Duration, recorded bool) measure.Result {
+func fake(device string, batch, hidden int, d time.Duration, recorded bool) results.Result {
 	w := experiments.CourseMLP(batch, hidden)
-	r := measure.Result{
+	r := results.Result{
 		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
-		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
-		Provenance: measure.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded, Run: measure.RunID()},
+		Stats:      results.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
+		Provenance: results.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded, Run: results.RunID()},
 		Precision:  "float32", PeakFLOPS: 300e9,
 	}
 	if device == devices.CUDA {
@@ -44,8 +44,8 @@ func fake(device string, batch, hidden int, d time.Duration, recorded bool) meas
 }
 
 // cpuSweep is a CPU that costs 40 µs plus 0.5 ns per FLOP.
-func cpuSweep(hidden int, batches []int) []measure.Result {
-	var rs []measure.Result
+func cpuSweep(hidden int, batches []int) []results.Result {
+	var rs []results.Result
 	for _, b := range batches {
 		f := experiments.CourseMLP(b, hidden).FLOPs()
 		rs = append(rs, fake(devices.CPU, b, hidden, 40*time.Microsecond+time.Duration(f*0.5), false))
@@ -76,7 +76,7 @@ func TestChartsAndCrossovers(t *testing.T) {
 	if _, err := ThroughputChart(narrow, wide); err != nil {
 		t.Errorf("ThroughputChart: %v", err)
 	}
-	var width []measure.Result
+	var width []results.Result
 	for _, h := range Widths(experiments.Laptop) {
 		f := experiments.CourseMLP(WidthBatch, h).FLOPs()
 		width = append(width, fake(devices.CPU, WidthBatch, h, 30*time.Microsecond+time.Duration(f*0.1), false))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -18,7 +18,7 @@ func stepName(hidden int) string {
 
 // BatchChart draws time per step against batch size for one hidden width, log–log, a line per
 // device, the crossover marked.
-func BatchChart(rs []measure.Result, hidden int) (*plot.Plot, error) {
+func BatchChart(rs []results.Result, hidden int) (*plot.Plot, error) {
 	return charts.TimeVsBatch(fmt.Sprintf("Training step %s (f32, SGD): time per step vs batch", stepName(hidden)),
 		experiments.TimeSeries(rs, experiments.Batch))
 }
@@ -28,7 +28,7 @@ func BatchChart(rs []measure.Result, hidden int) (*plot.Plot, error) {
 // with the model's launches as one CUDA graph and one by one on a stream (experiments.LaunchEndCrossovers:
 // how far it moves on that assumption); then, for each GPU step in rs (a recording), the model's error
 // against it (experiments.ModelVersus).
-func Crossover(rs []measure.Result, hidden int) string {
+func Crossover(rs []results.Result, hidden int) string {
 	line := experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch") + fmt.Sprintf(" [hidden %d]", hidden)
 	for _, l := range experiments.LaunchEndCrossovers(rs, "batch", experiments.Batch) {
 		line += "\n" + l
@@ -46,14 +46,14 @@ func withHidden(ss []charts.Series, hidden int) []charts.Series {
 
 // ThroughputChart draws samples per second against batch size for both widths, log–log: a device
 // that keeps its time per step flat doubles its throughput with every doubling of the batch.
-func ThroughputChart(narrow, wide []measure.Result) (*plot.Plot, error) {
+func ThroughputChart(narrow, wide []results.Result) (*plot.Plot, error) {
 	series := withHidden(experiments.ThroughputSeries(narrow, experiments.Batch), Narrow)
 	series = append(series, withHidden(experiments.ThroughputSeries(wide, experiments.Batch), Wide)...)
 	return charts.Throughput("Training throughput vs batch size (f32, SGD)", "batch size [samples]", "samples/s", series)
 }
 
 // WidthChart draws time per step against hidden width at batch WidthBatch, log–log.
-func WidthChart(rs []measure.Result) (*plot.Plot, error) {
+func WidthChart(rs []results.Result) (*plot.Plot, error) {
 	return charts.Lines(charts.Axes{
 		Title: fmt.Sprintf("Training step 64→h→h→10 at batch %d: time per step vs hidden width", WidthBatch),
 		X:     "hidden width h [units]", Y: "time per step [s]",
@@ -63,13 +63,13 @@ func WidthChart(rs []measure.Result) (*plot.Plot, error) {
 
 // WidthCrossover is the printed crossover line of the width sweep, with the model's error against
 // each GPU step in rs as in Crossover.
-func WidthCrossover(rs []measure.Result) string {
+func WidthCrossover(rs []results.Result) string {
 	return experiments.WithModelVersus(experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Hidden), "hidden width")+fmt.Sprintf(" [batch %d]", WidthBatch), rs)
 }
 
 // FLOPSChart draws achieved FLOP/s against hidden width at batch WidthBatch: how much of its
 // arithmetic each device gets to use as the layer widens.
-func FLOPSChart(rs []measure.Result) (*plot.Plot, error) {
+func FLOPSChart(rs []results.Result) (*plot.Plot, error) {
 	return charts.Throughput(fmt.Sprintf("Achieved arithmetic vs hidden width (batch %d, training step, f32)", WidthBatch),
 		"hidden width h [units]", "FLOP/s", experiments.FLOPSSeries(rs, experiments.Hidden))
 }

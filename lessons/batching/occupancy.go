@@ -8,7 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 
@@ -24,12 +24,12 @@ func CPULanes() int {
 
 // gpuTime is a GPU's time per step at a size: a GPU result (live or recorded) when there is one,
 // with the GPU model's error against it, else the model; with where it comes from.
-func gpuTime(rs []measure.Result, batch, hidden int) (sec float64, source string) {
+func gpuTime(rs []results.Result, batch, hidden int) (sec float64, source string) {
 	for _, r := range rs {
 		if r.Provenance.Device == devices.CUDA && r.Params["batch"] == batch && r.Params["hidden"] == hidden {
 			src, note := fromresult.Source(r.Provenance)
 			from := "xla:cuda, " + src.Describe(note)
-			if v := experiments.ModelVersus([]measure.Result{r}); len(v) > 0 {
+			if v := experiments.ModelVersus([]results.Result{r}); len(v) > 0 {
 				from += "; " + v[0]
 			}
 			return r.Seconds(), from
@@ -51,13 +51,13 @@ func hiddenTiles(batch, hidden int) (tiles int, fill float64) {
 // SMs they keep busy (the GPU model's tile/wave picture), what share of this CPU's f32 lanes (model)
 // its outputs could fill (the parallelism offered: at small batches the lanes still wait on memory,
 // each weight read for few multiply-adds), and the time per step on each.
-func OccupancyTable(rs []measure.Result, hidden int) units.Table {
+func OccupancyTable(rs []results.Result, hidden int) units.Table {
 	sms, cpuLanes := gpumodel.Default().GPU.SMs, CPULanes()
 	t := units.Table{Header: []string{"batch", "outputs per hidden layer (B·H)",
 		fmt.Sprintf("output tiles → SMs busy (of %d; GPU model, not a measurement)", sms),
 		fmt.Sprintf("CPU lanes the outputs could fill (of %d, model; parallelism, not busy lanes)", cpuLanes),
 		"xla:cpu time per step (no results)", "GPU time per step", "GPU time from"}}
-	t.From(measure.Origins(rs)...)
+	t.From(results.Origins(rs)...)
 	t.From(units.Formula("B·H outputs per hidden layer"), units.Model("SMs busy and the GPU time: pkg/gpumodel's tiles, waves and kernels; CPU lanes: the course's CPU model"))
 	var batches []int
 	cpu := map[int]float64{}
@@ -71,7 +71,7 @@ func OccupancyTable(rs []measure.Result, hidden int) units.Table {
 		if _, ok := cpu[b]; !ok {
 			batches = append(batches, b)
 		}
-		cpu[b], why[b] = r.Seconds(), measure.WhyDisturbed(r)
+		cpu[b], why[b] = r.Seconds(), results.WhyDisturbed(r)
 	}
 	sort.Ints(batches)
 	for _, b := range batches {
@@ -125,14 +125,14 @@ func FloorEnds(hidden int) int {
 // batch of each sweep given: achieved FLOP/s over the peak (CPU: model; GPU: datasheet, TF32), for
 // live and recorded results, and for the GPU model unless a GPU was measured live (beside a
 // recording, with the model's error against it in the notes).
-func PeakShareTable(sweeps ...[]measure.Result) units.Table {
+func PeakShareTable(sweeps ...[]results.Result) units.Table {
 	t := units.Table{Header: []string{"device", "source", "step", "time per step", "achieved", "peak", "share of peak"}}
 	t.From(units.Model("the peaks: the course's CPU model, a GPU's datasheet (TF32)"))
 	for _, rs := range sweeps {
 		if len(rs) == 0 {
 			continue
 		}
-		t.From(measure.Origins(rs)...)
+		t.From(results.Origins(rs)...)
 		lo, hi := batchRange(rs)
 		for _, r := range rs {
 			if b := r.Params["batch"]; b != lo && b != hi {
@@ -145,12 +145,12 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 				peak = units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.Precision + ")"
 				share = fmt.Sprintf("%.2g%%", r.PercentOfPeak())
 			}
-			t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Device, src.Describe(note), r.Label,
+			t.AddMeasured(results.WhyDisturbed(r), r.Provenance.Device, src.Describe(note), r.Label,
 				units.Duration(r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"), peak, share)
 		}
-		var gpuEnds []measure.Result
+		var gpuEnds []results.Result
 		for _, r := range rs {
-			if b := r.Params["batch"]; experiments.HasGPU([]measure.Result{r}) && (b == lo || b == hi) {
+			if b := r.Params["batch"]; experiments.HasGPU([]results.Result{r}) && (b == lo || b == hi) {
 				gpuEnds = append(gpuEnds, r)
 			}
 		}
@@ -175,7 +175,7 @@ func PeakShareTable(sweeps ...[]measure.Result) units.Table {
 }
 
 // batchRange is the smallest and largest batch among results.
-func batchRange(rs []measure.Result) (lo, hi int) {
+func batchRange(rs []results.Result) (lo, hi int) {
 	for i, r := range rs {
 		b := r.Params["batch"]
 		if i == 0 || b < lo {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Sizes is a sweep the learner writes in a cell: one hidden width and the batch sizes to time.
@@ -39,10 +39,10 @@ func (s Sizes) Validate() error {
 
 // SweepSizes times the training step at the learner's sizes on every XLA device here and keeps the
 // results (KeepName("yours")) — the same measurement as BatchSweep, at sizes from the cell.
-func SweepSizes(s Sizes, progress experiments.Progress) ([]measure.Result, error) {
+func SweepSizes(s Sizes, progress experiments.Progress) ([]results.Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	out, err := experiments.SweepEveryDevice(experiments.Grid(s.Batches, []int{s.Hidden}), progress)
-	return out, measure.KeepOr(KeepName("yours"), out, err)
+	return out, results.KeepOr(KeepName("yours"), out, err)
 }

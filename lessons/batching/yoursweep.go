@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/regime"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // liveCPU is rs's live xla:cpu results, sorted by batch.
-func liveCPU(rs []measure.Result) []measure.Result {
-	var out []measure.Result
+func liveCPU(rs []results.Result) []results.Result {
+	var out []results.Result
 	for _, r := range rs {
 		if r.Provenance.Device == devices.CPU && !r.Provenance.Recorded && r.Seconds() > 0 {
 			out = append(out, r)
@@ -24,8 +24,8 @@ func liveCPU(rs []measure.Result) []measure.Result {
 
 // DoublingBatch is the smallest batch whose step takes at least twice the step at the smallest
 // batch, among results of one device sorted or not; an error when the sweep never got there.
-func DoublingBatch(rs []measure.Result) (int, error) {
-	rs = append([]measure.Result(nil), rs...)
+func DoublingBatch(rs []results.Result) (int, error) {
+	rs = append([]results.Result(nil), rs...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i].Params["batch"] < rs[j].Params["batch"] })
 	if len(rs) < 2 {
 		return 0, fmt.Errorf("%s: need a batch sweep of at least two sizes", Lesson)
@@ -44,7 +44,7 @@ func DoublingBatch(rs []measure.Result) (int, error) {
 // from it (live xla:cpu results only): the doubling test of lesson 01 on its first two batches, how
 // much time the largest batch took for its multiple of the work, and where the step first took twice
 // its smallest batch's time.
-func YourSweep(rs []measure.Result, hidden int) string {
+func YourSweep(rs []results.Result, hidden int) string {
 	cpu := liveCPU(rs)
 	if len(cpu) < 2 {
 		return fmt.Sprintf("No live %s sweep at hidden %d yet: run the sweep cell first.\n", devices.CPU, hidden)

@@ -7,11 +7,11 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestYourSweep(t *testing.T) {
-	var rs []measure.Result
+	var rs []results.Result
 	for b, us := range map[int]int{1: 100, 2: 105, 64: 180, 256: 400, 512: 800} {
 		rs = append(rs, fake(devices.CPU, b, Wide, time.Duration(us)*time.Microsecond, false))
 	}
@@ -43,13 +43,13 @@ func TestCrossoverShowsLaunchControl(t *testing.T) {
 // took twice its batch-1 time, and the measured ridge kept with the results.
 func TestIntensityAgainstTheWideSweep(t *testing.T) {
 	t.Setenv("WHYGPU_CACHE", t.TempDir())
-	var rs []measure.Result
+	var rs []results.Result
 	for b, us := range map[int]int{1: 100, 2: 105, 4: 150, 8: 210} {
 		r := fake(devices.CPU, b, Wide, time.Duration(us)*time.Microsecond, false)
 		r.CeilingFLOPS, r.CeilingBytesPerSec = 40e9, 4e9
 		rs = append(rs, r)
 	}
-	if err := measure.Keep(KeepName("batch-512"), rs); err != nil {
+	if err := results.Keep(KeepName("batch-512"), rs); err != nil {
 		t.Fatal(err)
 	}
 	rep := ExerciseIntensity.Check(func(b, d float64) float64 { return 2 * b * d * d / (4 * (2*b*d + d*d)) })

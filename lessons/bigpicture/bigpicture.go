@@ -22,6 +22,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -39,23 +40,23 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "step-rate",
 		Doc: "achieved FLOP/s of an Adam MLP training step (f32 on CPU; bf16 mixed precision on a GPU)",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			r, err := StepRate(dev, s)
 			if err != nil {
 				return nil, err
 			}
-			return []measure.Result{r}, nil
+			return []results.Result{r}, nil
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "batch1-inference",
 		Doc: "latency of one forward pass of a small MLP (≈85 k parameters) at batch 1",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			r, err := Inference(dev)
 			if err != nil {
 				return nil, err
 			}
-			return []measure.Result{r}, nil
+			return []results.Result{r}, nil
 		},
 	})
 }
@@ -95,7 +96,7 @@ type Rate struct {
 	FLOPS  float64       // sustained FLOP/s
 	Source charts.Source // Live (measured here), Recorded, or Model (datasheet × assumed utilization)
 	Note   string        // details: the datasheet row, the measurement
-	// Disturbed says what disturbed a measured rate (measure.WhyDisturbed), "" if quiet or not measured.
+	// Disturbed says what disturbed a measured rate (results.WhyDisturbed), "" if quiet or not measured.
 	Disturbed string
 }
 
@@ -197,11 +198,11 @@ func StepModel(dev *devices.Device, s experiments.Scale) workloads.MLP {
 
 // StepRate measures StepModel's training step on dev: its achieved FLOP/s is the rate a real
 // training step gets there, optimizer and memory-bound operations included.
-func StepRate(dev *devices.Device, s experiments.Scale) (measure.Result, error) {
+func StepRate(dev *devices.Device, s experiments.Scale) (results.Result, error) {
 	return stepRateOf(dev, StepModel(dev, s))
 }
 
-func stepRateOf(dev *devices.Device, w workloads.MLP) (measure.Result, error) {
+func stepRateOf(dev *devices.Device, w workloads.MLP) (results.Result, error) {
 	return measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5}, false)
 }
 
@@ -209,7 +210,7 @@ func stepRateOf(dev *devices.Device, w workloads.MLP) (measure.Result, error) {
 // ceiling and a real MLP training step of the learner's sizes — keeps the step results (with any
 // recorded ones, at the sizes they were recorded at) for later cells, and returns all the rates:
 // the source's (model), this machine's (live) and recorded GPUs'.
-func RatesHere(z StepSizes) ([]Rate, []measure.Result, error) {
+func RatesHere(z StepSizes) ([]Rate, []results.Result, error) {
 	if err := z.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -228,25 +229,25 @@ func RatesHere(z StepSizes) ([]Rate, []measure.Result, error) {
 	}
 	if f := c.FLOPS[prec]; f > 0 {
 		rates = append(rates, Rate{Name: fmt.Sprintf("%s: large %s matmul (its best case)", dev.Name, prec), FLOPS: f, Source: charts.Live,
-			Note: "measured matmul ceiling, " + dev.Model, Disturbed: measure.WhyDisturbed(c.Results...)})
+			Note: "measured matmul ceiling, " + dev.Model, Disturbed: results.WhyDisturbed(c.Results...)})
 	}
 	r, err := stepRateOf(dev, z.Model(dev))
 	if err != nil {
 		return rates, nil, err
 	}
-	results, err := experiments.WithRecorded([]measure.Result{r}, Lesson, "step-rate")
+	rs, err := experiments.WithRecorded([]results.Result{r}, Lesson, "step-rate")
 	if err != nil {
-		return rates, results, err
+		return rates, rs, err
 	}
-	for _, x := range results {
+	for _, x := range rs {
 		src, note := charts.Live, x.Label
 		if x.Provenance.Recorded {
 			src, note = charts.Recorded, x.Provenance.Model+", "+x.Provenance.Date.Format("2006-01-02")
 		}
 		rates = append(rates, Rate{Name: fmt.Sprintf("%s: a real Adam MLP training step (%s)", x.Provenance.Device, x.DType), FLOPS: x.FLOPS(), Source: src, Note: note,
-			Disturbed: measure.WhyDisturbed(x)})
+			Disturbed: results.WhyDisturbed(x)})
 	}
-	return rates, results, measure.Keep(KeepRates, results)
+	return rates, rs, results.Keep(KeepRates, rs)
 }
 
 // rateOrigins is where the rates come from, for a table's badges.
@@ -311,7 +312,7 @@ func RunTable(run TrainingRun) units.Table {
 
 // MFU is a measured step's model FLOPs utilization against its device's datasheet (or CPU model)
 // peak for its precision, and against the device's measured matmul ceiling when known.
-func MFU(r measure.Result) (ofPeak, ofCeiling float64) {
+func MFU(r results.Result) (ofPeak, ofCeiling float64) {
 	return r.PercentOfPeak(), func() float64 {
 		if r.CeilingFLOPS > 0 {
 			return 100 * r.FLOPS() / r.CeilingFLOPS
@@ -324,7 +325,7 @@ func MFU(r measure.Result) (ofPeak, ofCeiling float64) {
 // the datasheet (or CPU model) peak and its share of the measured matmul ceiling, and what that share
 // says — below the ceiling, as a whole step should be, or above it, when the ceiling was measured low
 // (other programs loading the machine then), so the prose never states it before it is measured.
-func MFULine(r measure.Result) string {
+func MFULine(r results.Result) string {
 	ofPeak, ofCeiling := MFU(r)
 	s := fmt.Sprintf("%s step: %.1f GFLOP/s achieved = MFU %.0f%% of the %s peak (model)", r.Provenance.Device, r.GFLOPS(), ofPeak, r.Precision)
 	switch {
@@ -384,10 +385,10 @@ var SmallMLP = workloads.MLPForward{Batch: 1, In: 64, Hidden: 256, Out: 10, Dept
 
 // Inference times one batch-1 forward pass of SmallMLP on dev (checked against float64 first).
 // Each timed sample covers several passes (they are microseconds each), so the median is stable.
-func Inference(dev *devices.Device) (measure.Result, error) { return inferenceOf(dev, SmallMLP) }
+func Inference(dev *devices.Device) (results.Result, error) { return inferenceOf(dev, SmallMLP) }
 
 // inferenceOf times one forward pass of w on dev, checked against float64 first.
-func inferenceOf(dev *devices.Device, w workloads.MLPForward) (measure.Result, error) {
+func inferenceOf(dev *devices.Device, w workloads.MLPForward) (results.Result, error) {
 	r, err := measure.Run(dev, w, measure.Options{Warmup: 20, Reps: 7, SampleTime: 20 * time.Millisecond}, true)
 	if err != nil {
 		return r, err
@@ -401,21 +402,21 @@ func inferenceOf(dev *devices.Device, w workloads.MLPForward) (measure.Result, e
 // InferenceHere times the learner's request (SmallMLP's in the notebook: batch 1, hidden 256,
 // depth 2) on every XLA device here, adds recorded results for devices this machine lacks (at
 // SmallMLP, where they were recorded), and keeps them.
-func InferenceHere(q Request) ([]measure.Result, error) {
+func InferenceHere(q Request) ([]results.Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "batch1-inference", KeepInference, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "batch1-inference", KeepInference, func(d *devices.Device) ([]results.Result, error) {
 		r, err := inferenceOf(d, q.forward())
 		if err != nil {
 			return nil, err
 		}
-		return []measure.Result{r}, nil
+		return []results.Result{r}, nil
 	})
 }
 
 // InferenceChart draws the batch-1 latency per device (live and recorded), in microseconds.
-func InferenceChart(rs []measure.Result) (*plot.Plot, error) {
+func InferenceChart(rs []results.Result) (*plot.Plot, error) {
 	var bars []charts.Bar
 	for _, r := range rs {
 		bars = append(bars, fromresult.Bar(r, r.Provenance.Label(), r.Seconds()*1e6))

@@ -9,7 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -107,7 +107,7 @@ func TestModelCardListsRecordings(t *testing.T) {
 
 // MFULine says what the measured share of the ceiling means, whichever side of 100% it falls.
 func TestMFULine(t *testing.T) {
-	r := measure.Result{FLOPs: 1e9, Precision: "float32", CeilingFLOPS: 2e10, PeakFLOPS: 1e11}
+	r := results.Result{FLOPs: 1e9, Precision: "float32", CeilingFLOPS: 2e10, PeakFLOPS: 1e11}
 	r.Provenance.Device = "xla:cpu"
 	r.Stats.Median = 100 * time.Millisecond // 10 GFLOP/s: half the ceiling
 	if s := MFULine(r); !strings.Contains(s, "step: 10.0 GFLOP/s achieved") || !strings.Contains(s, "50% of the measured matmul ceiling: below") {

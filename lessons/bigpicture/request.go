@@ -5,7 +5,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -45,15 +45,15 @@ func (q Request) Validate() error {
 
 // InferenceAt times the learner's request on every XLA device here, as InferenceHere times
 // SmallMLP (without the recordings, which are at SmallMLP's size).
-func InferenceAt(q Request) ([]measure.Result, error) {
+func InferenceAt(q Request) ([]results.Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]results.Result, error) {
 		r, err := inferenceOf(d, q.forward())
 		if err != nil {
 			return nil, err
 		}
-		return []measure.Result{r}, nil
+		return []results.Result{r}, nil
 	})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -107,21 +108,21 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "step",
 		Doc: "MLP training step, float32, SGD (laptop: batch 256, hidden 512; GPU: 4096, 4096): achieved FLOP/s for the plan",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			r, err := measure.Run(dev, StepModel(s), measure.Options{Warmup: 2, Reps: 5}, false)
-			return []measure.Result{r}, err
+			return []results.Result{r}, err
 		},
 	})
 }
 
 // StepHere times the learner's step on every XLA device here, with this device's measured matmul
 // ceiling, adds recordings of devices not here (at the sizes they were recorded at), and keeps them.
-func StepHere(z Step) ([]measure.Result, error) {
+func StepHere(z Step) ([]results.Result, error) {
 	if err := z.Validate(); err != nil {
 		return nil, err
 	}
 	w := z.Model()
-	return experiments.OnEachDevice(Lesson, "step", KeepStep, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "step", KeepStep, func(d *devices.Device) ([]results.Result, error) {
 		c, err := measure.MeasureCeilings(d)
 		if err != nil {
 			return nil, err
@@ -131,14 +132,14 @@ func StepHere(z Step) ([]measure.Result, error) {
 			return nil, err
 		}
 		r.CeilingFLOPS = c.FLOPS["float32"]
-		return []measure.Result{r}, nil
+		return []results.Result{r}, nil
 	})
 }
 
 // PlanTable is the run's time on each measured device (at the step's achieved FLOP/s) and on the
 // GPU model (a band at gpumodel.TrainingMFU of the bfloat16 peak: the rate a whole training step
 // sustains, as lesson 08), with each row's source.
-func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
+func PlanTable(run Run, steps []results.Result) (units.Table, error) {
 	var header []string
 	var rows [][]string
 	var disturbed []string
@@ -156,7 +157,7 @@ func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 			}
 		}
 		rows = append(rows, []string{r.Provenance.Label(), src, units.SI(r.FLOPS(), "FLOP/s"), mfu, units.Long(run.FLOPs() / r.FLOPS())})
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 	}
 	m := gpumodel.Default()
 	lo, hi := m.RunTime(run.FLOPs(), "bfloat16")
@@ -164,12 +165,12 @@ func PlanTable(run Run, steps []measure.Result) (units.Table, error) {
 		units.SI(run.FLOPs()/hi.Seconds(), "FLOP/s") + " – " + units.SI(run.FLOPs()/lo.Seconds(), "FLOP/s"),
 		fmt.Sprintf("MFU %.0f–%.0f%% of the bf16 peak (not of a measured ceiling)", 100*gpumodel.TrainingMFU.High, 100*gpumodel.TrainingMFU.Low),
 		units.Long(lo.Seconds()) + " – " + units.Long(hi.Seconds())})
-	return units.Table{Origins: append(measure.Origins(steps), units.Model(gpumodel.Default().MFUNote("bfloat16"))), Header: header, Rows: rows, Disturbed: disturbed}, nil
+	return units.Table{Origins: append(results.Origins(steps), units.Model(gpumodel.Default().MFUNote("bfloat16"))), Header: header, Rows: rows, Disturbed: disturbed}, nil
 }
 
 // PlanChart draws PlanTable's times on a log time axis: a bar per measured (or recorded) device at
 // the FLOP/s its training step sustained, and the GPU model as a shaded band, never a bar.
-func PlanChart(run Run, steps []measure.Result) (*plot.Plot, error) {
+func PlanChart(run Run, steps []results.Result) (*plot.Plot, error) {
 	if err := run.Validate(); err != nil {
 		return nil, err
 	}
@@ -272,7 +273,7 @@ type Point struct {
 	DeviceBusy    float64 `json:"device_busy"` // fraction of the wall time the device computed
 	Device        string  `json:"device"`
 	// Disturbance is what other programs and a CPU quota did while the point was measured.
-	Disturbance measure.Disturbance `json:"disturbance"`
+	Disturbance results.Disturbance `json:"disturbance"`
 }
 
 // Tune trains from the loader at every configuration of g on the default device and keeps the
@@ -321,12 +322,12 @@ func Tune(g Grid, step func(done, total int, what string)) ([]Point, error) {
 }
 
 func keepPoints(ps []Point) error {
-	return measure.KeepValue(strings.TrimSuffix(keepTune, ".json"), ps) // atomic: other tabs may keep at once
+	return results.KeepValue(strings.TrimSuffix(keepTune, ".json"), ps) // atomic: other tabs may keep at once
 }
 
 // RecallTune loads the points Tune kept.
 func RecallTune() ([]Point, error) {
-	return measure.RecallValue[[]Point](strings.TrimSuffix(keepTune, ".json"))
+	return results.RecallValue[[]Point](strings.TrimSuffix(keepTune, ".json"))
 }
 
 // Best is the configuration with the most samples per second.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -118,17 +118,17 @@ func TestCheck(t *testing.T) {
 }
 
 func TestPlanChart(t *testing.T) {
-	here := measure.Result{FLOPs: 26e9, Stats: measure.Stats{Median: time.Second}}
+	here := results.Result{FLOPs: 26e9, Stats: results.Stats{Median: time.Second}}
 	here.Provenance.Device = "xla:cpu"
 	tests := []struct {
 		name    string
 		run     Run
-		steps   []measure.Result
+		steps   []results.Result
 		wantErr string
 	}{
-		{"planned run, measured step", Planned, []measure.Result{here}, ""},
+		{"planned run, measured step", Planned, []results.Result{here}, ""},
 		{"no step measured: the model band alone", Planned, nil, ""},
-		{"refused run", Run{Params: 0, Tokens: 1e9}, []measure.Result{here}, "parameters"},
+		{"refused run", Run{Params: 0, Tokens: 1e9}, []results.Result{here}, "parameters"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -31,7 +31,7 @@ const joulesPerKWh = 3.6e6
 // EnergyTable shows, for each training step measured live on a CPU and for the source's socket and
 // the H200 (models), the power, the FLOP/s a whole step sustains, the energy per FLOP (power ÷
 // rate) and the energy the planned run would take.
-func EnergyTable(run Run, steps []measure.Result) (units.Table, error) {
+func EnergyTable(run Run, steps []results.Result) (units.Table, error) {
 	if err := run.Validate(); err != nil {
 		return units.Table{}, err
 	}
@@ -56,7 +56,7 @@ func EnergyTable(run Run, steps []measure.Result) (units.Table, error) {
 		t.Add(where, power, rate, perFLOP, energy)
 	}
 	cores := devices.ReadCPUFacts().Cores
-	var live []measure.Result
+	var live []results.Result
 	for _, r := range steps {
 		if r.Provenance.Device != devices.CPU || r.Provenance.Recorded || !(r.FLOPS() > 0) {
 			continue
@@ -73,7 +73,7 @@ func EnergyTable(run Run, steps []measure.Result) (units.Table, error) {
 	m := gpumodel.Default()
 	lo, hi := m.RunTime(run.FLOPs(), "bfloat16")
 	row(m.Name()+", not a measurement", fmt.Sprintf("%.0f W (datasheet TDP)", gpuPower.Watts), gpuPower.Watts, run.FLOPs()/hi.Seconds(), run.FLOPs()/lo.Seconds())
-	t.From(measure.Origins(live)...)
+	t.From(results.Origins(live)...)
 	t.From(units.Model("power: thermal design power (datasheet or assumed), held for the whole run; rates: the socket at 50% of its peak (the source's estimate), the H200 at the model's training MFU"))
 	t.Note("This CPU: " + CoreWattsSource + ".")
 	t.Note("Socket: " + socketPower.Source + "; " + datasheet.ServerCPU.Ceilings.Source + ", at 50% of its float32 peak.")
@@ -84,7 +84,7 @@ func EnergyTable(run Run, steps []measure.Result) (units.Table, error) {
 
 // Energy is EnergyTable of the steps kept by the step cell.
 func Energy(run Run) (units.Table, error) {
-	steps, err := measure.Recall(KeepStep)
+	steps, err := results.Recall(KeepStep)
 	if err != nil {
 		return units.Table{}, err
 	}

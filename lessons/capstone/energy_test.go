@@ -7,24 +7,24 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // The energy table: refused without a live CPU step or with an invalid run; with one, every row
 // has an energy per FLOP, the H200's is below the CPU's, and modeled numbers carry their label.
 func TestEnergyTable(t *testing.T) {
-	step := measure.Result{Label: "step", FLOPs: 1e9, Stats: measure.Stats{N: 5, Median: 10 * time.Millisecond},
-		Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID()}} // 100 GFLOP/s
+	step := results.Result{Label: "step", FLOPs: 1e9, Stats: results.Stats{N: 5, Median: 10 * time.Millisecond},
+		Provenance: results.Provenance{Device: devices.CPU, Run: results.RunID()}} // 100 GFLOP/s
 	run := Run{Params: 125e6, Tokens: 10e9}
 	cases := []struct {
 		name  string
 		run   Run
-		steps []measure.Result
+		steps []results.Result
 		fails bool
 	}{
-		{"a live step", run, []measure.Result{step}, false},
+		{"a live step", run, []results.Result{step}, false},
 		{"no step", run, nil, true},
-		{"no run", Run{}, []measure.Result{step}, true},
+		{"no run", Run{}, []results.Result{step}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

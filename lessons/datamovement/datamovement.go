@@ -22,6 +22,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -44,21 +45,21 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "transfer-sweep",
 		Doc: "host→device and device→host bandwidth vs transfer size",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return TransferSweep(dev, DefaultTransfers(s).Sizes)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "resident",
 		Doc: "an MLP training step with everything resident vs re-uploading the batch, vs the parameters too",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return Resident(dev, DefaultResident(s).MLP())
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "sync-variants",
 		Doc: "a training loop reading the loss every step, every 10 steps, only at the end",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			l := DefaultLoop(s)
 			return SyncVariants(dev, l.Model.MLP(), l.Steps, time.Duration(l.HostWorkUS)*time.Microsecond)
 		},
@@ -66,12 +67,12 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "unsynced",
 		Doc: "a matmul timed with the clock stopped at launch (wrong) and at completion",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			u, err := Unsynced(dev, DefaultMatMul(s).N)
 			if err != nil {
 				return nil, err
 			}
-			return []measure.Result{u.Launch, u.Synced}, nil
+			return []results.Result{u.Launch, u.Synced}, nil
 		},
 	})
 }
@@ -91,8 +92,8 @@ func TransferSizes(s experiments.Scale) []int {
 
 // TransferSweep times host→device and device→host copies of each size on dev. Small copies are
 // timed many at a time (fixed per-call costs jitter), large ones a few times.
-func TransferSweep(dev *devices.Device, sizes []int) ([]measure.Result, error) {
-	var out []measure.Result
+func TransferSweep(dev *devices.Device, sizes []int) ([]results.Result, error) {
+	var out []results.Result
 	for _, dir := range []workloads.Direction{workloads.HostToDevice, workloads.DeviceToHost} {
 		for _, n := range sizes {
 			opt := measure.Options{Warmup: 2, Reps: 5, SampleTime: 2 * time.Millisecond}
@@ -109,20 +110,20 @@ func TransferSweep(dev *devices.Device, sizes []int) ([]measure.Result, error) {
 // TransferOnEachDevice runs the sweep at the cell's sizes on every XLA device here, adds recorded
 // results of devices this machine lacks (at the sizes they were recorded at), and keeps them for the
 // chart cell. Sizes Validate refuses are refused before anything is allocated.
-func TransferOnEachDevice(t Transfers) ([]measure.Result, error) {
+func TransferOnEachDevice(t Transfers) ([]results.Result, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "transfer-sweep", KeepTransfer, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "transfer-sweep", KeepTransfer, func(d *devices.Device) ([]results.Result, error) {
 		return TransferSweep(d, t.Sizes)
 	})
 }
 
 // TransferChart draws bandwidth against transfer size, a line per device and direction.
-func TransferChart(results []measure.Result) (*plot.Plot, error) {
-	return charts.Bandwidth("host↔device copies: bandwidth vs transfer size", seriesBy(results,
-		func(r measure.Result) string { return directionName(r.Workload) },
-		func(r measure.Result) float64 { return float64(r.Params["bytes"]) }, measure.Result.BytesPerSec))
+func TransferChart(rs []results.Result) (*plot.Plot, error) {
+	return charts.Bandwidth("host↔device copies: bandwidth vs transfer size", seriesBy(rs,
+		func(r results.Result) string { return directionName(r.Workload) },
+		func(r results.Result) float64 { return float64(r.Params["bytes"]) }, results.Result.BytesPerSec))
 }
 
 func directionName(workload string) string {
@@ -136,10 +137,10 @@ func directionName(workload string) string {
 }
 
 // seriesBy groups results into series by device, provenance and what(r).
-func seriesBy(results []measure.Result, what func(measure.Result) string, x, y func(measure.Result) float64) []charts.Series {
+func seriesBy(rs []results.Result, what func(results.Result) string, x, y func(results.Result) float64) []charts.Series {
 	var out []charts.Series
 	index := map[string]int{}
-	for _, r := range results {
+	for _, r := range rs {
 		src, note := sourceOf(r)
 		name := r.Provenance.Device + " " + what(r)
 		if r.Provenance.Recorded {
@@ -157,7 +158,7 @@ func seriesBy(results []measure.Result, what func(measure.Result) string, x, y f
 	return out
 }
 
-func sourceOf(r measure.Result) (charts.Source, string) {
+func sourceOf(r results.Result) (charts.Source, string) {
 	if r.Provenance.Recorded {
 		return charts.Recorded, fmt.Sprintf("%s, %s", r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
 	}
@@ -166,11 +167,11 @@ func sourceOf(r measure.Result) (charts.Source, string) {
 
 // TransferTable summarizes the sweep: for each device and direction, the time of the smallest copy
 // (the fixed cost) and the bandwidth of the largest.
-func TransferTable(results []measure.Result) units.Table {
-	type span struct{ small, large measure.Result }
+func TransferTable(rs []results.Result) units.Table {
+	type span struct{ small, large results.Result }
 	var keys []string
 	m := map[string]*span{}
-	for _, r := range results {
+	for _, r := range rs {
 		k := r.Provenance.Label() + "|" + directionName(r.Workload)
 		s := m[k]
 		if s == nil {
@@ -189,12 +190,12 @@ func TransferTable(results []measure.Result) units.Table {
 	var disturbed []string
 	for _, k := range keys {
 		s := m[k]
-		disturbed = append(disturbed, measure.WhyDisturbed(s.small, s.large))
+		disturbed = append(disturbed, results.WhyDisturbed(s.small, s.large))
 		rows = append(rows, []string{s.small.Provenance.Label(), directionName(s.small.Workload),
 			units.BytesFixed(s.small.Bytes) + " in " + units.SI(s.small.Seconds(), "s"),
 			units.BytesFixed(s.large.Bytes) + " at " + units.SI(s.large.BytesPerSec(), "B/s")})
 	}
-	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, Rows: rows, Disturbed: disturbed}
 }
 
 // PCIe figures quoted by the source text (not measured here). Its 16–32 GB/s are the nominal
@@ -247,7 +248,7 @@ const (
 // model). The parameter-sized copies are real host↔device copies (workloads.Transfer) of exactly
 // the parameters' bytes; the step itself keeps using its resident parameters, so its result stays
 // right. Each result's Label names the variant; Bytes counts what crosses the bus per step.
-func Resident(dev *devices.Device, w workloads.MLP) ([]measure.Result, error) {
+func Resident(dev *devices.Device, w workloads.MLP) ([]results.Result, error) {
 	tr, err := w.NewTrainer(dev)
 	if err != nil {
 		return nil, err
@@ -310,17 +311,17 @@ func Resident(dev *devices.Device, w workloads.MLP) ([]measure.Result, error) {
 			return tr.Step()
 		}},
 	}
-	var out []measure.Result
+	var out []results.Result
 	for i, v := range variants {
 		st, _, err := measure.Time(v.fn, measure.Options{Warmup: 2, Reps: 7, SampleTime: 5 * time.Millisecond})
 		if err != nil {
 			return out, err
 		}
-		out = append(out, measure.Result{
+		out = append(out, results.Result{
 			Workload: "train-step-" + fmt.Sprint(i), Label: v.name, DType: w.Type.String(),
 			Params: map[string]int{"batch": w.Batch, "variant": i, "bus_bytes": v.bytes, "params": int(w.NumParams())},
 			FLOPs:  w.FLOPs(), Bytes: float64(v.bytes), Stats: st, RelErr: -1,
-			Provenance: measure.ProvenanceOf(dev),
+			Provenance: results.ProvenanceOf(dev),
 		})
 	}
 	return out, nil
@@ -329,40 +330,40 @@ func Resident(dev *devices.Device, w workloads.MLP) ([]measure.Result, error) {
 // ResidentOnEachDevice runs Resident with the cell's model on every XLA device here, adds recorded
 // results (at the model they were recorded with), and keeps the model for GPUModelTable. A model
 // Validate refuses is refused before anything is allocated.
-func ResidentOnEachDevice(m Model) ([]measure.Result, error) {
+func ResidentOnEachDevice(m Model) ([]results.Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	if err := measure.KeepValue(KeepResidentModel, m); err != nil {
+	if err := results.KeepValue(KeepResidentModel, m); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "resident", KeepResident, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "resident", KeepResident, func(d *devices.Device) ([]results.Result, error) {
 		return Resident(d, m.MLP())
 	})
 }
 
 // ResidentTable shows each variant's step time and its cost over the resident step.
-func ResidentTable(results []measure.Result) units.Table {
+func ResidentTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
 	base := map[string]time.Duration{}
-	for _, r := range results {
+	for _, r := range rs {
 		k := r.Provenance.Label()
 		if r.Params["variant"] == 0 {
 			base[k] = r.Stats.Median
 		}
 	}
-	for _, r := range results {
+	for _, r := range rs {
 		k := r.Provenance.Label()
 		extra := "—"
 		if b := base[k]; b > 0 && r.Params["variant"] > 0 {
 			extra = fmt.Sprintf("%+.0f%%", 100*(float64(r.Stats.Median)/float64(b)-1))
 		}
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		rows = append(rows, []string{k, r.Label, units.BytesFixed(r.Bytes), units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), extra})
 	}
-	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "each step", "host↔device bytes per step", "median step", "CV", "vs resident"}, Rows: rows, Disturbed: disturbed}
 }
 
 // GPUModelRows estimates, for the same MLP on the source's H100 (the course's one GPU model,
@@ -398,13 +399,13 @@ var ReadEvery = []int{1, 10, 0}
 // step unless a loss read made the host wait. Each variant is run three times; the results hold the
 // wall time per step (median of the three) and, in Metrics, the reads and the device's busy and idle
 // time per step.
-func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time.Duration) ([]measure.Result, error) {
+func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time.Duration) ([]results.Result, error) {
 	tr, err := w.NewTrainer(dev)
 	if err != nil {
 		return nil, err
 	}
 	defer tr.Close()
-	var out []measure.Result
+	var out []results.Result
 	for _, k := range ReadEvery {
 		var per []time.Duration
 		var last train.LoopReport
@@ -420,14 +421,14 @@ func SyncVariants(dev *devices.Device, w workloads.MLP, steps int, hostWork time
 			last = rep
 		}
 		slices.Sort(idle)
-		out = append(out, measure.Result{
+		out = append(out, results.Result{
 			Workload: "train-loop", Label: readLabel(k), DType: w.Type.String(),
 			Params: map[string]int{"read_every": k, "steps": steps, "host_work_us": int(hostWork / time.Microsecond)},
 			Metrics: map[string]float64{MetricReads: float64(last.Reads),
 				MetricIdleUS: float64(idle[1]) / float64(time.Microsecond),
 				MetricBusyUS: float64(last.DeviceBusy/time.Duration(last.Steps)) / float64(time.Microsecond)},
 			FLOPs: w.FLOPs(), Stats: probe.Summarize(per), RelErr: -1,
-			Provenance: measure.ProvenanceOf(dev),
+			Provenance: results.ProvenanceOf(dev),
 		})
 	}
 	return out, nil
@@ -441,9 +442,9 @@ const (
 	MetricIdleUS = "idle_per_step_us"
 )
 
-// metric is r's measured value called name (measure.Result.Metric, which also reads results saved
+// metric is r's measured value called name (results.Result.Metric, which also reads results saved
 // when these were kept among the Params), 0 when absent.
-func metric(r measure.Result, name string) float64 {
+func metric(r results.Result, name string) float64 {
 	v, _ := r.Metric(name)
 	return v
 }
@@ -461,27 +462,27 @@ func readLabel(k int) string {
 // SyncOnEachDevice runs SyncVariants with the cell's loop on every XLA device here and adds recorded
 // results (at the loop they were recorded with). A loop Validate refuses is refused before anything
 // is allocated.
-func SyncOnEachDevice(l Loop) ([]measure.Result, error) {
+func SyncOnEachDevice(l Loop) ([]results.Result, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "sync-variants", KeepSync, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "sync-variants", KeepSync, func(d *devices.Device) ([]results.Result, error) {
 		return SyncVariants(d, l.Model.MLP(), l.Steps, time.Duration(l.HostWorkUS)*time.Microsecond)
 	})
 }
 
 // SyncTable shows each loop variant's time per step, reads, and the device's idle time per step.
-func SyncTable(results []measure.Result) units.Table {
+func SyncTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
-	for _, r := range results {
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+	for _, r := range rs {
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), r.Label, fmt.Sprint(metric(r, MetricReads)),
 			units.SI(r.Seconds(), "s"), fmt.Sprintf("±%.0f%%", 100*r.Stats.CV),
 			units.SI(metric(r, MetricBusyUS)*1e-6, "s"),
 			units.SI(metric(r, MetricIdleUS)*1e-6, "s")})
 	}
-	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "loop", "loss reads", "wall time per step", "spread", "device busy per step", "device idle per step"}, Rows: rows, Disturbed: disturbed}
 }
 
 // ---- timing without waiting ----
@@ -498,16 +499,16 @@ func Unsynced(dev *devices.Device, n int) (measure.Unsynced, error) {
 // UnsyncedOnEachDevice runs Unsynced at the cell's side on every XLA device here (the lesson's is
 // 512; `whygpu record` uses 4096 on a GPU) and keeps the pairs as results: launch-timed first, then
 // completion-timed. A side Validate refuses is refused before anything is allocated.
-func UnsyncedOnEachDevice(m MatMul) ([]measure.Result, error) {
+func UnsyncedOnEachDevice(m MatMul) ([]results.Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "unsynced", KeepUnsynced, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "unsynced", KeepUnsynced, func(d *devices.Device) ([]results.Result, error) {
 		u, err := Unsynced(d, m.N)
 		if err != nil {
 			return nil, err
 		}
-		return []measure.Result{u.Launch, u.Synced}, nil
+		return []results.Result{u.Launch, u.Synced}, nil
 	})
 }
 
@@ -515,11 +516,11 @@ func UnsyncedOnEachDevice(m MatMul) ([]measure.Result, error) {
 // launch-timed FLOP/s are impossible, above any roof. The asynchronous launch is emulated on every
 // device, a GPU included (measure.TimeWithoutWaiting queues the run on a goroutine and returns, as a
 // CUDA launch would: go-xla has no execute-without-waiting), and the table says so on every row.
-func UnsyncedTable(results []measure.Result) units.Table {
+func UnsyncedTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
-	origins := measure.Origins(results)
-	for _, r := range results {
+	origins := results.Origins(rs)
+	for _, r := range rs {
 		clock := "at completion (right)"
 		if strings.Contains(r.Label, "stopped at launch") {
 			clock = "at launch (wrong; emulated: the course's goroutine launch queue)"
@@ -529,7 +530,7 @@ func UnsyncedTable(results []measure.Result) units.Table {
 		if r.CeilingFLOPS > 0 {
 			ceil = fmt.Sprintf("%.0f%%", 100*r.FLOPS()/r.CeilingFLOPS)
 		}
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), clock, units.SI(r.Seconds(), "s"), units.SI(r.FLOPS(), "FLOP/s"),
 			fmt.Sprintf("%.0f%%", r.PercentOfPeak()), ceil})
 	}
@@ -538,11 +539,11 @@ func UnsyncedTable(results []measure.Result) units.Table {
 
 // UnsyncedLine says, in one line, what the launch-stopped clock claims and that it is impossible,
 // and that the launch was emulated (on every device: measure.EmulatedLaunch).
-func UnsyncedLine(results []measure.Result) string {
-	if len(results) == 0 {
+func UnsyncedLine(rs []results.Result) string {
+	if len(rs) == 0 {
 		return "no unsynced timing"
 	}
-	r := results[0]
+	r := rs[0]
 	how := "emulated launch on " + r.Provenance.Device + ": the course's goroutine launch queue, not a CUDA launch"
 	return fmt.Sprintf("timer stopped at launch: %.0f GFLOP/s (%.0f%% of the model peak; %s) — impossible", r.GFLOPS(), r.PercentOfPeak(), how)
 }
@@ -551,8 +552,8 @@ func UnsyncedLine(results []measure.Result) string {
 
 // BandwidthLines says, per device and direction, the bandwidth of the largest transfer measured:
 // "xla:cpu, measured live  host→device  64.0 MiB: 1.45 GB/s".
-func BandwidthLines(results []measure.Result) string {
-	rows := TransferTable(results).Rows
+func BandwidthLines(rs []results.Result) string {
+	rows := TransferTable(rs).Rows
 	s := ""
 	for _, r := range rows {
 		s += fmt.Sprintf("%-40s %-12s largest copy %s\n", r[0], r[1], r[3])
@@ -563,7 +564,7 @@ func BandwidthLines(results []measure.Result) string {
 // GPUModelTable is GPUModelRows for the model the residency cell measured last (kept by
 // ResidentOnEachDevice); before that cell ran, the error says to run it.
 func GPUModelTable() (units.Table, error) {
-	m, err := measure.RecallValue[Model](KeepResidentModel)
+	m, err := results.RecallValue[Model](KeepResidentModel)
 	if err != nil {
 		return units.Table{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -96,7 +97,7 @@ func TestOnGoBackend(t *testing.T) {
 	if u.Launch.Stats.Median >= u.Synced.Stats.Median {
 		t.Errorf("launch %v ≥ completion %v", u.Launch.Stats.Median, u.Synced.Stats.Median)
 	}
-	_, rows := UnsyncedTable([]measure.Result{u.Launch, u.Synced}).Parts()
+	_, rows := UnsyncedTable([]results.Result{u.Launch, u.Synced}).Parts()
 	if !strings.Contains(rows[0][1], "wrong") || !strings.Contains(rows[1][1], "right") {
 		t.Errorf("unsynced table %v", rows)
 	}
@@ -105,12 +106,12 @@ func TestOnGoBackend(t *testing.T) {
 // TestSyncTableReadsOldRecordings checks that a sync result saved before Metrics existed (reads and
 // µs among the Params) shows the same row as one saved now.
 func TestSyncTableReadsOldRecordings(t *testing.T) {
-	now := measure.Result{Label: "loss read every step", Params: map[string]int{"read_every": 1},
+	now := results.Result{Label: "loss read every step", Params: map[string]int{"read_every": 1},
 		Metrics: map[string]float64{MetricReads: 30, MetricBusyUS: 1500, MetricIdleUS: 250}}
-	old := measure.Result{Label: "loss read every step", Params: map[string]int{"read_every": 1,
+	old := results.Result{Label: "loss read every step", Params: map[string]int{"read_every": 1,
 		"reads": 30, "busy_per_step_us": 1500, "idle_per_step_us": 250}}
-	_, want := SyncTable([]measure.Result{now}).Parts()
-	_, got := SyncTable([]measure.Result{old}).Parts()
+	_, want := SyncTable([]results.Result{now}).Parts()
+	_, got := SyncTable([]results.Result{old}).Parts()
 	if !slices.Equal(got[0], want[0]) || want[0][2] != "30" {
 		t.Errorf("old %q, now %q", got[0], want[0])
 	}
@@ -120,12 +121,12 @@ func TestSyncTableReadsOldRecordings(t *testing.T) {
 // live or recorded, is never called a real CUDA launch.
 func TestUnsyncedIsEmulatedEverywhere(t *testing.T) {
 	for _, dev := range []string{devices.CPU, devices.CUDA} {
-		launch := measure.Result{Label: "matmul — timer stopped at launch (wrong; " + measure.EmulatedLaunch + ")", FLOPs: 1e9,
-			Stats: measure.Stats{Median: time.Microsecond}, Provenance: measure.Provenance{Device: dev, Model: "m", Run: measure.RunID()}}
+		launch := results.Result{Label: "matmul — timer stopped at launch (wrong; " + measure.EmulatedLaunch + ")", FLOPs: 1e9,
+			Stats: results.Stats{Median: time.Microsecond}, Provenance: results.Provenance{Device: dev, Model: "m", Run: results.RunID()}}
 		synced := launch
 		synced.Label = "matmul"
-		_, rows := UnsyncedTable([]measure.Result{launch, synced}).Parts()
-		line := UnsyncedLine([]measure.Result{launch, synced})
+		_, rows := UnsyncedTable([]results.Result{launch, synced}).Parts()
+		line := UnsyncedLine([]results.Result{launch, synced})
 		if !strings.Contains(rows[0][1], "emulated") || !strings.Contains(line, "emulated") || strings.Contains(line, "real") {
 			t.Errorf("%s: table %q, line %q", dev, rows[0][1], line)
 		}

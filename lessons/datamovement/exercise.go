@@ -6,8 +6,8 @@ import (
 	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // ExerciseCopy is lesson 04's formula for the learner: the time of a copy at a link's bandwidth,
@@ -31,7 +31,7 @@ var ExerciseCopy = exercise.Exercise{
 		if err != nil {
 			return exercise.Measurement{}, err
 		}
-		var up []measure.Result
+		var up []results.Result
 		for _, r := range rs {
 			if r.Workload == "transfer-h2d" {
 				up = append(up, r)

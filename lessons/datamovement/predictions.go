@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Predictions of lesson 04.
@@ -20,7 +20,7 @@ var (
 			if err != nil {
 				return 0, err
 			}
-			var up []measure.Result
+			var up []results.Result
 			for _, r := range rs {
 				if r.Workload == "transfer-h2d" {
 					up = append(up, r)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -39,11 +39,11 @@ func (t Transfers) Validate() error {
 
 // TransfersHere times the learner's copies both ways on every XLA device here — TransferSweep at
 // sizes from the cell, without the recordings (they are at the lesson's sizes).
-func TransfersHere(t Transfers) ([]measure.Result, error) {
+func TransfersHere(t Transfers) ([]results.Result, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]results.Result, error) {
 		return TransferSweep(d, t.Sizes)
 	})
 }

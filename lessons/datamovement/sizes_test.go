@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestTransfersRefused(t *testing.T) {
@@ -48,26 +48,26 @@ func TestExperimentSizesRefused(t *testing.T) {
 	ok := Model{Batch: 64, In: 256, Hidden: 512, Out: 16, Depth: 2}
 	tests := []struct {
 		name string
-		run  func() ([]measure.Result, error)
+		run  func() ([]results.Result, error)
 		want string
 	}{
-		{"transfer 13 copies", func() ([]measure.Result, error) { return TransferOnEachDevice(Transfers{Sizes: make([]int, 13)}) }, "at most 12"},
-		{"transfer 8 GB", func() ([]measure.Result, error) { return TransferOnEachDevice(Transfers{Sizes: []int{8e9}}) }, "refused before anything is allocated"},
-		{"batch 1e9", func() ([]measure.Result, error) {
+		{"transfer 13 copies", func() ([]results.Result, error) { return TransferOnEachDevice(Transfers{Sizes: make([]int, 13)}) }, "at most 12"},
+		{"transfer 8 GB", func() ([]results.Result, error) { return TransferOnEachDevice(Transfers{Sizes: []int{8e9}}) }, "refused before anything is allocated"},
+		{"batch 1e9", func() ([]results.Result, error) {
 			return ResidentOnEachDevice(Model{Batch: 1e9, In: 256, Hidden: 512, Out: 16, Depth: 2})
 		}, "batch 1000000000 refused"},
-		{"zero width", func() ([]measure.Result, error) {
+		{"zero width", func() ([]results.Result, error) {
 			return ResidentOnEachDevice(Model{Batch: 64, In: 256, Out: 16, Depth: 2})
 		}, "Hidden 0 refused"},
-		{"too much memory", func() ([]measure.Result, error) {
+		{"too much memory", func() ([]results.Result, error) {
 			return ResidentOnEachDevice(Model{Batch: 16384, In: 16384, Hidden: 16384, Out: 16, Depth: 8})
 		}, "over the"},
-		{"depth 0", func() ([]measure.Result, error) {
+		{"depth 0", func() ([]results.Result, error) {
 			return SyncOnEachDevice(Loop{Model: Model{Batch: 1, In: 1, Hidden: 1, Out: 1}, Steps: 30})
 		}, "depth 0 refused"},
-		{"1e9 steps", func() ([]measure.Result, error) { return SyncOnEachDevice(Loop{Model: ok, Steps: 1e9}) }, "1000000000 steps refused"},
-		{"negative host work", func() ([]measure.Result, error) { return SyncOnEachDevice(Loop{Model: ok, Steps: 30, HostWorkUS: -1}) }, "host work per step refused"},
-		{"side 1e9", func() ([]measure.Result, error) { return UnsyncedOnEachDevice(MatMul{N: 1e9}) }, "side 1000000000 refused"},
+		{"1e9 steps", func() ([]results.Result, error) { return SyncOnEachDevice(Loop{Model: ok, Steps: 1e9}) }, "1000000000 steps refused"},
+		{"negative host work", func() ([]results.Result, error) { return SyncOnEachDevice(Loop{Model: ok, Steps: 30, HostWorkUS: -1}) }, "host work per step refused"},
+		{"side 1e9", func() ([]results.Result, error) { return UnsyncedOnEachDevice(MatMul{N: 1e9}) }, "side 1000000000 refused"},
 	}
 	for _, tc := range tests {
 		rs, err := tc.run()

@@ -23,6 +23,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -53,7 +54,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "allreduce",
 		Doc: "AllReduce (sum) of a float32 gradient across the device's devices vs its size (laptop 4 KiB–16 MiB, GPU up to 256 MiB); needs ≥ 2 devices",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			dev, err := splitOf(dev)
 			if err != nil {
 				return nil, err
@@ -133,7 +134,7 @@ func Check() (units.Table, error) {
 
 // AllReduceSweep times the all-reduce on the default device for the scale's sizes and keeps the
 // results for the chart.
-func AllReduceSweep(progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+func AllReduceSweep(progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
 	dev, err := splitDevice()
 	if err != nil {
 		return nil, err
@@ -142,13 +143,13 @@ func AllReduceSweep(progress func(done, total int, format string, args ...any)) 
 	if err != nil {
 		return rs, err
 	}
-	return rs, measure.Keep(KeepAllReduce, rs)
+	return rs, results.Keep(KeepAllReduce, rs)
 }
 
 // AllReduceSweepOn times an all-reduce of n float32 values across devicesN devices of dev, for each
 // size.
-func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
-	var out []measure.Result
+func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
+	var out []results.Result
 	for i, n := range sizes {
 		if progress != nil {
 			progress(i, len(sizes), "%s", units.Bytes(float64(4*n)))
@@ -162,10 +163,10 @@ func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress f
 		if err != nil {
 			return out, err
 		}
-		out = append(out, measure.Result{
+		out = append(out, results.Result{
 			Workload: "allreduce", Label: fmt.Sprintf("all-reduce %s over %d devices", units.Bytes(float64(4*n)), devicesN),
 			DType: "float32", Params: map[string]int{"values": n, "devices": devicesN}, Bytes: float64(4 * n),
-			Stats: probe.Summarize(samples), RelErr: -1, Provenance: measure.ProvenanceOf(dev),
+			Stats: probe.Summarize(samples), RelErr: -1, Provenance: results.ProvenanceOf(dev),
 		})
 	}
 	if progress != nil {
@@ -176,13 +177,13 @@ func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress f
 
 // AllReduceChart draws measured all-reduce time against gradient size (live or recorded) with the
 // ring all-reduce model of each link for 8 GPUs, each a band drawn as its fast and slow ends.
-func AllReduceChart(results []measure.Result) (*plot.Plot, error) {
+func AllReduceChart(rs []results.Result) (*plot.Plot, error) {
 	var series []charts.Series
 	byDev := map[string][]charts.XY{}
 	var order []string
 	var src = map[string]charts.Source{}
 	var sizes []float64
-	for _, r := range results {
+	for _, r := range rs {
 		k := fmt.Sprintf("%s, %d devices", r.Provenance.Device, r.Params["devices"])
 		if _, ok := byDev[k]; !ok {
 			order = append(order, k)
@@ -370,14 +371,14 @@ func MeasureMemory(s State) (Memory, error) {
 		return Memory{}, err
 	}
 	p, o := tr.StateBytes()
-	kept := measure.Result{Workload: "gpt-state", Label: c.String() + " state after one step", RelErr: -1,
-		Metrics: map[string]float64{MetricParamsBytes: float64(p), MetricOptimizerBytes: float64(o)}, Provenance: measure.ProvenanceOf(dev)}
-	return Memory{Params: p, Gradients: p, Optimizer: o}, measure.Keep(KeepMemory, []measure.Result{kept})
+	kept := results.Result{Workload: "gpt-state", Label: c.String() + " state after one step", RelErr: -1,
+		Metrics: map[string]float64{MetricParamsBytes: float64(p), MetricOptimizerBytes: float64(o)}, Provenance: results.ProvenanceOf(dev)}
+	return Memory{Params: p, Gradients: p, Optimizer: o}, results.Keep(KeepMemory, []results.Result{kept})
 }
 
-// AdamRatio is a kept state measurement's Adam bytes over its parameter bytes (measure.Result.Metric
+// AdamRatio is a kept state measurement's Adam bytes over its parameter bytes (results.Result.Metric
 // also reads one saved when these were kept among the Params); an error when it holds no parameters.
-func AdamRatio(r measure.Result) (float64, error) {
+func AdamRatio(r results.Result) (float64, error) {
 	p, _ := r.Metric(MetricParamsBytes)
 	o, _ := r.Metric(MetricOptimizerBytes)
 	if p == 0 {

@@ -1,14 +1,15 @@
 package dataparallel
 
 import (
-	"github.com/gpu-course/whygpu/internal/devicetest"
 	"strings"
 	"testing"
+
+	"github.com/gpu-course/whygpu/internal/devicetest"
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -70,13 +71,13 @@ func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Dec
 func TestAdamRatio(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		r       measure.Result
+		r       results.Result
 		want    float64
 		wantErr bool
 	}{
-		{"metrics", measure.Result{Metrics: map[string]float64{MetricParamsBytes: 1000, MetricOptimizerBytes: 2004}}, 2.004, false},
-		{"old params", measure.Result{Params: map[string]int{"params_bytes": 1000, "optimizer_bytes": 2004}}, 2.004, false},
-		{"empty", measure.Result{}, 0, true},
+		{"metrics", results.Result{Metrics: map[string]float64{MetricParamsBytes: 1000, MetricOptimizerBytes: 2004}}, 2.004, false},
+		{"old params", results.Result{Params: map[string]int{"params_bytes": 1000, "optimizer_bytes": 2004}}, 2.004, false},
+		{"empty", results.Result{}, 0, true},
 	} {
 		got, err := AdamRatio(tc.r)
 		if got != tc.want || (err != nil) != tc.wantErr {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -44,7 +44,7 @@ func (a AllReduce) Validate() error {
 // AllReduceAt times the learner's all-reduces on the default device's devices — AllReduceSweepOn
 // at sizes from the cell. Asking for more devices than the backend exposes is an error that says
 // how many there are.
-func AllReduceAt(a AllReduce, progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+func AllReduceAt(a AllReduce, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}

@@ -6,14 +6,14 @@
 // cores, each calling a multi-threaded math library).
 //
 // Notebook cells stay thin: they call the functions here. Results are kept on disk between cells
-// (measure.Keep, and KeepTimelines for the pipeline timelines), and every measurement is registered
+// (results.Keep, and KeepTimelines for the pipeline timelines), and every measurement is registered
 // as an experiment so `whygpu record` can run it on a GPU.
 package feeding
 
 import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
@@ -49,7 +49,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "workers-sweep",
 		Doc: "training from a loader pipeline (CPU work = 2× the step per batch): device utilization vs loader workers",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			rs, _, err := WorkersSweep(dev, s, Workers(s), nil)
 			return rs, err
 		},
@@ -57,14 +57,14 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "launch-bound",
 		Doc: "a tiny MLP forward at batch 1: one executable per op vs one fused executable",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return LaunchBound(dev, DefaultTiny)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "oversubscription",
 		Doc: "throughput and latency of concurrent multi-threaded matmul jobs vs job count",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			ws := DefaultOversub.Workers()
 			if dev.IsGPU() {
 				ws = []int{1, 2, 4, 8} // one compiled instance per worker: keep the GPU recording short
@@ -74,8 +74,8 @@ func init() {
 	})
 }
 
-// metric is r's measured value name (measure.Result.Metric), 0 when absent.
-func metric(r measure.Result, name string) float64 {
+// metric is r's measured value name (results.Result.Metric), 0 when absent.
+func metric(r results.Result, name string) float64 {
 	v, _ := r.Metric(name)
 	return v
 }

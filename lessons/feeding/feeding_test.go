@@ -11,7 +11,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -112,23 +112,23 @@ func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Dec
 func TestTablesReadOldRecordings(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		table    func([]measure.Result) units.Table
-		now, old measure.Result
+		table    func([]results.Result) units.Table
+		now, old results.Result
 		col      int
 		want     string
 	}{
 		{"sweep", SweepTable,
-			measure.Result{Params: map[string]int{ParamWorkers: 2}, Metrics: map[string]float64{ParamCores: 16, ParamStepUS: 100}},
-			measure.Result{Params: map[string]int{ParamWorkers: 2, ParamCores: 16}, Metrics: map[string]float64{ParamStepUS: 100}}, 1, "16"},
+			results.Result{Params: map[string]int{ParamWorkers: 2}, Metrics: map[string]float64{ParamCores: 16, ParamStepUS: 100}},
+			results.Result{Params: map[string]int{ParamWorkers: 2, ParamCores: 16}, Metrics: map[string]float64{ParamStepUS: 100}}, 1, "16"},
 		{"oversubscription", OverTable,
-			measure.Result{Params: map[string]int{ParamWorkers: 4}, Metrics: map[string]float64{ParamCores: 2, ParamLatUS: 30}},
-			measure.Result{Params: map[string]int{ParamWorkers: 4, ParamCores: 2}, Metrics: map[string]float64{ParamLatUS: 30}}, 1, "2"},
+			results.Result{Params: map[string]int{ParamWorkers: 4}, Metrics: map[string]float64{ParamCores: 2, ParamLatUS: 30}},
+			results.Result{Params: map[string]int{ParamWorkers: 4, ParamCores: 2}, Metrics: map[string]float64{ParamLatUS: 30}}, 1, "2"},
 		{"fusion", FusionTable,
-			measure.Result{Params: map[string]int{"fused": 1}, Metrics: map[string]float64{ParamKernels: 1, ParamFusedOps: 8}},
-			measure.Result{Params: map[string]int{"fused": 1, ParamKernels: 1, ParamFusedOps: 8}}, 5, "1 kernel, 8 ops fused (XLA's optimized HLO)"},
+			results.Result{Params: map[string]int{"fused": 1}, Metrics: map[string]float64{ParamKernels: 1, ParamFusedOps: 8}},
+			results.Result{Params: map[string]int{"fused": 1, ParamKernels: 1, ParamFusedOps: 8}}, 5, "1 kernel, 8 ops fused (XLA's optimized HLO)"},
 	} {
-		_, want := tc.table([]measure.Result{tc.now}).Parts()
-		_, got := tc.table([]measure.Result{tc.old}).Parts()
+		_, want := tc.table([]results.Result{tc.now}).Parts()
+		_, got := tc.table([]results.Result{tc.old}).Parts()
 		if !slices.Equal(got[0], want[0]) || want[0][tc.col] != tc.want {
 			t.Errorf("%s: old %q, now %q; want column %d %q", tc.name, got[0], want[0], tc.col, tc.want)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -23,7 +24,7 @@ func LaunchPass(fused bool) workloads.TiedForward { return DefaultTiny.pass(fuse
 // kernel each) and as one compiled executable for the whole pass (what XLA does: it fuses the step),
 // each checked against float64. Each result's median is the time of one forward pass; Params carry
 // the number of executable calls (ParamCalls).
-func LaunchBound(dev *devices.Device, t Tiny) (rs []measure.Result, err error) {
+func LaunchBound(dev *devices.Device, t Tiny) (rs []results.Result, err error) {
 	opt := measure.Options{Warmup: 3, Reps: 7, SampleTime: 20 * time.Millisecond}
 	for _, fused := range []bool{false, true} {
 		w := t.pass(fused)
@@ -42,18 +43,18 @@ func LaunchBound(dev *devices.Device, t Tiny) (rs []measure.Result, err error) {
 // LaunchHere runs LaunchBound of the cell's pass on every XLA device here, adds recorded results for
 // devices this machine lacks (at the pass they were recorded with), and keeps them. A pass Validate
 // refuses is refused before anything is compiled.
-func LaunchHere(t Tiny) ([]measure.Result, error) {
+func LaunchHere(t Tiny) ([]results.Result, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "launch-bound", KeepLaunch, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "launch-bound", KeepLaunch, func(d *devices.Device) ([]results.Result, error) {
 		return LaunchBound(d, t)
 	})
 }
 
 // LaunchTable formats LaunchBound results: calls, time per pass and per call, and how much of the
 // time the arithmetic itself would take at ceiling FLOP/s (when given, >0).
-func LaunchTable(rs []measure.Result, ceiling float64) units.Table {
+func LaunchTable(rs []results.Result, ceiling float64) units.Table {
 	var rows [][]string
 	var disturbed []string
 	for _, r := range rs {
@@ -64,8 +65,8 @@ func LaunchTable(rs []measure.Result, ceiling float64) units.Table {
 		}
 		rows = append(rows, []string{r.Provenance.Label(), r.Label, strconv.Itoa(calls), units.Duration(r.Seconds()),
 			units.Duration(r.Seconds() / float64(calls)), units.Plain(r.FLOPs), math})
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 	}
-	return units.Table{Origins: measure.Origins(rs), Header: []string{"device", "forward pass", "executable calls", "time per pass (median)", "per call", "FLOPs", "arithmetic share at the measured matmul ceiling"},
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "forward pass", "executable calls", "time per pass (median)", "per call", "FLOPs", "arithmetic share at the measured matmul ceiling"},
 		Rows: rows, Disturbed: disturbed}
 }

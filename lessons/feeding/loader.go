@@ -5,7 +5,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Loader is the worker counts the learner writes in a cell for their own loader sweep.
@@ -34,7 +34,7 @@ func (l Loader) Validate() error {
 
 // SweepLoader trains from the loader at the learner's worker counts on the default device (the
 // same measurement as SweepHere) and keeps the results under KeepName("yours").
-func SweepLoader(l Loader, step func(done, total int, what string)) ([]measure.Result, error) {
+func SweepLoader(l Loader, step func(done, total int, what string)) ([]results.Result, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
@@ -46,5 +46,5 @@ func SweepLoader(l Loader, step func(done, total int, what string)) ([]measure.R
 	if err != nil {
 		return rs, err
 	}
-	return rs, measure.Keep(Lesson+"-yours", rs)
+	return rs, results.Keep(Lesson+"-yours", rs)
 }

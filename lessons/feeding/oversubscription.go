@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -26,7 +27,7 @@ func OverWorkers() []int { return DefaultOversub.Workers() }
 // kernels) spread over k concurrent workers for each k, and reports throughput (jobs/s, as
 // FLOP/s in the result) and each job's mean latency. Past the core count throughput cannot rise;
 // what grows is the time each job takes, and the memory each in-flight job holds. jobs 0 picks 240.
-func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.Result, error) {
+func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]results.Result, error) {
 	if jobs <= 0 {
 		jobs = 240
 	}
@@ -56,7 +57,7 @@ func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.R
 			return nil, err
 		}
 	}
-	var rs []measure.Result
+	var rs []results.Result
 	for _, k := range workers {
 		var next, lat int64
 		var mu sync.Mutex
@@ -93,12 +94,12 @@ func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.R
 		if firstErr != nil {
 			return rs, firstErr
 		}
-		rs = append(rs, measure.Result{Workload: "matmul-jobs", Label: fmt.Sprintf("%d jobs of %s on %d concurrent workers", jobs, mm, k),
+		rs = append(rs, results.Result{Workload: "matmul-jobs", Label: fmt.Sprintf("%d jobs of %s on %d concurrent workers", jobs, mm, k),
 			DType: "float32", FLOPs: mm.FLOPs(), Bytes: mm.Bytes(), RelErr: -1,
 			Stats:      oneSample(wall, jobs, probe.Stop()), // the workers are this process: what others did is counted
 			Params:     map[string]int{ParamWorkers: k},
 			Metrics:    map[string]float64{ParamCores: float64(devices.NumCPU()), ParamLatUS: float64(lat) / float64(jobs) / 1e3},
-			Provenance: measure.ProvenanceOf(dev)})
+			Provenance: results.ProvenanceOf(dev)})
 	}
 	return rs, nil
 }
@@ -106,7 +107,7 @@ func Oversubscription(dev *devices.Device, workers []int, jobs int) ([]measure.R
 // OversubscriptionHere runs Oversubscription of the cell's worker counts and jobs on xla:cpu (the
 // machine's cores are the point) and keeps the results. A run Validate refuses is refused before
 // anything is compiled.
-func OversubscriptionHere(o Oversub) ([]measure.Result, error) {
+func OversubscriptionHere(o Oversub) ([]results.Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,24 +119,24 @@ func OversubscriptionHere(o Oversub) ([]measure.Result, error) {
 	if err != nil {
 		return rs, err
 	}
-	return rs, measure.Keep(KeepOver, rs)
+	return rs, results.Keep(KeepOver, rs)
 }
 
 // OverTable formats Oversubscription results.
-func OverTable(rs []measure.Result) units.Table {
+func OverTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
 	for _, r := range rs {
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), fmt.Sprint(metric(r, ParamCores)), strconv.Itoa(r.Params[ParamWorkers]),
 			fmt.Sprintf("%.0f", 1/r.Seconds()), units.SI(r.FLOPS(), "FLOP/s"),
 			units.Duration(metric(r, ParamLatUS) * 1e-6)})
 	}
-	return units.Table{Origins: measure.Origins(rs), Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "cores", "concurrent workers", "jobs/s (throughput)", "achieved", "mean time per job (latency)"}, Rows: rows, Disturbed: disturbed}
 }
 
 // OverChart draws throughput and per-job latency (normalized to one worker) against workers.
-func OverChart(rs []measure.Result) (*plot.Plot, error) {
+func OverChart(rs []results.Result) (*plot.Plot, error) {
 	if len(rs) == 0 {
 		return nil, charts.ErrNoData
 	}

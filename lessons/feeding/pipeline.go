@@ -16,6 +16,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/monitor"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -91,7 +92,7 @@ func StepTime(dev *devices.Device, w workloads.MLP) (time.Duration, error) {
 // LoaderToStep × that, and trains from the pipeline with each worker count: the results (one per
 // count; the median is the wall time per step, Metrics the utilization) and the timelines (spans
 // and CPU utilization) of every run.
-func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step func(done, total int, what string)) ([]measure.Result, []Timeline, error) {
+func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step func(done, total int, what string)) ([]results.Result, []Timeline, error) {
 	w := Model(s)
 	st, err := StepTime(dev, w)
 	if err != nil {
@@ -103,7 +104,7 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 		return nil, nil, err
 	}
 	defer t.Close()
-	var rs []measure.Result
+	var rs []results.Result
 	var tls []Timeline
 	for i, k := range workers {
 		if step != nil {
@@ -120,14 +121,14 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 			return rs, tls, err
 		}
 		tls = append(tls, Timeline{Report: rep, CPU: tl})
-		r := measure.Result{
+		r := results.Result{
 			Workload: "pipeline", Label: fmt.Sprintf("%s fed by %d loader workers × %v/batch", w, k, cost.Round(time.Microsecond)),
 			DType: "float32", FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
 			Params: map[string]int{ParamWorkers: k, "batch": w.Batch},
 			Metrics: map[string]float64{ParamCores: float64(devices.NumCPU()), ParamCostUS: float64(cost) / 1e3, ParamStepUS: float64(st) / 1e3,
 				ParamUtilPM: 1000 * rep.Utilization(), ParamCPUPM: 10 * tl.MeanCPU()},
 			Stats:      oneSample(rep.Wall, rep.Steps, probe.Stop()),
-			Provenance: measure.ProvenanceOf(dev),
+			Provenance: results.ProvenanceOf(dev),
 		}
 		rs = append(rs, r)
 	}
@@ -137,17 +138,17 @@ func WorkersSweep(dev *devices.Device, s experiments.Scale, workers []int, step 
 // KeepTimelinesName is the name pipeline timelines are kept under between cells.
 const KeepTimelinesName = Lesson + "-timelines"
 
-// KeepTimelines saves pipeline timelines for a later cell (measure.KeepValue).
-func KeepTimelines(tls []Timeline) error { return measure.KeepValue(KeepTimelinesName, tls) }
+// KeepTimelines saves pipeline timelines for a later cell (results.KeepValue).
+func KeepTimelines(tls []Timeline) error { return results.KeepValue(KeepTimelinesName, tls) }
 
 // RecallTimelines loads what KeepTimelines saved.
-func RecallTimelines() ([]Timeline, error) { return measure.RecallValue[[]Timeline](KeepTimelinesName) }
+func RecallTimelines() ([]Timeline, error) { return results.RecallValue[[]Timeline](KeepTimelinesName) }
 
 // SweepHere runs WorkersSweep at the cell's worker counts on the default device at the current
 // scale, adds results recorded on devices this machine lacks (at the counts they were recorded with:
 // Workers), and keeps results and timelines for the chart cells. Counts Validate refuses are refused
 // before anything starts.
-func SweepHere(l Loader, step func(done, total int, what string)) ([]measure.Result, error) {
+func SweepHere(l Loader, step func(done, total int, what string)) ([]results.Result, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
@@ -165,16 +166,16 @@ func SweepHere(l Loader, step func(done, total int, what string)) ([]measure.Res
 	if err := KeepTimelines(tls); err != nil {
 		return rs, err
 	}
-	return rs, measure.Keep(KeepWorkers, rs)
+	return rs, results.Keep(KeepWorkers, rs)
 }
 
 // SweepTable formats sweep results: per worker count, time per step, device utilization (measured)
 // and what Fed predicts with cores to spare.
-func SweepTable(rs []measure.Result) units.Table {
+func SweepTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
 	for _, r := range rs {
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		p := r.Params
 		step := time.Duration(metric(r, ParamStepUS) * 1e3).Truncate(time.Microsecond)
 		cost := time.Duration(metric(r, ParamCostUS) * 1e3).Truncate(time.Microsecond)
@@ -183,13 +184,13 @@ func SweepTable(rs []measure.Result) units.Table {
 			step.String(), cost.String(), units.Duration(r.Seconds()),
 			fmt.Sprintf("%.0f%%", metric(r, ParamUtilPM)/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", metric(r, ParamCPUPM)/10)})
 	}
-	return units.Table{Origins: measure.Origins(rs), Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
 		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, Rows: rows, Disturbed: disturbed}
 }
 
 // UtilizationChart draws measured device utilization against loader workers, with Fed's model (cores
 // to spare) dotted, one line per device.
-func UtilizationChart(rs []measure.Result) (*plot.Plot, error) {
+func UtilizationChart(rs []results.Result) (*plot.Plot, error) {
 	byDev := map[string]*charts.Series{}
 	var order []string
 	var model charts.Series
@@ -260,7 +261,7 @@ func TimelineChart(tl Timeline, steps int) (*plot.Plot, error) {
 
 // oneSample is the Stats of runs timed together in wall (measure.OneSample: one sample, no spread),
 // with the disturbance seen meanwhile.
-func oneSample(wall time.Duration, runs int, d measure.Disturbance) measure.Stats {
+func oneSample(wall time.Duration, runs int, d results.Disturbance) results.Stats {
 	s := measure.OneSample(wall, runs)
 	s.Disturbance = d
 	return s

@@ -5,13 +5,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // ReadWorkers sets each live run of the loader sweep against the loader model with cores to spare
 // (Fed), so the notebook prints what the prose used to assert before the sweep ran.
-func ReadWorkers(rs []measure.Result) string {
+func ReadWorkers(rs []results.Result) string {
 	var parts []string
 	for _, r := range rs {
 		if r.Provenance.Recorded {
@@ -30,7 +30,7 @@ func ReadWorkers(rs []measure.Result) string {
 
 // ReadShares says, from the kept step parts, the matmuls' share of the FLOPs and of the time, and
 // the whole step's time against the sum of its parts.
-func ReadShares(rs []measure.Result) string {
+func ReadShares(rs []results.Result) string {
 	shares, step, dev := Shares(rs)
 	var mm *Share
 	sum := 0.0

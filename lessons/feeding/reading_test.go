@@ -5,16 +5,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // TestReadWorkers: the measured share beside the model's, per live run.
 func TestReadWorkers(t *testing.T) {
-	r := measure.Result{Params: map[string]int{ParamWorkers: 1}}
+	r := results.Result{Params: map[string]int{ParamWorkers: 1}}
 	r.SetMetric(ParamStepUS, 1000)
 	r.SetMetric(ParamCostUS, 2000)
 	r.SetMetric(ParamUtilPM, 450)
-	if got := ReadWorkers([]measure.Result{r}); !strings.Contains(got, "1 worker(s) 45% (model 50%)") {
+	if got := ReadWorkers([]results.Result{r}); !strings.Contains(got, "1 worker(s) 45% (model 50%)") {
 		t.Errorf("ReadWorkers = %q", got)
 	}
 	if got := ReadWorkers(nil); !strings.Contains(got, "run the sweep cell") {
@@ -24,13 +24,13 @@ func TestReadWorkers(t *testing.T) {
 
 // TestReadShares: shares and the whole step against the parts' sum.
 func TestReadShares(t *testing.T) {
-	part := func(name string, flops float64, d time.Duration) measure.Result {
-		r := measure.Result{Workload: name, FLOPs: flops}
+	part := func(name string, flops float64, d time.Duration) results.Result {
+		r := results.Result{Workload: name, FLOPs: flops}
 		r.Provenance.Device = "xla:cpu"
 		r.Stats.Median = d
 		return r
 	}
-	rs := []measure.Result{part("mlp-part-matmuls", 90, 4*time.Millisecond), part("mlp-part-optimizer", 10, 6*time.Millisecond), part("mlp-step", 100, 5*time.Millisecond)}
+	rs := []results.Result{part("mlp-part-matmuls", 90, 4*time.Millisecond), part("mlp-part-optimizer", 10, 6*time.Millisecond), part("mlp-step", 100, 5*time.Millisecond)}
 	got := ReadShares(rs)
 	if !strings.Contains(got, "matmuls do 90% of the FLOPs in 40% of the parts' time") || !strings.Contains(got, "took 50% of the parts' sum") {
 		t.Errorf("ReadShares = %q", got)

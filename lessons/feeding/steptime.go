@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/regime"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/stepshares"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -37,21 +38,21 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "step-parts",
 		Doc: "the MLP training step's op classes (matmuls, bias+activation, loss, optimizer) timed apart, and the whole step",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return StepParts(dev, DefaultNet(s), nil)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "fusion",
 		Doc: "8 elementwise ops over ~128 MB as 8 executables vs one graph, with XLA's kernel count",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return Fusion(dev, DefaultChain(s))
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "double-the-work",
 		Doc: "each workload at its size and at twice it: overhead-, memory- or compute-bound",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return DoubleWork(dev, DefaultDoubling(s), nil)
 		},
 	})
@@ -70,14 +71,14 @@ func (n Net) parts() workloads.MLP {
 
 // StepParts times each op class of n's step (Adam) on its own (checked against float64), then the
 // whole step. progress, if not nil, is told after each.
-func StepParts(dev *devices.Device, n Net, progress func(done, total int)) ([]measure.Result, error) {
+func StepParts(dev *devices.Device, n Net, progress func(done, total int)) ([]results.Result, error) {
 	w := n.parts()
 	var ws []workloads.Workload
 	for _, p := range workloads.StepParts {
 		ws = append(ws, workloads.MLPPart{MLP: w, Part: p})
 	}
 	ws = append(ws, w)
-	var out []measure.Result
+	var out []results.Result
 	for i, x := range ws {
 		_, isPart := x.(workloads.MLPPart)
 		r, err := measure.Run(dev, x, measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}, isPart)
@@ -98,11 +99,11 @@ func StepParts(dev *devices.Device, n Net, progress func(done, total int)) ([]me
 // StepPartsOnEachDevice runs StepParts of the cell's network live on every XLA device, adds
 // recordings (at the network they were recorded with: DefaultNet of the GPU scale on a GPU), keeps
 // them. A network Validate refuses is refused before anything is allocated.
-func StepPartsOnEachDevice(n Net, progress func(done, total int)) ([]measure.Result, error) {
+func StepPartsOnEachDevice(n Net, progress func(done, total int)) ([]results.Result, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "step-parts", KeepParts, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "step-parts", KeepParts, func(d *devices.Device) ([]results.Result, error) {
 		return StepParts(d, n, progress)
 	})
 }
@@ -112,15 +113,15 @@ type Share = stepshares.Share
 
 // Shares splits one device's parts results (the first device in rs, live before recorded) into
 // FLOP and time shares, and returns the whole step's time too.
-func Shares(rs []measure.Result) (shares []Share, step measure.Result, device string) {
+func Shares(rs []results.Result) (shares []Share, step results.Result, device string) {
 	return stepshares.Of(rs, "mlp-part-")
 }
 
 // SharesChart draws, per op class, its share of the FLOPs next to its share of the time.
-func SharesChart(rs []measure.Result) (*plot.Plot, error) { return stepshares.Chart(rs, "mlp-part-") }
+func SharesChart(rs []results.Result) (*plot.Plot, error) { return stepshares.Chart(rs, "mlp-part-") }
 
 // SharesTable lists the shares and compares the parts' sum with the whole step.
-func SharesTable(rs []measure.Result) units.Table { return stepshares.Table(rs, "mlp-part-") }
+func SharesTable(rs []results.Result) units.Table { return stepshares.Table(rs, "mlp-part-") }
 
 // FusionChain is the fusion experiment's chain: 8 ops over 32 Mi float32 (128 MiB) on a laptop,
 // 256 Mi (1 GiB) on a GPU.
@@ -152,8 +153,8 @@ func KernelsOf(dev *devices.Device, w workloads.ElementwiseChain) (kernels, fuse
 
 // Fusion measures the chain c fused and unfused (checked against float64) and records each one's
 // kernel and fused-op counts from XLA's optimized HLO in its Metrics.
-func Fusion(dev *devices.Device, c Chain) ([]measure.Result, error) {
-	var out []measure.Result
+func Fusion(dev *devices.Device, c Chain) ([]results.Result, error) {
+	var out []results.Result
 	for _, fused := range []bool{false, true} {
 		w := c.chain(fused)
 		r, err := measure.Run(dev, w, measure.Options{Warmup: -1, Reps: 3}, true) // the check warmed it up
@@ -177,30 +178,30 @@ func Fusion(dev *devices.Device, c Chain) ([]measure.Result, error) {
 // FusionOnEachDevice runs Fusion of the cell's chain live on every XLA device, adds recordings (at
 // the chain they were recorded with: 256 Mi values on a GPU), keeps them. A chain Validate refuses is
 // refused before anything is allocated.
-func FusionOnEachDevice(c Chain) ([]measure.Result, error) {
+func FusionOnEachDevice(c Chain) ([]results.Result, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "fusion", KeepFusion, func(d *devices.Device) ([]measure.Result, error) { return Fusion(d, c) })
+	return experiments.OnEachDevice(Lesson, "fusion", KeepFusion, func(d *devices.Device) ([]results.Result, error) { return Fusion(d, c) })
 }
 
 // FusionTable shows time, effective bandwidth (minimum bytes ÷ time) and kernels per chain.
-func FusionTable(rs []measure.Result) units.Table {
+func FusionTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
 	for _, r := range rs {
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		rows = append(rows, []string{r.Label, r.Provenance.Label(), units.Duration(r.Seconds()),
 			units.SI(r.Bytes, "B"), units.SI(r.BytesPerSec(), "B/s"),
 			fmt.Sprintf("%s, %d ops fused (XLA's optimized HLO)", kernels(int(metric(r, ParamKernels))), int(metric(r, ParamFusedOps)))})
 	}
-	return units.Table{Origins: append(measure.Origins(rs), units.Formula("memory traffic: the chain's bytes formula")), Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: append(results.Origins(rs), units.Formula("memory traffic: the chain's bytes formula")), Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows, Disturbed: disturbed}
 }
 
 // FusionSpeedup is "one graph is 6.1× faster than 8 executables on xla:cpu" for each device.
-func FusionSpeedup(rs []measure.Result) string {
+func FusionSpeedup(rs []results.Result) string {
 	var b strings.Builder
-	un := map[string]measure.Result{}
+	un := map[string]results.Result{}
 	for _, r := range rs {
 		if r.Params["fused"] == 0 {
 			un[r.Provenance.Label()] = r
@@ -216,25 +217,25 @@ func FusionSpeedup(rs []measure.Result) string {
 }
 
 // DoubleWork measures every pair of d.Pairs with the doubling test (regime.Double).
-func DoubleWork(dev *devices.Device, d Doubling, progress func(done, total int)) ([]measure.Result, error) {
+func DoubleWork(dev *devices.Device, d Doubling, progress func(done, total int)) ([]results.Result, error) {
 	return regime.Double(dev, d.Pairs(), progress)
 }
 
 // DoubleOnEachDevice runs DoubleWork of the cell's sizes live on every XLA device, adds recordings
 // (at the sizes they were recorded with: DefaultDoubling of the GPU scale on a GPU), keeps them. Sizes
 // Validate refuses are refused before anything is allocated.
-func DoubleOnEachDevice(d Doubling, progress func(done, total int)) ([]measure.Result, error) {
+func DoubleOnEachDevice(d Doubling, progress func(done, total int)) ([]results.Result, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "double-the-work", KeepDouble, func(dev *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "double-the-work", KeepDouble, func(dev *devices.Device) ([]results.Result, error) {
 		return DoubleWork(dev, d, progress)
 	})
 }
 
 // DoubleTable applies the test to every pair measured: time at both sizes, the ratio, and the
 // verdict (regime.Table).
-func DoubleTable(rs []measure.Result) units.Table { return regime.Table(rs) }
+func DoubleTable(rs []results.Result) units.Table { return regime.Table(rs) }
 
 func kernels(n int) string {
 	if n == 1 {

@@ -1,25 +1,26 @@
 package feeding
 
 import (
-	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 	"time"
 
+	"github.com/gpu-course/whygpu/internal/devicetest"
+
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 func TestShares(t *testing.T) {
-	mk := func(workload string, flops float64, d time.Duration) measure.Result {
-		r := measure.Result{Workload: workload, FLOPs: flops}
+	mk := func(workload string, flops float64, d time.Duration) results.Result {
+		r := results.Result{Workload: workload, FLOPs: flops}
 		r.Stats.Median = d
 		r.Provenance.Device = "xla:cpu"
-		r.Provenance.Run = measure.RunID() // measured in this run: live
+		r.Provenance.Run = results.RunID() // measured in this run: live
 		return r
 	}
-	rs := []measure.Result{mk("mlp-part-matmuls", 90, 3*time.Millisecond), mk("mlp-part-optimizer", 10, time.Millisecond),
+	rs := []results.Result{mk("mlp-part-matmuls", 90, 3*time.Millisecond), mk("mlp-part-optimizer", 10, time.Millisecond),
 		mk("mlp-adam", 100, 3*time.Millisecond)}
 	shares, step, _ := Shares(rs)
 	if len(shares) != 2 || shares[0].FLOPs != 0.9 || shares[0].Time != 0.75 || step.Workload != "mlp-adam" {

@@ -1,13 +1,14 @@
 package memory
 
 import (
-	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
+
+	"github.com/gpu-course/whygpu/internal/devicetest"
 
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -29,10 +30,10 @@ func TestCompiledMemoryMatchesShapes(t *testing.T) {
 	if want := 4 + 4 + 8*nOut; g.OutputsMinusState != want {
 		t.Errorf("outputs − state = %d B, want step + loss + 8 B × %d = %d", g.OutputsMinusState, nOut, want)
 	}
-	if h, rows := CompiledTable([]measure.Result{r}).Parts(); len(h) != len(rows[0]) {
+	if h, rows := CompiledTable([]results.Result{r}).Parts(); len(h) != len(rows[0]) {
 		t.Errorf("table header %d columns, rows %d", len(h), len(rows[0]))
 	}
-	if h, rows := GapTable([]measure.Result{r}).Parts(); len(h) != len(rows[0]) {
+	if h, rows := GapTable([]results.Result{r}).Parts(); len(h) != len(rows[0]) {
 		t.Errorf("gap header %d columns, rows %d", len(h), len(rows[0]))
 	}
 }

@@ -4,7 +4,7 @@
 // instead of crashing; and gradient checkpointing, which trades recomputation for memory.
 //
 // Notebook cells stay thin: they call the functions here. Measurements go through pkg/measure and
-// are kept on disk (measure.Keep) for the cells that chart them, because every GoNB cell is a new
+// are kept on disk (results.Keep) for the cells that chart them, because every GoNB cell is a new
 // process. Every measurement is registered as an experiment, so `whygpu record` can run it on a GPU.
 package memory
 
@@ -13,7 +13,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -23,8 +23,8 @@ const Lesson = "06-memory"
 // KeepBatch is the name BatchSweep keeps its results under for the chart cell.
 const KeepBatch = Lesson + "-batch"
 
-// Measured values BatchSweep adds to each measure.Result's Metrics (they survive Keep, Save and
-// recording; measure.Result.Metric also reads them from the Params of older results).
+// Measured values BatchSweep adds to each results.Result's Metrics (they survive Keep, Save and
+// recording; results.Result.Metric also reads them from the Params of older results).
 const (
 	ParamMeasured = "measured_bytes"  // memory the process (CPU) or GPU 0 (GPU) grew by during the step
 	ParamOnGPU    = "measured_on_gpu" // 1 when ParamMeasured comes from NVML, 0 when from the process's peak RSS
@@ -37,7 +37,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "batch-memory",
 		Doc: "Adam MLP training step: memory from shapes vs measured peak, as the batch grows",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return BatchSweep(dev, s, nil)
 		},
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -113,10 +114,10 @@ func TestSweepOnGoBackend(t *testing.T) {
 	r2 := r
 	r2.Params = map[string]int{"batch": 16, "in": 8, "hidden": 8, "depth": 1, "out": 2}
 	r2.Metrics = map[string]float64{ParamMeasured: r.Metrics[ParamMeasured] + 1000}
-	if _, err := Chart([]measure.Result{r, r2}); err != nil {
+	if _, err := Chart([]results.Result{r, r2}); err != nil {
 		t.Errorf("Chart: %v", err)
 	}
-	if s, _, ok := Slope([]measure.Result{r, r2}); !ok || s <= 0 {
+	if s, _, ok := Slope([]results.Result{r, r2}); !ok || s <= 0 {
 		t.Errorf("Slope = %v, %v", s, ok)
 	}
 }
@@ -135,7 +136,7 @@ func TestMeasuredSourceSaysFallback(t *testing.T) {
 		{map[string]float64{ParamOnGPU: 0, ParamPeakFallback: 0}, "process peak RSS"},
 	}
 	for _, tc := range tests {
-		if got := measuredSource(measure.Result{Metrics: tc.metrics}); got != tc.want {
+		if got := measuredSource(results.Result{Metrics: tc.metrics}); got != tc.want {
 			t.Errorf("%v: %q, want %q", tc.metrics, got, tc.want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -28,7 +29,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "compiled-memory",
 		Doc: "Adam MLP step per batch: memory from shapes, XLA's compiled memory figures (arguments/outputs/aliases/temporaries), and the measured peak",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return CompiledSweep(dev, s, nil)
 		},
 	})
@@ -38,34 +39,34 @@ func init() {
 // (pkg/hlo), then times a few steps while tracking the peak memory growth (as MeasureBatch:
 // process peak RSS on the CPU devices, GPU memory in use on a GPU), counted from base bytes in use
 // (0: from now). Everything lands in the result's Params.
-func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.Result, error) {
+func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (results.Result, error) {
 	if err := Budget(dev, w); err != nil {
-		return measure.Result{}, err
+		return results.Result{}, err
 	}
 	p := measure.StartPeak(dev.IsGPU(), base)
 	t, err := w.NewTrainer(dev)
 	if err != nil {
 		p.Stop()
-		return measure.Result{}, err
+		return results.Result{}, err
 	}
 	defer t.Close()
 	g, err := t.TrialStep("")
 	if err != nil {
 		p.Stop()
-		return measure.Result{}, err
+		return results.Result{}, err
 	}
 	m, err := hlo.MemoryOf(g)
 	if err != nil {
 		p.Stop()
-		return measure.Result{}, err
+		return results.Result{}, err
 	}
 	stats, _, err := measure.Time(t.Step, measure.Options{Warmup: 1, Reps: 3})
 	grew := p.Stop()
 	if err != nil {
-		return measure.Result{}, err
+		return results.Result{}, err
 	}
-	r := measure.Result{Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.Type.String()), Params: w.Params(),
-		FLOPs: w.FLOPs(), Bytes: w.Bytes(), Stats: stats, RelErr: -1, Provenance: measure.ProvenanceOf(dev)}
+	r := results.Result{Workload: w.Name(), Label: w.String(), DType: strings.ToLower(w.Type.String()), Params: w.Params(),
+		FLOPs: w.FLOPs(), Bytes: w.Bytes(), Stats: stats, RelErr: -1, Provenance: results.ProvenanceOf(dev)}
 	setMeasured(&r, dev, p, grew)
 	for name, v := range map[string]int64{ParamXLAArgs: m.Arguments, ParamXLAOut: m.Outputs, ParamXLAAlias: m.Aliases,
 		ParamXLATemp: m.Temporary, ParamXLACode: m.GeneratedCode} {
@@ -76,18 +77,18 @@ func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (measure.
 
 // CompiledSweep runs CompiledMemory at each batch size of the lesson's sweep (Batches(s)), after a
 // small unreported warm-up step, all counted from one baseline (as BatchSweep).
-func CompiledSweep(dev *devices.Device, s experiments.Scale, step func(done, total int, what string)) ([]measure.Result, error) {
+func CompiledSweep(dev *devices.Device, s experiments.Scale, step func(done, total int, what string)) ([]results.Result, error) {
 	return sweepFrom(dev, s, step, CompiledMemory)
 }
 
 // CompiledHere runs CompiledSweep on the default device at the current scale, adds recordings of
 // devices not here, and keeps the results for the next cells.
-func CompiledHere(step func(done, total int, what string)) ([]measure.Result, error) {
+func CompiledHere(step func(done, total int, what string)) ([]results.Result, error) {
 	return sweepHere(CompiledSweep, "compiled-memory", KeepCompiled, step)
 }
 
 // XLAFigures are XLA's compiled memory figures of a result, in bytes.
-func XLAFigures(r measure.Result) hlo.Memory {
+func XLAFigures(r results.Result) hlo.Memory {
 	p := func(name string) int64 { return int64(metric(r, name)) }
 	return hlo.Memory{Arguments: p(ParamXLAArgs), Outputs: p(ParamXLAOut), Aliases: p(ParamXLAAlias),
 		Temporary: p(ParamXLATemp), GeneratedCode: p(ParamXLACode)}
@@ -105,7 +106,7 @@ type Gaps struct {
 }
 
 // GapsOf computes the gaps of a compiled-memory result.
-func GapsOf(r measure.Result) Gaps {
+func GapsOf(r results.Result) Gaps {
 	m, x := modelOf(r).Memory(), XLAFigures(r)
 	state := m.Parameters + m.OptimizerState
 	return Gaps{
@@ -125,7 +126,7 @@ func signedBytes(b int64) string {
 
 // CompiledTable shows, per batch: the formula's total, XLA's arguments, outputs, aliases and
 // temporaries, XLA's total, and the measured peak growth.
-func CompiledTable(rs []measure.Result) units.Table {
+func CompiledTable(rs []results.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		m, x := modelOf(r).Memory(), XLAFigures(r)
@@ -137,18 +138,18 @@ func CompiledTable(rs []measure.Result) units.Table {
 			units.BytesFixed(float64(x.Total())) + " (XLA)",
 			units.BytesFixed(metric(r, ParamMeasured)) + " (" + src + ")"})
 	}
-	return units.Table{Origins: append(measure.Origins(rs), units.Formula("XLA's memory plan of each compiled step, beside the formula from the shapes")), Header: []string{"batch", "device", "formula total", "XLA arguments", "XLA outputs", "aliased", "XLA temporaries",
+	return units.Table{Origins: append(results.Origins(rs), units.Formula("XLA's memory plan of each compiled step, beside the formula from the shapes")), Header: []string{"batch", "device", "formula total", "XLA arguments", "XLA outputs", "aliased", "XLA temporaries",
 		"XLA total", "measured growth at peak"}, Rows: rows}
 }
 
 // GapTable shows GapsOf per batch.
-func GapTable(rs []measure.Result) units.Table {
+func GapTable(rs []results.Result) units.Table {
 	var rows [][]string
 	for _, r := range rs {
 		g := GapsOf(r)
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Device,
 			signedBytes(g.ArgsMinusState), signedBytes(g.OutputsMinusState), signedBytes(g.TempMinusFormula), signedBytes(g.MeasuredMinusXLA)})
 	}
-	return units.Table{Origins: append(measure.Origins(rs), units.Formula("XLA's memory plan minus the formula from the shapes")), Header: []string{"batch", "device", "arguments − (state + batch)", "outputs − state", "temporaries − (gradients + activations)",
+	return units.Table{Origins: append(results.Origins(rs), units.Formula("XLA's memory plan minus the formula from the shapes")), Header: []string{"batch", "device", "arguments − (state + batch)", "outputs − state", "temporaries − (gradients + activations)",
 		"measured − XLA total"}, Rows: rows}
 }

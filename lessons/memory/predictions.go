@@ -3,8 +3,8 @@ package memory
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Predictions of lesson 06, both answered by the batch sweep (SweepHere).
@@ -39,7 +39,7 @@ var (
 	}
 )
 
-func sweepEnds() (lo, hi measure.Result, err error) {
+func sweepEnds() (lo, hi results.Result, err error) {
 	rs, err := predict.KeptAny(KeepBatch)
 	if err != nil {
 		return lo, hi, err

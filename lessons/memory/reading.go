@@ -4,19 +4,19 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // ReadSweep says what the learner's batch sweep shows at its largest batch: the activations' share
 // of the formula's total, and the measured growth against that total. The notebook prints it, so the
 // prose never states the result before it is measured.
-func ReadSweep(rs []measure.Result) string {
+func ReadSweep(rs []results.Result) string {
 	if len(rs) == 0 {
 		return "No sweep kept: run the sweep cell above first."
 	}
-	var hi measure.Result
+	var hi results.Result
 	found := false
 	for _, r := range rs {
 		if r.Provenance.Device == rs[0].Provenance.Device && r.Provenance.Recorded == rs[0].Provenance.Recorded && (!found || r.Params["batch"] > hi.Params["batch"]) {

@@ -5,15 +5,15 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // TestReadSweep: the sentence is computed from the largest batch of the first device's results.
 func TestReadSweep(t *testing.T) {
-	var rs []measure.Result
+	var rs []results.Result
 	for _, b := range []int{64, 512} {
 		w := Model(experiments.Laptop, b)
-		r := measure.Result{Params: w.Params()}
+		r := results.Result{Params: w.Params()}
 		r.Provenance.Device = "xla:cpu"
 		r.SetMetric(ParamMeasured, 2*float64(w.Memory().Total()))
 		rs = append(rs, r)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -56,7 +56,7 @@ func (s Sizes) Validate() error {
 // SweepSizes measures the peak memory of a training step at the learner's sizes on the default
 // device, as SweepHere does at the lesson's (without the recordings, which are at the lesson's
 // sizes). A step that cannot fit in Usable memory is refused by Budget before it is allocated.
-func SweepSizes(s Sizes, step func(done, total int, what string)) ([]measure.Result, error) {
+func SweepSizes(s Sizes, step func(done, total int, what string)) ([]results.Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

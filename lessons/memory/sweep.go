@@ -11,6 +11,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -22,14 +23,14 @@ import (
 // of this process's peak resident set (device buffers are host memory there). The measured bytes
 // are in the result's Metrics[ParamMeasured]. The budget check runs first: a step that cannot fit is
 // an error wrapping workloads.ErrOutOfMemory, before anything is allocated.
-func MeasureBatch(dev *devices.Device, w workloads.MLP) (measure.Result, error) {
+func MeasureBatch(dev *devices.Device, w workloads.MLP) (results.Result, error) {
 	return measureFrom(dev, w, 0)
 }
 
 // measureFrom is MeasureBatch counting growth from base bytes in use (0: from now).
-func measureFrom(dev *devices.Device, w workloads.MLP, base uint64) (measure.Result, error) {
+func measureFrom(dev *devices.Device, w workloads.MLP, base uint64) (results.Result, error) {
 	if err := Budget(dev, w); err != nil {
-		return measure.Result{}, err
+		return results.Result{}, err
 	}
 	p := measure.StartPeak(dev.IsGPU(), base)
 	r, err := measure.Run(dev, w, measure.Options{Warmup: 1, Reps: 3}, false)
@@ -43,7 +44,7 @@ func measureFrom(dev *devices.Device, w workloads.MLP, base uint64) (measure.Res
 
 // setMeasured records the measured growth in r's Metrics: ParamMeasured, ParamOnGPU (1 when it
 // comes from NVML on a GPU) and ParamPeakFallback (1 when p could not see the peak).
-func setMeasured(r *measure.Result, dev *devices.Device, p *measure.Peak, grew uint64) {
+func setMeasured(r *results.Result, dev *devices.Device, p *measure.Peak, grew uint64) {
 	r.SetMetric(ParamMeasured, float64(grew))
 	r.SetMetric(ParamOnGPU, 0)
 	if dev.IsGPU() {
@@ -57,7 +58,7 @@ func setMeasured(r *measure.Result, dev *devices.Device, p *measure.Peak, grew u
 
 // measuredSource says where a result's measured growth comes from: the process's peak RSS, GPU
 // memory (NVML), or the fallback (measure.FallbackNote) when the peak could not be seen.
-func measuredSource(r measure.Result) string {
+func measuredSource(r results.Result) string {
 	switch {
 	case metric(r, ParamOnGPU) == 1:
 		return "GPU memory (NVML)"
@@ -67,8 +68,8 @@ func measuredSource(r measure.Result) string {
 	return "process peak RSS"
 }
 
-// metric is r's measured value name (measure.Result.Metric), 0 when absent.
-func metric(r measure.Result, name string) float64 {
+// metric is r's measured value name (results.Result.Metric), 0 when absent.
+func metric(r results.Result, name string) float64 {
 	v, _ := r.Metric(name)
 	return v
 }
@@ -79,14 +80,14 @@ func metric(r measure.Result, name string) float64 {
 // reported, and the baseline is read after it, so that the compiler's own working memory (which
 // the allocator keeps for the next compilation) is not charged to the first batch. step, when not
 // nil, is told about progress.
-func BatchSweep(dev *devices.Device, s experiments.Scale, step func(done, total int, what string)) ([]measure.Result, error) {
+func BatchSweep(dev *devices.Device, s experiments.Scale, step func(done, total int, what string)) ([]results.Result, error) {
 	return sweepFrom(dev, s, step, measureFrom)
 }
 
 // sweepFrom runs one at each batch size of Batches(s), in increasing order, after a small
 // unreported warm-up step, every batch counted from the same baseline read after that step.
 func sweepFrom(dev *devices.Device, s experiments.Scale, step func(done, total int, what string),
-	one func(*devices.Device, workloads.MLP, uint64) (measure.Result, error)) ([]measure.Result, error) {
+	one func(*devices.Device, workloads.MLP, uint64) (results.Result, error)) ([]results.Result, error) {
 	var models []workloads.MLP
 	for _, b := range Batches(s) {
 		models = append(models, Model(s, b))
@@ -97,12 +98,12 @@ func sweepFrom(dev *devices.Device, s experiments.Scale, step func(done, total i
 // sweepModels runs one on each model after an unreported warm-up step of warm, every model
 // counted from the same baseline read after that step.
 func sweepModels(dev *devices.Device, warm workloads.MLP, models []workloads.MLP, step func(done, total int, what string),
-	one func(*devices.Device, workloads.MLP, uint64) (measure.Result, error)) ([]measure.Result, error) {
+	one func(*devices.Device, workloads.MLP, uint64) (results.Result, error)) ([]results.Result, error) {
 	if _, err := measure.Run(dev, warm, measure.Options{Warmup: 1, Reps: 1}, false); err != nil {
 		return nil, err
 	}
 	base := measure.InUse(dev.IsGPU())
-	var out []measure.Result
+	var out []results.Result
 	for i, w := range models {
 		if step != nil {
 			step(i, len(models), fmt.Sprintf("batch %d on %s", w.Batch, dev.Name))
@@ -118,14 +119,14 @@ func sweepModels(dev *devices.Device, warm workloads.MLP, models []workloads.MLP
 
 // SweepHere runs BatchSweep on the default device (the GPU when there is one) at the current scale,
 // adds results recorded on devices this machine lacks, and keeps them for the chart cell.
-func SweepHere(step func(done, total int, what string)) ([]measure.Result, error) {
+func SweepHere(step func(done, total int, what string)) ([]results.Result, error) {
 	return sweepHere(BatchSweep, "batch-memory", KeepBatch, step)
 }
 
 // sweepHere runs sweep on the default device at the current scale, adds the recordings of
 // experiment name for devices not here, and keeps the results under keep.
-func sweepHere(sweep func(*devices.Device, experiments.Scale, func(done, total int, what string)) ([]measure.Result, error),
-	name, keep string, step func(done, total int, what string)) ([]measure.Result, error) {
+func sweepHere(sweep func(*devices.Device, experiments.Scale, func(done, total int, what string)) ([]results.Result, error),
+	name, keep string, step func(done, total int, what string)) ([]results.Result, error) {
 	dev, err := devices.Default()
 	if err != nil {
 		return nil, err
@@ -137,11 +138,11 @@ func sweepHere(sweep func(*devices.Device, experiments.Scale, func(done, total i
 	if rs, err = experiments.WithRecorded(rs, Lesson, name); err != nil {
 		return rs, err
 	}
-	return rs, measure.Keep(keep, rs)
+	return rs, results.Keep(keep, rs)
 }
 
 // modelOf rebuilds the MLP a result measured, from its Params.
-func modelOf(r measure.Result) workloads.MLP {
+func modelOf(r results.Result) workloads.MLP {
 	p := r.Params
 	return workloads.MLP{Batch: p["batch"], In: p["in"], Hidden: p["hidden"], Depth: p["depth"], Out: p["out"],
 		Type: dtypes.Float32, Optimizer: workloads.Adam}
@@ -149,13 +150,13 @@ func modelOf(r measure.Result) workloads.MLP {
 
 // SweepTable formats sweep results: per batch, each part from shapes, the total, and the measured
 // peak, with where it was measured.
-func SweepTable(rs []measure.Result) units.Table {
+func SweepTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
 	for _, r := range rs {
 		m := modelOf(r).Memory()
 		src := measuredSource(r)
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		rows = append(rows, []string{strconv.Itoa(r.Params["batch"]), r.Provenance.Label(),
 			units.BytesFixed(float64(m.Parameters + m.Gradients + m.OptimizerState)),
 			units.BytesFixed(float64(m.Activations + m.Batch)),
@@ -164,13 +165,13 @@ func SweepTable(rs []measure.Result) units.Table {
 			units.BytesFixed(metric(r, ParamMeasured)) + " (" + src + ")",
 			units.Duration(r.Seconds())})
 	}
-	return units.Table{Origins: append(measure.Origins(rs), units.Formula("the columns marked (shapes): bytes from the MLP's shapes")), Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
+	return units.Table{Origins: append(results.Origins(rs), units.Formula("the columns marked (shapes): bytes from the MLP's shapes")), Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
 		"total (shapes)", "measured growth at peak", "step time (median)"}, Rows: rows, Disturbed: disturbed}
 }
 
 // Chart draws the sweep as stacked bars per batch size (computed from shapes) with the measured
 // peak as markers, for the results of one device (live ones first).
-func Chart(rs []measure.Result) (*plot.Plot, error) {
+func Chart(rs []results.Result) (*plot.Plot, error) {
 	if len(rs) == 0 {
 		return nil, charts.ErrNoData
 	}
@@ -196,7 +197,7 @@ func Chart(rs []measure.Result) (*plot.Plot, error) {
 		what = "GPU memory growth (NVML)"
 	}
 	mc.Origins = []units.Origin{units.Formula("the stacked bars: bytes of weights, gradients, Adam's two moments and activations from the shapes"),
-		measure.OriginOf(dev)}
+		results.OriginOf(dev)}
 	mc.MeasuredName = fmt.Sprintf("%s — %s", what, charts.Live.Describe(""))
 	if dev.Recorded {
 		mc.MeasuredName = fmt.Sprintf("%s — %s", what, charts.Recorded.Describe(dev.Model+", "+dev.Date.Format("2006-01-02")))
@@ -206,8 +207,8 @@ func Chart(rs []measure.Result) (*plot.Plot, error) {
 
 // Slope is how much memory one more sample costs, between the two largest batches of a sweep on
 // one device: from shapes (activations and batch per sample) and measured (growth per sample).
-func Slope(rs []measure.Result) (shapes, measured float64, ok bool) {
-	var live []measure.Result
+func Slope(rs []results.Result) (shapes, measured float64, ok bool) {
+	var live []results.Result
 	for _, r := range rs {
 		if len(rs) > 0 && r.Provenance.Device == rs[0].Provenance.Device && r.Provenance.Recorded == rs[0].Provenance.Recorded {
 			live = append(live, r)

@@ -10,6 +10,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -58,7 +59,7 @@ const AdamBytesPerParam = 7 * 4
 
 // UpdateHere times u's update on xla:cpu (2 warm-up runs, 5 timed samples, checked against the host
 // first) and keeps it under KeepUpdate.
-func UpdateHere(u Update) ([]measure.Result, error) {
+func UpdateHere(u Update) ([]results.Result, error) {
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
@@ -72,20 +73,20 @@ func UpdateHere(u Update) ([]measure.Result, error) {
 		err = fmt.Errorf("%s: %s on %s is wrong (relative error %.2g)", Lesson, w, dev.Name, r.RelErr)
 	}
 	if err != nil {
-		return nil, measure.KeepOr(KeepUpdate, nil, err)
+		return nil, results.KeepOr(KeepUpdate, nil, err)
 	}
-	rs := []measure.Result{r}
-	return rs, measure.KeepOr(KeepUpdate, rs, nil)
+	rs := []results.Result{r}
+	return rs, results.KeepOr(KeepUpdate, rs, nil)
 }
 
 // UpdateTable shows the measured update: parameters, bytes per parameter and in all, median and
 // spread, the rate the bytes streamed at and the arithmetic intensity.
-func UpdateTable(rs []measure.Result) units.Table {
+func UpdateTable(rs []results.Result) units.Table {
 	t := units.NewTable("device", "parameters", "bytes per parameter", "bytes per update", "median", "spread (CV)", "streamed at", "FLOP per byte")
-	t.From(measure.Origins(rs)...)
+	t.From(results.Origins(rs)...)
 	for _, r := range rs {
 		p := r.Bytes / AdamBytesPerParam
-		t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Label(), units.SI(p, ""), fmt.Sprint(AdamBytesPerParam), units.Bytes(r.Bytes),
+		t.AddMeasured(results.WhyDisturbed(r), r.Provenance.Label(), units.SI(p, ""), fmt.Sprint(AdamBytesPerParam), units.Bytes(r.Bytes),
 			units.SI(r.Seconds(), "s"), fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), units.SI(r.BytesPerSec(), "B/s"), fmt.Sprintf("%.2f", r.FLOPs/r.Bytes))
 	}
 	t.Note("bytes: read weight, gradient and two moments, write weight and two moments, float32 each (workloads.MLPPart); FLOPs 14 per parameter.")
@@ -113,7 +114,7 @@ func updateWork(p float64) gpumodel.Work {
 }
 
 // measuredRate is the bytes per second the kept update streamed at on xla:cpu.
-func measuredRate(rs []measure.Result) (float64, error) {
+func measuredRate(rs []results.Result) (float64, error) {
 	for _, r := range rs {
 		if r.Provenance.Device == devices.CPU && r.BytesPerSec() > 0 {
 			return r.BytesPerSec(), nil
@@ -126,14 +127,14 @@ func measuredRate(rs []measure.Result) (float64, error) {
 // rate just measured, its band on the modeled H200 and that band against the step's compute
 // (6·N·T FLOPs at the model's training MFU, bf16): how small a share of the step the update is
 // where memory is fast.
-func ScaledTable(rs []measure.Result) (units.Table, error) {
+func ScaledTable(rs []results.Result) (units.Table, error) {
 	rate, err := measuredRate(rs)
 	if err != nil {
 		return units.Table{}, err
 	}
 	m := gpumodel.Default()
 	t := units.NewTable("model", "update bytes", "this CPU at its measured rate", "H200, modeled: update", "H200, modeled: the step's compute", "update share of the step")
-	t.From(measure.Origins(rs)...)
+	t.From(results.Origins(rs)...)
 	t.From(units.Model(m.Estimate(updateWork(1)).Note() + "; the step: " + m.MFUNote("bfloat16")))
 	var e gpumodel.Estimate
 	for _, s := range ScaledModels {
@@ -158,7 +159,7 @@ const OffloadBytesPerParam = 2
 // each way over the host link and their modeled time over PCIe and NVLink-C2C (gpumodel.HostLinks),
 // the update on this CPU at its measured rate and on the source's 64-core socket at its bandwidth,
 // and the update left on the modeled H200 for contrast.
-func OffloadTable(rs []measure.Result) (units.Table, error) {
+func OffloadTable(rs []results.Result) (units.Table, error) {
 	rate, err := measuredRate(rs)
 	if err != nil {
 		return units.Table{}, err
@@ -172,7 +173,7 @@ func OffloadTable(rs []measure.Result) (units.Table, error) {
 	socket := datasheet.ServerCPU
 	header = append(header, "update on this CPU (measured rate)", "update on the source's 64-core socket (model)", "H200, modeled: update in HBM")
 	t := units.NewTable(header...)
-	t.From(measure.Origins(rs)...)
+	t.From(results.Origins(rs)...)
 	t.From(units.Model("host links: nominal bandwidth × an assumed reached share (PCIe slot, NVLink-C2C); the 64-core socket at its full bandwidth; " + m.Estimate(updateWork(1)).Note()))
 	var e gpumodel.Estimate
 	for _, s := range ScaledModels {
@@ -197,7 +198,7 @@ func OffloadTable(rs []measure.Result) (units.Table, error) {
 
 // Scaled is ScaledTable of the update kept by the update cell.
 func Scaled() (units.Table, error) {
-	rs, err := measure.Recall(KeepUpdate)
+	rs, err := results.Recall(KeepUpdate)
 	if err != nil {
 		return units.Table{}, err
 	}
@@ -206,7 +207,7 @@ func Scaled() (units.Table, error) {
 
 // Offload is OffloadTable of the update kept by the update cell.
 func Offload() (units.Table, error) {
-	rs, err := measure.Recall(KeepUpdate)
+	rs, err := results.Recall(KeepUpdate)
 	if err != nil {
 		return units.Table{}, err
 	}

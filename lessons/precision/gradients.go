@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -157,11 +157,11 @@ func ScalingTable(us []Underflow) units.Table {
 	return UnderflowTable([]Underflow{us[0], us[len(us)-1]})
 }
 
-// KeepStudy saves a study for later cells (measure.KeepValue).
-func KeepStudy(us []Underflow) error { return measure.KeepValue(KeepStudyName, us) }
+// KeepStudy saves a study for later cells (results.KeepValue).
+func KeepStudy(us []Underflow) error { return results.KeepValue(KeepStudyName, us) }
 
 // RecallStudy loads the study kept by KeepStudy.
-func RecallStudy() ([]Underflow, error) { return measure.RecallValue[[]Underflow](KeepStudyName) }
+func RecallStudy() ([]Underflow, error) { return results.RecallValue[[]Underflow](KeepStudyName) }
 
 // KeepStudyName is the name the gradient study is kept under.
 const KeepStudyName = Lesson + "-gradients"

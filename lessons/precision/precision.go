@@ -18,6 +18,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -35,14 +36,14 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "matmul-dtypes",
 		Doc: "n×n matmul in float64, float32 (and TF32 on CUDA), bfloat16, float16",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return MatMulDTypes(dev, DefaultDTypes(s).N)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "mixed-precision",
 		Doc: "the same MLP trained in float32, bfloat16 and float16 (f32 master weights): step time, memory, final loss",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			t := DefaultTraining(s)
 			return Mixed(dev, t.MLP(), t.Steps)
 		},
@@ -56,13 +57,13 @@ var DTypes = []dtypes.DType{dtypes.Float64, dtypes.Float32, dtypes.BFloat16, dty
 // On xla:cuda float32 runs twice: on a CUDA device opened with TF32 off (true float32) and on dev,
 // whose float32 matmuls run in TF32 on the tensor cores (go-xla's default); Result.Precision says
 // which. A dtype the device cannot run is skipped.
-func MatMulDTypes(dev *devices.Device, n int) ([]measure.Result, error) {
+func MatMulDTypes(dev *devices.Device, n int) ([]results.Result, error) {
 	return matMulTypes(dev, n, DTypes)
 }
 
 // matMulTypes is MatMulDTypes in the given types.
-func matMulTypes(dev *devices.Device, n int, types []dtypes.DType) ([]measure.Result, error) {
-	var out []measure.Result
+func matMulTypes(dev *devices.Device, n int, types []dtypes.DType) ([]results.Result, error) {
+	var out []results.Result
 	for _, dt := range types {
 		d := dev
 		if dt == dtypes.Float32 && dev.TF32 {
@@ -86,7 +87,7 @@ func matMulTypes(dev *devices.Device, n int, types []dtypes.DType) ([]measure.Re
 	return out, nil
 }
 
-func timeMatMul(dev *devices.Device, n int, dt dtypes.DType) (measure.Result, error) {
+func timeMatMul(dev *devices.Device, n int, dt dtypes.DType) (results.Result, error) {
 	w := workloads.Square(n, dt)
 	r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5, SampleTime: 3 * time.Millisecond}, true)
 	if err != nil {
@@ -102,11 +103,11 @@ func timeMatMul(dev *devices.Device, n int, dt dtypes.DType) (measure.Result, er
 // type a device cannot run is skipped), adds recorded results of devices this machine lacks (at the
 // side they were recorded at: 8192 on a GPU), and keeps them. A matmul Validate refuses is refused
 // before anything is allocated.
-func DTypesOnEachDevice(m MatMuls) ([]measure.Result, error) {
+func DTypesOnEachDevice(m MatMuls) ([]results.Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "matmul-dtypes", KeepDTypes, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "matmul-dtypes", KeepDTypes, func(d *devices.Device) ([]results.Result, error) {
 		return matMulTypes(d, m.N, m.types())
 	})
 }
@@ -115,7 +116,7 @@ func DTypesOnEachDevice(m MatMuls) ([]measure.Result, error) {
 // in float64, float32 and float16, at the side and types the cell writes — on GoMLX's pure-Go
 // backend, which like numpy has no 16-bit hardware path and does float16 in software. A matmul
 // ValidateSoftware refuses is refused before anything is allocated.
-func SoftwareContrast(m MatMuls) ([]measure.Result, error) {
+func SoftwareContrast(m MatMuls) ([]results.Result, error) {
 	if err := m.ValidateSoftware(); err != nil {
 		return nil, err
 	}
@@ -123,7 +124,7 @@ func SoftwareContrast(m MatMuls) ([]measure.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for _, dt := range m.types() {
 		if ok, why := workloads.Supports(d, dt); !ok {
 			return out, fmt.Errorf("%s: %s cannot run %s: %s", Lesson, d.Name, dt, why)
@@ -139,32 +140,32 @@ func SoftwareContrast(m MatMuls) ([]measure.Result, error) {
 
 // DTypeTable shows each result's time and GFLOP/s, and its time relative to float32 on the same
 // device.
-func DTypeTable(results []measure.Result) units.Table {
+func DTypeTable(rs []results.Result) units.Table {
 	f32 := map[string]time.Duration{}
-	for _, r := range results {
+	for _, r := range rs {
 		if r.Precision == "float32" {
 			f32[r.Provenance.Device+r.Provenance.Model] = r.Stats.Median
 		}
 	}
 	var rows [][]string
 	var disturbed []string
-	for _, r := range results {
+	for _, r := range rs {
 		rel := "—"
 		if b := f32[r.Provenance.Device+r.Provenance.Model]; b > 0 {
 			rel = fmt.Sprintf("%.2f×", float64(r.Stats.Median)/float64(b))
 		}
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), r.Label, r.Precision, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), fmt.Sprintf("%.1f", r.GFLOPS()), rel})
 	}
-	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "matmul", "precision", "median", "CV", "GFLOP/s", "time vs float32"}, Rows: rows, Disturbed: disturbed}
 }
 
 // DTypeChart draws achieved GFLOP/s per device and precision.
-func DTypeChart(results []measure.Result) (*plot.Plot, error) {
+func DTypeChart(rs []results.Result) (*plot.Plot, error) {
 	var bars []charts.Bar
 	title := "matmul throughput by precision"
-	for _, r := range results {
+	for _, r := range rs {
 		label := r.Provenance.Device + " " + short(r.Precision)
 		if r.Provenance.Recorded {
 			label += " (rec.)"
@@ -225,8 +226,8 @@ func MixedModel(s experiments.Scale) workloads.MLP { return DefaultTraining(s).M
 // gradients and updates, and runs the matmuls and activations in 16 bits. Each result carries the
 // step time, and in Params the final loss ×1e6 ("loss_e6") and the memory the shapes imply
 // (Memory(): "param_bytes", "activation_bytes", "total_bytes").
-func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, error) {
-	var out []measure.Result
+func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]results.Result, error) {
+	var out []results.Result
 	for _, dt := range []dtypes.DType{dtypes.Float32, dtypes.BFloat16, dtypes.Float16} {
 		m := w
 		m.Type = dt
@@ -264,13 +265,13 @@ func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, e
 			return out, err
 		}
 		mem := m.Memory()
-		out = append(out, measure.Result{
+		out = append(out, results.Result{
 			Workload: m.Name(), Label: m.String(), DType: dt.String(), Precision: dt.String(),
 			Params: map[string]int{"steps": steps},
 			Metrics: map[string]float64{MetricLoss: loss, MetricFirstLoss: first,
 				MetricParamBytes: float64(mem.Parameters), MetricActivationBytes: float64(mem.Activations), MetricTotalBytes: float64(mem.Total())},
 			FLOPs: m.FLOPs(), Bytes: m.Bytes(), Stats: probe.Summarize(samples[1:]), RelErr: -1,
-			Provenance: measure.ProvenanceOf(dev),
+			Provenance: results.ProvenanceOf(dev),
 		})
 	}
 	return out, nil
@@ -279,39 +280,39 @@ func Mixed(dev *devices.Device, w workloads.MLP, steps int) ([]measure.Result, e
 // MixedOnEachDevice runs Mixed with the cell's model and steps on every XLA device here and adds
 // recorded results (at the model they were recorded with). A run Validate refuses is refused before
 // anything is allocated.
-func MixedOnEachDevice(t Training) ([]measure.Result, error) {
+func MixedOnEachDevice(t Training) ([]results.Result, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "mixed-precision", KeepMixed, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "mixed-precision", KeepMixed, func(d *devices.Device) ([]results.Result, error) {
 		return Mixed(d, t.MLP(), t.Steps)
 	})
 }
 
 // MixedTable shows, per device and compute type: step time, the loss after training (and its
 // difference from float32's), and the memory the shapes imply.
-func MixedTable(results []measure.Result) units.Table {
+func MixedTable(rs []results.Result) units.Table {
 	f32 := map[string]float64{}
-	for _, r := range results {
+	for _, r := range rs {
 		if r.DType == dtypes.Float32.String() {
 			f32[r.Provenance.Label()] = LossOf(r, MetricLoss)
 		}
 	}
 	var rows [][]string
 	var disturbed []string
-	for _, r := range results {
+	for _, r := range rs {
 		loss := LossOf(r, MetricLoss)
 		diff := "—"
 		if b, ok := f32[r.Provenance.Label()]; ok && r.DType != dtypes.Float32.String() && b > 0 {
 			diff = fmt.Sprintf("%+.2f%%", 100*(loss/b-1))
 		}
-		disturbed = append(disturbed, measure.WhyDisturbed(r))
+		disturbed = append(disturbed, results.WhyDisturbed(r))
 		rows = append(rows, []string{r.Provenance.Label(), r.DType, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("%.4f → %.4f", LossOf(r, MetricFirstLoss), loss), diff,
 			units.BytesFixed(metric(r, MetricParamBytes)), units.BytesFixed(metric(r, MetricActivationBytes)),
 			units.BytesFixed(metric(r, MetricTotalBytes))})
 	}
-	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(results)), "vs float32",
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "compute type", "median step", fmt.Sprintf("loss: first → after %d steps", firstSteps(rs)), "vs float32",
 		"parameters (f32 master)", "activations", "total (formula)"}, Rows: rows, Disturbed: disturbed}
 }
 
@@ -327,20 +328,20 @@ const (
 
 // LossOf is a mixed-precision result's loss called name (MetricLoss, MetricFirstLoss). Results saved
 // before Metrics existed kept it among the Params, in millionths, as name+"_e6".
-func LossOf(r measure.Result, name string) float64 {
+func LossOf(r results.Result, name string) float64 {
 	if v, ok := r.Metric(name); ok {
 		return v
 	}
 	return metric(r, name+"_e6") / 1e6
 }
 
-// metric is r's value called name (measure.Result.Metric), 0 when absent.
-func metric(r measure.Result, name string) float64 {
+// metric is r's value called name (results.Result.Metric), 0 when absent.
+func metric(r results.Result, name string) float64 {
 	v, _ := r.Metric(name)
 	return v
 }
 
-func firstSteps(rs []measure.Result) int {
+func firstSteps(rs []results.Result) int {
 	if len(rs) == 0 {
 		return 0
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -146,16 +146,16 @@ func TestMixedAndDTypesOnGoBackend(t *testing.T) {
 // TestMixedTableReadsOldRecordings checks that a result saved before Metrics existed (loss in
 // millionths and bytes among the Params) shows the same row as one saved now.
 func TestMixedTableReadsOldRecordings(t *testing.T) {
-	now := measure.Result{DType: "float32", Params: map[string]int{"steps": 60}, Metrics: map[string]float64{
+	now := results.Result{DType: "float32", Params: map[string]int{"steps": 60}, Metrics: map[string]float64{
 		MetricLoss: 1.25, MetricFirstLoss: 2.5, MetricParamBytes: 4096, MetricActivationBytes: 1024, MetricTotalBytes: 8192}}
-	old := measure.Result{DType: "float32", Params: map[string]int{"steps": 60, "loss_e6": 1250000, "first_loss_e6": 2500000,
+	old := results.Result{DType: "float32", Params: map[string]int{"steps": 60, "loss_e6": 1250000, "first_loss_e6": 2500000,
 		"param_bytes": 4096, "activation_bytes": 1024, "total_bytes": 8192}}
 	for _, tc := range []struct {
 		name string
-		r    measure.Result
+		r    results.Result
 	}{{"now", now}, {"old", old}} {
-		h, rows := MixedTable([]measure.Result{tc.r}).Parts()
-		_, want := MixedTable([]measure.Result{now}).Parts()
+		h, rows := MixedTable([]results.Result{tc.r}).Parts()
+		_, want := MixedTable([]results.Result{now}).Parts()
 		if !slices.Equal(rows[0], want[0]) || h[3] != "loss: first → after 60 steps" {
 			t.Errorf("%s: %q %q, want %q", tc.name, h, rows[0], want[0])
 		}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Predictions of lesson 05.
@@ -51,7 +51,7 @@ var (
 	}
 )
 
-func pick(rs []measure.Result, dtype string) *measure.Result {
+func pick(rs []results.Result, dtype string) *results.Result {
 	for i := range rs {
 		if rs[i].DType == dtype {
 			return &rs[i]

@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"github.com/gomlx/compute/dtypes"
-
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // The Read… functions say in one sentence what the learner's kept results show, so the notebook's
@@ -15,13 +14,13 @@ import (
 
 // ReadDTypes says, per device measured live, each precision's time against float32's at the same
 // size, and whether 16-bit came out faster.
-func ReadDTypes(results []measure.Result) string {
+func ReadDTypes(rs []results.Result) string {
 	var lines []string
-	for _, dev := range liveDevices(results) {
-		var f32 *measure.Result
-		for i, r := range results {
+	for _, dev := range liveDevices(rs) {
+		var f32 *results.Result
+		for i, r := range rs {
 			if r.Provenance.Device == dev && !r.Provenance.Recorded && r.Precision == "float32" {
-				f32 = &results[i]
+				f32 = &rs[i]
 			}
 		}
 		if f32 == nil || f32.Seconds() <= 0 {
@@ -29,7 +28,7 @@ func ReadDTypes(results []measure.Result) string {
 		}
 		var parts []string
 		faster := false
-		for _, r := range results {
+		for _, r := range rs {
 			if r.Provenance.Device != dev || r.Provenance.Recorded || r.Precision == "float32" {
 				continue
 			}
@@ -52,10 +51,10 @@ func ReadDTypes(results []measure.Result) string {
 }
 
 // liveDevices are the devices of results measured live, in order.
-func liveDevices(results []measure.Result) []string {
+func liveDevices(rs []results.Result) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, r := range results {
+	for _, r := range rs {
 		if d := r.Provenance.Device; !r.Provenance.Recorded && !seen[d] {
 			seen[d] = true
 			out = append(out, d)
@@ -137,20 +136,20 @@ func weightRows(us []Underflow, s float64) (first, last stage, ok bool) {
 
 // ReadMixed says, per device measured live, each 16-bit run's step time and final loss against
 // float32's.
-func ReadMixed(results []measure.Result) string {
+func ReadMixed(rs []results.Result) string {
 	var lines []string
-	for _, dev := range liveDevices(results) {
-		var f32 *measure.Result
-		for i, r := range results {
+	for _, dev := range liveDevices(rs) {
+		var f32 *results.Result
+		for i, r := range rs {
 			if r.Provenance.Device == dev && !r.Provenance.Recorded && r.DType == dtypes.Float32.String() {
-				f32 = &results[i]
+				f32 = &rs[i]
 			}
 		}
 		if f32 == nil || f32.Seconds() <= 0 || LossOf(*f32, MetricLoss) <= 0 {
 			continue
 		}
 		var parts []string
-		for _, r := range results {
+		for _, r := range rs {
 			if r.Provenance.Device != dev || r.Provenance.Recorded || r.DType == f32.DType {
 				continue
 			}

@@ -6,12 +6,11 @@ import (
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
-
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
-func timed(dev, dtype, precision string, d time.Duration) measure.Result {
-	r := measure.Result{DType: dtype, Precision: precision, Label: "matmul 512", Params: map[string]int{"n": 512}}
+func timed(dev, dtype, precision string, d time.Duration) results.Result {
+	r := results.Result{DType: dtype, Precision: precision, Label: "matmul 512", Params: map[string]int{"n": 512}}
 	r.Provenance.Device = dev
 	r.Stats.Median = d
 	return r
@@ -21,12 +20,12 @@ func timed(dev, dtype, precision string, d time.Duration) measure.Result {
 func TestReadDTypes(t *testing.T) {
 	rec := timed("xla:cuda", "bfloat16", "bfloat16", time.Millisecond)
 	rec.Provenance.Recorded = true
-	slow := []measure.Result{timed("xla:cpu", "float32", "float32", 10*time.Millisecond), timed("xla:cpu", "bfloat16", "bfloat16", 15*time.Millisecond), rec}
+	slow := []results.Result{timed("xla:cpu", "float32", "float32", 10*time.Millisecond), timed("xla:cpu", "bfloat16", "bfloat16", 15*time.Millisecond), rec}
 	got := ReadDTypes(slow)
 	if !strings.Contains(got, "bfloat16 1.50×") || !strings.Contains(got, "no 16-bit type ran faster") || strings.Contains(got, "xla:cuda") {
 		t.Errorf("ReadDTypes = %q", got)
 	}
-	fast := []measure.Result{timed("xla:cpu", "float32", "float32", 10*time.Millisecond), timed("xla:cpu", "bfloat16", "bfloat16", 4*time.Millisecond)}
+	fast := []results.Result{timed("xla:cpu", "float32", "float32", 10*time.Millisecond), timed("xla:cpu", "bfloat16", "bfloat16", 4*time.Millisecond)}
 	if got := ReadDTypes(fast); !strings.Contains(got, "a 16-bit type ran faster") {
 		t.Errorf("ReadDTypes(fast) = %q", got)
 	}
@@ -63,7 +62,7 @@ func TestReadMixed(t *testing.T) {
 	bf := timed("xla:cpu", dtypes.BFloat16.String(), "", 12*time.Millisecond)
 	bf.SetMetric(MetricLoss, 0.505)
 	bf.SetMetric(MetricActivationBytes, 500)
-	got := ReadMixed([]measure.Result{f32, bf})
+	got := ReadMixed([]results.Result{f32, bf})
 	if !strings.Contains(got, "1.20× float32's step time") || !strings.Contains(got, "loss +1.00%") || !strings.Contains(got, "activations 0.50×") {
 		t.Errorf("ReadMixed = %q", got)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -63,12 +63,12 @@ func (m MatMuls) ValidateSoftware() error {
 // MatMulsHere times the learner's matmul in each of its element types on every XLA device here,
 // checked against float64 like the lesson's sweep (which it is, at a side and types from the cell).
 // A type a device cannot run is an error that says why.
-func MatMulsHere(m MatMuls) ([]measure.Result, error) {
+func MatMulsHere(m MatMuls) ([]results.Result, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
-		var out []measure.Result
+	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]results.Result, error) {
+		var out []results.Result
 		for _, name := range m.DTypes {
 			dt := dtypes.MapOfNames[name]
 			if ok, why := workloads.Supports(d, dt); !ok {

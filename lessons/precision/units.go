@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -110,7 +111,7 @@ func (u Units) Validate() error {
 
 // timeChecked times w on dev (2 warm-up runs, 5 timed samples of at least 3 ms) after checking it
 // against its host reference.
-func timeChecked(dev *devices.Device, w workloads.Workload) (measure.Result, error) {
+func timeChecked(dev *devices.Device, w workloads.Workload) (results.Result, error) {
 	r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5, SampleTime: 3 * time.Millisecond}, true)
 	if err != nil {
 		return r, err
@@ -134,7 +135,7 @@ var unitPrecisions = []string{"float32", "bfloat16", Int8}
 
 // UnitsHere times u's matmul in float32, bfloat16 and int8 (int32 sums) on xla:cpu, each checked
 // first (int8 exactly), and keeps the results under KeepUnits.
-func UnitsHere(u Units) ([]measure.Result, error) {
+func UnitsHere(u Units) ([]results.Result, error) {
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
@@ -142,20 +143,20 @@ func UnitsHere(u Units) ([]measure.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for _, p := range unitPrecisions {
 		r, err := timeChecked(dev, product(u.N, u.N, u.N, p))
 		if err != nil {
-			return out, measure.KeepOr(KeepUnits, out, err)
+			return out, results.KeepOr(KeepUnits, out, err)
 		}
 		out = append(out, r)
 	}
-	return out, measure.KeepOr(KeepUnits, out, nil)
+	return out, results.KeepOr(KeepUnits, out, nil)
 }
 
 // speedup is how many times faster than float32 (at the same rows) each result ran, by index; 0
 // where there is no float32 result to compare with.
-func speedup(rs []measure.Result) []float64 {
+func speedup(rs []results.Result) []float64 {
 	f32 := map[int]time.Duration{}
 	for _, r := range rs {
 		if r.Precision == "float32" {
@@ -173,13 +174,13 @@ func speedup(rs []measure.Result) []float64 {
 
 // UnitsTable shows each kept matmul's median, spread and rate, its speed against float32 and the
 // share it reached of the modeled peak for its precision with the flags this CPU has.
-func UnitsTable(rs []measure.Result) units.Table {
+func UnitsTable(rs []results.Result) units.Table {
 	t := units.NewTable("device", "matmul", "median", "spread (CV)", "rate", "speed vs float32", "of the modeled peak")
-	t.From(measure.Origins(rs)...)
+	t.From(results.Origins(rs)...)
 	t.From(units.Model("the modeled peak: the course's CPU model with this CPU's flags (the flag table)"))
 	sp := speedup(rs)
 	for i, r := range rs {
-		t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Label(), r.Label, units.SI(r.Seconds(), "s"),
+		t.AddMeasured(results.WhyDisturbed(r), r.Provenance.Label(), r.Label, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), units.SI(r.FLOPs/r.Seconds(), "op/s"),
 			fmt.Sprintf("%.1f×", sp[i]), fmt.Sprintf("%.0f%%", 100*r.FLOPs/r.Seconds()/peakFor(r.Precision)))
 	}
@@ -232,7 +233,7 @@ func (s Serving) Validate() error {
 
 // ServingHere times s's layer at each batch in float32, bfloat16 and int8 on xla:cpu, each checked
 // first, and keeps the results under KeepServing.
-func ServingHere(s Serving) ([]measure.Result, error) {
+func ServingHere(s Serving) ([]results.Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -240,21 +241,21 @@ func ServingHere(s Serving) ([]measure.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for _, b := range s.Batches {
 		for _, p := range unitPrecisions {
 			r, err := timeChecked(dev, product(b, s.Width, s.Width, p))
 			if err != nil {
-				return out, measure.KeepOr(KeepServing, out, err)
+				return out, results.KeepOr(KeepServing, out, err)
 			}
 			out = append(out, r)
 		}
 	}
-	return out, measure.KeepOr(KeepServing, out, nil)
+	return out, results.KeepOr(KeepServing, out, nil)
 }
 
 // weightBytes is the bytes of a result's k×n weight matrix in its precision.
-func weightBytes(r measure.Result) float64 {
+func weightBytes(r results.Result) float64 {
 	size := 4.0
 	switch r.Precision {
 	case "bfloat16", "float16":
@@ -268,13 +269,13 @@ func weightBytes(r measure.Result) float64 {
 // ServingTable shows, per batch and precision, the time per call and per request, the weights'
 // bytes and the rate they were read at, and the speed against float32 at the same batch; its note
 // names the fastest precision per request at the smallest and the largest batch.
-func ServingTable(rs []measure.Result) units.Table {
+func ServingTable(rs []results.Result) units.Table {
 	t := units.NewTable("device", "requests per call", "precision", "median per call", "spread (CV)", "per request", "weights", "weights read at", "speed vs float32")
-	t.From(measure.Origins(rs)...)
+	t.From(results.Origins(rs)...)
 	sp := speedup(rs)
 	for i, r := range rs {
 		b := float64(r.Params["m"])
-		t.AddMeasured(measure.WhyDisturbed(r), r.Provenance.Label(), fmt.Sprint(r.Params["m"]), r.Precision, units.SI(r.Seconds(), "s"),
+		t.AddMeasured(results.WhyDisturbed(r), r.Provenance.Label(), fmt.Sprint(r.Params["m"]), r.Precision, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), units.SI(r.Seconds()/b, "s"), units.Bytes(weightBytes(r)),
 			units.SI(weightBytes(r)/r.Seconds(), "B/s"), fmt.Sprintf("%.2f×", sp[i]))
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/regime"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -70,7 +70,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: DoublingName,
 		Doc: "double the work: a batch-1 training step, y = a·x + b, a 256×n matmul, each at its size and twice it (laptop: 8 Mi values, n 1024; GPU: 64 Mi, n 4096)",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return regime.Double(dev, DefaultDoubling(s).Pairs(), nil)
 		},
 	})
@@ -79,14 +79,14 @@ func init() {
 // DoubleOnEachDevice runs the doubling test of the cell's sizes live on every XLA device, adds the
 // recordings of devices not here, and keeps them. Sizes Validate refuses are refused before
 // anything is allocated.
-func DoubleOnEachDevice(d Doubling, progress func(done, total int)) ([]measure.Result, error) {
+func DoubleOnEachDevice(d Doubling, progress func(done, total int)) ([]results.Result, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, DoublingName, KeepDouble, func(dev *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, DoublingName, KeepDouble, func(dev *devices.Device) ([]results.Result, error) {
 		return regime.Double(dev, d.Pairs(), progress)
 	})
 }
 
 // DoubleTable is the test's verdict for every pair measured (regime.Table).
-func DoubleTable(rs []measure.Result) units.Table { return regime.Table(rs) }
+func DoubleTable(rs []results.Result) units.Table { return regime.Table(rs) }

@@ -6,26 +6,26 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/regime"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // The step-FLOPs exercise and the doubling prediction read the learner's own doubling test.
 func TestStepFLOPsAgainstTheDoublingTest(t *testing.T) {
 	t.Setenv("WHYGPU_CACHE", t.TempDir())
-	var rs []measure.Result
+	var rs []results.Result
 	for i, p := range (Doubling{Batch: 1, Values: 1 << 10, MatMulN: 64}).Pairs() {
 		for k, w := range p {
 			d := time.Duration(20+5*k) * time.Microsecond
 			params := workloads.ParamsOf(w)
 			params[regime.ParamPair], params[regime.ParamSize] = i, k+1
-			rs = append(rs, measure.Result{Workload: w.Name(), Label: w.String(), Params: params, FLOPs: workloads.FLOPsOf(w), Bytes: workloads.BytesOf(w),
-				Stats: measure.Stats{N: 5, Median: d, Min: d, P90: d, Mean: d}, CeilingFLOPS: 50e9, CeilingBytesPerSec: 5e9,
-				Provenance: measure.Provenance{Device: devices.CPU, Run: measure.RunID(), Date: time.Now()}})
+			rs = append(rs, results.Result{Workload: w.Name(), Label: w.String(), Params: params, FLOPs: workloads.FLOPsOf(w), Bytes: workloads.BytesOf(w),
+				Stats: results.Stats{N: 5, Median: d, Min: d, P90: d, Mean: d}, CeilingFLOPS: 50e9, CeilingBytesPerSec: 5e9,
+				Provenance: results.Provenance{Device: devices.CPU, Run: results.RunID(), Date: time.Now()}})
 		}
 	}
-	if err := measure.Keep(KeepDouble, rs); err != nil {
+	if err := results.Keep(KeepDouble, rs); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := PredictStepDoubling.Answer(); err != nil || r != 1.25 {

@@ -17,6 +17,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -64,14 +65,14 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: StepSweepName,
 		Doc: "one MLP training step (64→h→h→10, f32, SGD) vs batch 1…512; laptop: hidden 64, GPU: hidden 16…2048 (the race's grid)",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return experiments.Sweep(dev, SweepSizes(s), experiments.StepTiming, nil)
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: SmallLargeName,
 		Doc: "2^25 FLOPs of f32 matmuls split into 8×8, 32×32, 128×128 or 256×256 calls",
-		Run: func(dev *devices.Device, _ experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, _ experiments.Scale) ([]results.Result, error) {
 			return SmallVsLargeOn(dev, SplitBudget, SplitSides, nil)
 		},
 	})

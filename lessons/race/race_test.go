@@ -16,6 +16,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -165,17 +166,17 @@ func TestSmallVsLargeOnGoBackend(t *testing.T) {
 }
 
 // fake is a step result as measured (or recorded) on a device.
-func fake(device string, batch, hidden int, d time.Duration, recorded bool) measure.Result {
+func fake(device string, batch, hidden int, d time.Duration, recorded bool) results.Result {
 	w := experiments.CourseMLP(batch, hidden)
-	return measure.Result{
+	return results.Result{
 		Workload: w.Name(), Label: w.String(), Params: w.Params(), FLOPs: w.FLOPs(), Bytes: w.Bytes(), RelErr: -1,
-		Stats:      measure.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
-		Provenance: measure.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded, Run: measure.RunID()},
+		Stats:      results.Stats{N: 7, Median: d, Min: d, P90: d, Mean: d},
+		Provenance: results.Provenance{Device: device, Model: "test " + device, Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Recorded: recorded, Run: results.RunID()},
 	}
 }
 
 func TestCrossoverLine(t *testing.T) {
-	var rs []measure.Result
+	var rs []results.Result
 	for _, b := range Batches {
 		rs = append(rs, fake(devices.CPU, b, 64, time.Duration(5+5*b)*time.Microsecond, false))
 	}
@@ -224,7 +225,7 @@ func TestCrossoverLine(t *testing.T) {
 		t.Errorf("with a recorded GPU the model's band stays beside it: %d series", len(s))
 	}
 	// A GPU measured live replaces the model.
-	live := append([]measure.Result(nil), rs...)
+	live := append([]results.Result(nil), rs...)
 	for _, b := range Batches {
 		live = append(live, fake(devices.CUDA, b, 64, 5*time.Microsecond, false))
 	}
@@ -242,7 +243,7 @@ func TestRecordedGPULane(t *testing.T) {
 	t.Setenv("WHYGPU_ROOT", root)
 	rec := fake(devices.CUDA, 32, 64, 123*time.Microsecond, false)
 	rec.Provenance.Model = "NVIDIA H200 (139 GiB)"
-	if err := measure.Save(experiments.ReferencePath("nvidia-h200", Lesson, StepSweepName), []measure.Result{rec}); err != nil {
+	if err := results.Save(experiments.ReferencePath("nvidia-h200", Lesson, StepSweepName), []results.Result{rec}); err != nil {
 		t.Fatal(err)
 	}
 	lane := GPULane(32, 64)
@@ -255,7 +256,7 @@ func TestRecordedGPULane(t *testing.T) {
 	if !GPUHere() && !strings.Contains(Describe(32, 64), "recorded on NVIDIA H200") {
 		t.Errorf("Describe: %q", Describe(32, 64))
 	}
-	got, err := experiments.WithRecordedWhere([]measure.Result{fake(devices.CPU, 32, 64, time.Millisecond, false)}, Lesson, StepSweepName, experiments.HiddenIs(64))
+	got, err := experiments.WithRecordedWhere([]results.Result{fake(devices.CPU, 32, 64, time.Millisecond, false)}, Lesson, StepSweepName, experiments.HiddenIs(64))
 	if err != nil || len(got) != 2 || !got[1].Provenance.Recorded {
 		t.Errorf("WithRecorded: %v, %d results", err, len(got))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -63,10 +64,10 @@ func liveLane(d *devices.Device, w workloads.MLP, opt measure.Options) charts.La
 }
 
 // RecordedStep returns the step recorded on a GPU at this size, if any recording has it.
-func RecordedStep(batch, hidden int) (measure.Result, bool) {
+func RecordedStep(batch, hidden int) (results.Result, bool) {
 	rs, err := experiments.Recorded(Lesson, StepSweepName)
 	if err != nil {
-		return measure.Result{}, false
+		return results.Result{}, false
 	}
 	want := experiments.CourseMLP(batch, hidden).Params()
 	for _, r := range rs {
@@ -74,7 +75,7 @@ func RecordedStep(batch, hidden int) (measure.Result, bool) {
 			return r, true
 		}
 	}
-	return measure.Result{}, false
+	return results.Result{}, false
 }
 
 func sameParams(a, b map[string]int) bool {
@@ -100,7 +101,7 @@ func GPULane(batch, hidden int) charts.Lane {
 	instead := "the course's GPU model"
 	if r, ok := RecordedStep(batch, hidden); ok {
 		lane = fromresult.Lane(r)
-		if v := experiments.ModelVersus([]measure.Result{r}); len(v) > 0 {
+		if v := experiments.ModelVersus([]results.Result{r}); len(v) > 0 {
 			lane.Note += "; " + v[0]
 		}
 		instead = "the recording"

@@ -7,12 +7,14 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"gonum.org/v1/plot"
 
+	"github.com/gpu-course/whygpu/pkg/bench"
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -112,8 +114,8 @@ var SplitTiming = measure.Options{Warmup: -1, Reps: 3}
 
 // SmallVsLargeOn times the budget split into each side on dev, checking one matmul of each size
 // against float64 first.
-func SmallVsLargeOn(dev *devices.Device, budget float64, sides []int, progress experiments.Progress) ([]measure.Result, error) {
-	var out []measure.Result
+func SmallVsLargeOn(dev *devices.Device, budget float64, sides []int, progress experiments.Progress) ([]results.Result, error) {
+	var out []results.Result
 	for i, side := range sides {
 		w := Split(budget, side)
 		progress.Report(i, len(sides), "%s: %s", dev.Name, w)
@@ -135,37 +137,37 @@ const SmallVsLargeKeep = Lesson + "-small-vs-large"
 // SmallVsLarge runs the split live on every device here — the XLA devices and GoMLX's pure-Go
 // backend, whose calls skip XLA's runtime — adds recorded results of devices not here, and keeps
 // them for the chart.
-func SmallVsLarge(progress experiments.Progress) ([]measure.Result, error) {
+func SmallVsLarge(progress experiments.Progress) ([]results.Result, error) {
 	devs, err := devices.OpenAll()
 	if len(devs) == 0 {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for _, d := range devs {
 		rs, err := SmallVsLargeOn(d, SplitBudget, SplitSides, progress)
 		if err != nil {
-			return out, measure.KeepOr(SmallVsLargeKeep, out, err)
+			return out, results.KeepOr(SmallVsLargeKeep, out, err)
 		}
 		out = append(out, rs...)
 	}
 	out, err = experiments.WithRecorded(out, Lesson, SmallLargeName)
-	return out, measure.KeepOr(SmallVsLargeKeep, out, err)
+	return out, results.KeepOr(SmallVsLargeKeep, out, err)
 }
 
 // SplitTable shows each split: calls, total FLOPs, time for the budget, relative to the largest
 // matmuls, time per call, achieved GFLOP/s and the intensity of one call.
-func SplitTable(results []measure.Result) units.Table {
-	t := units.Table{Origins: measure.Origins(results), Header: []string{"device", "source", "shape", "calls", "total FLOPs", "time for the budget", "relative", "per call", "GFLOP/s", "FLOPs per byte (n/6, formula)", "compile (not timed)"}}
+func SplitTable(rs []results.Result) units.Table {
+	t := units.Table{Origins: results.Origins(rs), Header: []string{"device", "source", "shape", "calls", "total FLOPs", "time for the budget", "relative", "per call", "GFLOP/s", "FLOPs per byte (n/6, formula)", "compile (not timed)"}}
 	best := map[string]float64{}
-	for _, r := range results {
+	for _, r := range rs {
 		k := key(r)
 		if b, ok := best[k]; !ok || r.Seconds() < b {
 			best[k] = r.Seconds()
 		}
 	}
-	for _, r := range results {
+	for _, r := range rs {
 		side, calls := r.Params["side"], r.Params["calls"]
-		t.AddMeasured(measure.WhyDisturbed(r),
+		t.AddMeasured(results.WhyDisturbed(r),
 			r.Provenance.Device, sourceText(r.Provenance),
 			fmt.Sprintf("%d×%d", side, side), fmt.Sprint(calls), fmt.Sprintf("%.2e", r.FLOPs),
 			units.Duration(r.Seconds()), fmt.Sprintf("%.1f×", r.Seconds()/best[key(r)]),
@@ -178,8 +180,8 @@ func SplitTable(results []measure.Result) units.Table {
 		"Times are medians of 3 runs of the whole budget, after a warm-up; compilation is done first and timed apart (GoMLX compiles once per shape).",
 		"relative: this split's time over the fastest split on the same device. Same FLOPs in every row: the difference is per-call overhead and cache reuse.",
 	}
-	t.Notes = append(t.Notes, fixedCostNotes(results)...)
-	if !experiments.HasGPU(results) {
+	t.Notes = append(t.Notes, fixedCostNotes(rs)...)
+	if !experiments.HasGPU(rs) {
 		e8 := gpumodel.EstimateMatMul(workloads.Square(8, dtypes.Float32))
 		t.Notes = append(t.Notes, fmt.Sprintf("No GPU here and none recorded yet: the chart adds the course's GPU model as a band (%s per call for an 8×8, of which the arithmetic is %s; the rest is starting the kernel and waiting for it). %s",
 			e8.Band(), units.Duration(max(e8.Compute[0], e8.Memory[0])), e8.Note()))
@@ -191,11 +193,11 @@ func SplitTable(results []measure.Result) units.Table {
 // arithmetic is a rounding error, so the time per call is the software's fixed cost. When `make bench`
 // has run on this machine, they add JAX's cost for the same call on the same CPU, from the bench's saved
 // report (with its date and host: a recording, not a live number).
-func fixedCostNotes(results []measure.Result) []string {
-	var small *measure.Result
-	for i, r := range results {
+func fixedCostNotes(rs []results.Result) []string {
+	var small *results.Result
+	for i, r := range rs {
 		if r.Provenance.Device == devices.CPU && !r.Provenance.Recorded && (small == nil || r.Params["side"] < small.Params["side"]) {
-			small = &results[i]
+			small = &rs[i]
 		}
 	}
 	if small == nil || small.Params["calls"] == 0 {
@@ -209,19 +211,19 @@ func fixedCostNotes(results []measure.Result) []string {
 		note += fmt.Sprintf(" would take %s at this CPU's peak", units.Duration(flops/small.PeakFLOPS))
 	}
 	notes := []string{note + ", so nearly all of it is software: GoMLX's call path, go-xla, the PJRT plugin's dispatch."}
-	rep, err := measure.LoadBench()
+	rep, err := bench.Latest()
 	if err != nil {
 		return append(notes, "Run `make bench` to compare with JAX's cost for the same call on this CPU (this note then quotes it).")
 	}
 	params := map[string]int{"n": side}
-	j, ok := rep.Find("matmul", params, measure.BenchJAX)
+	j, ok := rep.Find("matmul", params, bench.JAX)
 	x, okx := rep.Find("matmul", params, devices.CPU)
 	if !ok || !okx {
 		return notes
 	}
 	line := fmt.Sprintf("JAX %s on the same CPU (%s): %s per %d×%d call waited for, against %s for GoMLX in the same run (%.1f×)",
 		rep.JAX, rep.Label(), units.Duration(j.Value), side, side, units.Duration(x.Value), x.Value/j.Value)
-	if p, ok := rep.Find("matmul", params, measure.BenchJAXPipelined); ok {
+	if p, ok := rep.Find("matmul", params, bench.JAXPipelined); ok {
 		line += fmt.Sprintf("; %s per call when JAX does not wait between calls (asynchronous dispatch)", units.Duration(p.Value))
 	}
 	return append(notes, line+". Overhead is software too: another runtime pays a different price for the same call.")
@@ -229,9 +231,9 @@ func fixedCostNotes(results []measure.Result) []string {
 
 // SplitChart draws the time for the budget against the matmul size, a line per device (log–log),
 // with the datasheet model for the GPU when no GPU result exists.
-func SplitChart(results []measure.Result) (*plot.Plot, error) {
-	series := fromresult.Series(results, func(r measure.Result) float64 { return float64(r.Params["side"]) }, measure.Result.Seconds)
-	if !experiments.HasGPU(results) {
+func SplitChart(rs []results.Result) (*plot.Plot, error) {
+	series := fromresult.Series(rs, func(r results.Result) float64 { return float64(r.Params["side"]) }, results.Result.Seconds)
+	if !experiments.HasGPU(rs) {
 		m := charts.Series{Name: experiments.StepModelName, Source: charts.Model}
 		for _, side := range SplitSides {
 			w := Split(SplitBudget, side)
@@ -250,13 +252,13 @@ func SplitChart(results []measure.Result) (*plot.Plot, error) {
 }
 
 // key identifies a result's series: device and provenance.
-func key(r measure.Result) string {
+func key(r results.Result) string {
 	src, note := fromresult.Source(r.Provenance)
 	return r.Provenance.Device + "\x00" + src.String() + "\x00" + note
 }
 
 // sourceText is "measured live" or "recorded on NVIDIA H200 (139 GiB), 2026-11-30".
-func sourceText(p measure.Provenance) string {
+func sourceText(p results.Provenance) string {
 	src, note := fromresult.Source(p)
 	return src.Describe(note)
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Splits is a split the learner writes in a cell: the FLOPs to spend and the matmul sides to spend
@@ -45,11 +45,11 @@ func (s Splits) Validate() error {
 
 // SplitsHere times the learner's split on every XLA device here (the same measurement as
 // SmallVsLarge, without the Go backend and the recordings, which are at the lesson's split).
-func SplitsHere(s Splits, progress experiments.Progress) ([]measure.Result, error) {
+func SplitsHere(s Splits, progress experiments.Progress) ([]results.Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.LiveOnEachDevice(func(d *devices.Device) ([]results.Result, error) {
 		return SmallVsLargeOn(d, s.Budget, s.Sides, progress)
 	})
 }

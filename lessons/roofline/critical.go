@@ -15,6 +15,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -26,7 +27,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "critical-batch",
 		Doc: "B×D @ D×D matmuls for B = 1 … 2048 (D = 1024): GFLOP/s and intensity vs batch, against the measured ridge",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return BatchSweep(dev, BatchSweepFor(s), nil)
 		},
 	})
@@ -77,11 +78,11 @@ func CriticalBatch(ridge float64, d int, elem float64) float64 {
 
 // BatchSweep measures dev's ceilings and then every B×D @ D×D matmul of s, each checked against
 // float64 first. progress, if not nil, is told after each point.
-func BatchSweep(dev *devices.Device, s BatchSizes, progress func(done, total int)) ([]measure.Result, error) {
+func BatchSweep(dev *devices.Device, s BatchSizes, progress func(done, total int)) ([]results.Result, error) {
 	if _, err := measure.MeasureCeilings(dev); err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	total := len(s.Types) * len(s.Batches)
 	for _, dt := range s.Types {
 		if ok, _ := workloads.Supports(dev, dt); !ok {
@@ -107,24 +108,24 @@ func BatchSweep(dev *devices.Device, s BatchSizes, progress func(done, total int
 
 // BatchSweepOnEachDevice runs the sweep live on every XLA device here, adds recordings of devices
 // not here, and keeps the results for the chart cells.
-func BatchSweepOnEachDevice(progress func(done, total int)) ([]measure.Result, error) {
+func BatchSweepOnEachDevice(progress func(done, total int)) ([]results.Result, error) {
 	s := BatchSweepFor(experiments.CurrentScale())
-	return experiments.OnEachDevice(Lesson, "critical-batch", KeepCritical, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "critical-batch", KeepCritical, func(d *devices.Device) ([]results.Result, error) {
 		return BatchSweep(d, s, progress)
 	})
 }
 
 // seriesKey groups a sweep's results into one curve per device, provenance and dtype.
-func seriesName(r measure.Result) string { return r.Provenance.Device + " " + r.DType }
+func seriesName(r results.Result) string { return r.Provenance.Device + " " + r.DType }
 
 // BatchChart draws GFLOP/s against batch size, one line per device and dtype, with each device's
 // measured matmul ceiling as a flat line and the H200's modeled band (pkg/gpumodel) for bfloat16.
-func BatchChart(results []measure.Result) (*plot.Plot, error) {
+func BatchChart(rs []results.Result) (*plot.Plot, error) {
 	var series []charts.Series
 	idx := map[string]int{}
 	ceil := map[string]charts.Series{}
 	d := 0
-	for _, r := range results {
+	for _, r := range rs {
 		src, note := fromresult.Source(r.Provenance)
 		key := seriesName(r) + "\x00" + note
 		i, ok := idx[key]
@@ -154,7 +155,7 @@ func BatchChart(results []measure.Result) (*plot.Plot, error) {
 	for _, k := range keys {
 		series = append(series, ceil[k])
 	}
-	if band := h200Band(results, d); len(band.Points) > 0 {
+	if band := h200Band(rs, d); len(band.Points) > 0 {
 		series = append(series, h200Roofline(band, d), band)
 	}
 	return charts.Lines(charts.Axes{Title: fmt.Sprintf("B×%d @ %d×%d matmul: throughput vs batch size", d, d, d),
@@ -166,10 +167,10 @@ func BatchChart(results []measure.Result) (*plot.Plot, error) {
 // chart shows the memory→compute bend it is about — unless a GPU was
 // measured live (then the real curve is on the chart); beside a GPU recording it stays, so the two
 // can be compared (ModelVersus).
-func h200Band(results []measure.Result, d int) charts.Series {
+func h200Band(rs []results.Result, d int) charts.Series {
 	seen := map[int]bool{}
 	var bs []int
-	for _, r := range results {
+	for _, r := range rs {
 		if isGPU(r) && !r.Provenance.Recorded {
 			return charts.Series{}
 		}
@@ -204,7 +205,7 @@ func h200Roofline(band charts.Series, d int) charts.Series {
 }
 
 // isGPU reports whether r was measured (or recorded) on an NVIDIA GPU.
-func isGPU(r measure.Result) bool {
+func isGPU(r results.Result) bool {
 	return strings.HasPrefix(r.Provenance.Device, devices.CUDA) || strings.Contains(strings.ToLower(r.Provenance.Model), "nvidia")
 }
 
@@ -217,9 +218,9 @@ func bf16Estimate(b, d int) (workloads.MatMul, gpumodel.Estimate) {
 // ModelVersus puts the GPU model beside every bfloat16 matmul of the sweep measured on a GPU
 // (a recording, when there is no GPU here): the model's band for the same product and its error
 // against the measurement (gpumodel's Versus), one line per point.
-func ModelVersus(results []measure.Result) []string {
+func ModelVersus(rs []results.Result) []string {
 	var out []string
-	for _, r := range results {
+	for _, r := range rs {
 		b, d := r.Params["m"], r.Params["k"]
 		if !isGPU(r) || r.DType != "bfloat16" || b <= 0 || d <= 0 || r.Params["n"] != d || r.Stats.Median <= 0 {
 			continue
@@ -234,10 +235,10 @@ func ModelVersus(results []measure.Result) []string {
 
 // BatchRoofline puts the sweep's points on each device's measured roofline, labeled by batch size,
 // next to the H200's datasheet bf16 roof.
-func BatchRoofline(results []measure.Result) (*plot.Plot, error) {
+func BatchRoofline(rs []results.Result) (*plot.Plot, error) {
 	var roofs []charts.Roof
 	idx := map[string]int{}
-	for _, r := range results {
+	for _, r := range rs {
 		if r.CeilingFLOPS <= 0 || r.CeilingBytesPerSec <= 0 {
 			continue
 		}
@@ -279,18 +280,18 @@ type CriticalRow struct {
 	RidgeFrom         string  // "measured ceilings" or "datasheet"
 	Critical          float64 // batch where intensity = ridge (formula)
 	Bend              int     // measured: smallest B reaching 70 % of the device's best GFLOP/s in the sweep (0: none)
-	Disturbed         string  // what disturbed the sweep's measurements behind this row (measure.WhyDisturbed), "" if quiet
+	Disturbed         string  // what disturbed the sweep's measurements behind this row (results.WhyDisturbed), "" if quiet
 }
 
 // CriticalRows computes, per device and dtype of the sweep, the critical batch from its measured
 // ridge and the batch at which its measured throughput bends over; then the H100 and H200 from their
 // datasheet bf16 ridges (models, not measurements).
-func CriticalRows(results []measure.Result) []CriticalRow {
+func CriticalRows(rs []results.Result) []CriticalRow {
 	var rows []CriticalRow
 	idx := map[string]int{}
 	best := map[string]float64{}
 	d := 1024
-	for _, r := range results {
+	for _, r := range rs {
 		key := seriesName(r) + "\x00" + r.Provenance.Label()
 		d = r.Params["k"]
 		if _, ok := idx[key]; !ok && r.CeilingBytesPerSec > 0 {
@@ -302,14 +303,14 @@ func CriticalRows(results []measure.Result) []CriticalRow {
 		}
 		best[key] = math.Max(best[key], r.FLOPS())
 	}
-	for _, r := range results {
+	for _, r := range rs {
 		key := seriesName(r) + "\x00" + r.Provenance.Label()
 		i, ok := idx[key]
 		if !ok {
 			continue
 		}
-		if why := measure.WhyDisturbed(r); why != "" && rows[i].Disturbed == "" {
-			rows[i].Disturbed = measure.WhyDisturbed(sweepOf(results, key)...)
+		if why := results.WhyDisturbed(r); why != "" && rows[i].Disturbed == "" {
+			rows[i].Disturbed = results.WhyDisturbed(sweepOf(rs, key)...)
 		}
 		if b := r.Params["m"]; r.FLOPS() >= 0.7*best[key] && (rows[i].Bend == 0 || b < rows[i].Bend) {
 			rows[i].Bend = b
@@ -325,9 +326,9 @@ func CriticalRows(results []measure.Result) []CriticalRow {
 }
 
 // sweepOf is the results of one device and dtype series (key as in CriticalRows).
-func sweepOf(results []measure.Result, key string) []measure.Result {
-	var out []measure.Result
-	for _, r := range results {
+func sweepOf(rs []results.Result, key string) []results.Result {
+	var out []results.Result
+	for _, r := range rs {
 		if seriesName(r)+"\x00"+r.Provenance.Label() == key {
 			out = append(out, r)
 		}
@@ -336,10 +337,10 @@ func sweepOf(results []measure.Result, key string) []measure.Result {
 }
 
 // CriticalTable is CriticalRows as a table for display.Table; rows from disturbed sweeps are marked.
-func CriticalTable(results []measure.Result) units.Table {
+func CriticalTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
-	for _, r := range CriticalRows(results) {
+	for _, r := range CriticalRows(rs) {
 		disturbed = append(disturbed, r.Disturbed)
 		bend := "—"
 		if r.Bend > 0 {
@@ -348,17 +349,17 @@ func CriticalTable(results []measure.Result) units.Table {
 		rows = append(rows, []string{r.Device, r.Precision, fmt.Sprintf("%.3g (%s)", r.Ridge, r.RidgeFrom),
 			fmt.Sprintf("%.0f (formula)", r.Critical), bend})
 	}
-	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows, Disturbed: disturbed,
-		Notes: ModelVersus(results)}
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows, Disturbed: disturbed,
+		Notes: ModelVersus(rs)}
 }
 
 // BatchGain is how many times more FLOP/s the largest batch reached than batch 1, per device and
 // dtype, e.g. "xla:cpu float32: 31× from B = 1 to B = 2048".
-func BatchGain(results []measure.Result) string {
-	type ends struct{ lo, hi measure.Result }
+func BatchGain(rs []results.Result) string {
+	type ends struct{ lo, hi results.Result }
 	var order []string
 	m := map[string]*ends{}
-	for _, r := range results {
+	for _, r := range rs {
 		k := r.Provenance.Label() + " " + r.DType
 		e, ok := m[k]
 		if !ok {
@@ -385,17 +386,17 @@ func BatchGain(results []measure.Result) string {
 // WeightsInCache says, for the live xla:cpu float32 sweep of results, whether the D×D weights fit in
 // this CPU's last-level cache as the OS reports it (devices.CPUCaches): where they do, repeated runs
 // read them from cache, not DRAM, and small batches can beat the DRAM roof.
-func WeightsInCache(results []measure.Result) string {
+func WeightsInCache(rs []results.Result) string {
 	caches, err := devices.CPUCaches()
 	if err != nil || len(caches) == 0 {
 		return fmt.Sprintf("This CPU's caches are not readable here (%v): whether the weights fit in its last level is unknown.", err)
 	}
-	return weightsInCache(results, caches[len(caches)-1])
+	return weightsInCache(rs, caches[len(caches)-1])
 }
 
-func weightsInCache(results []measure.Result, last devices.Cache) string {
+func weightsInCache(rs []results.Result, last devices.Cache) string {
 	d := 0
-	for _, r := range results {
+	for _, r := range rs {
 		if r.Provenance.Device == devices.CPU && !r.Provenance.Recorded && r.DType == "float32" {
 			d = r.Params["k"]
 			break

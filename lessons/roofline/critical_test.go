@@ -1,16 +1,17 @@
 package roofline
 
 import (
-	"github.com/gpu-course/whygpu/internal/devicetest"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gpu-course/whygpu/internal/devicetest"
 
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -82,12 +83,12 @@ func TestBatchSweepForScales(t *testing.T) {
 }
 
 func TestWeightsInCache(t *testing.T) {
-	r := measure.Result{DType: "float32", Params: map[string]int{"m": 1, "k": 1024, "n": 1024}, Provenance: measure.Provenance{Device: devices.CPU}}
+	r := results.Result{DType: "float32", Params: map[string]int{"m": 1, "k": 1024, "n": 1024}, Provenance: results.Provenance{Device: devices.CPU}}
 	for _, tc := range []struct {
 		bytes int64
 		want  string
 	}{{32 << 20, "holds"}, {1 << 20, "every run reads them from DRAM"}} {
-		got := weightsInCache([]measure.Result{r}, devices.Cache{Level: 3, Type: "Unified", Bytes: tc.bytes})
+		got := weightsInCache([]results.Result{r}, devices.Cache{Level: 3, Type: "Unified", Bytes: tc.bytes})
 		if !strings.Contains(got, tc.want) || !strings.Contains(got, "4 MiB") {
 			t.Errorf("weightsInCache(%d bytes) = %q, want %q and 4 MiB", tc.bytes, got, tc.want)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -24,7 +25,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "hierarchy",
 		Doc: "copy and a·x+b swept over working sets from 16 KiB up (many passes per executable): cache and memory plateaus, and the sustained FMA rate",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return Hierarchy(dev, HierarchyFor(s), nil)
 		},
 	})
@@ -72,7 +73,7 @@ func FMAWorkload(s experiments.Scale) workloads.Passes {
 
 // Hierarchy measures dev's ceilings, then the working-set sweep (checked against float64 up to
 // 1 MiB; larger ones are the same graph), then the FMA rate. progress, if not nil, is told after each.
-func Hierarchy(dev *devices.Device, s HierarchySizes, progress func(done, total int)) ([]measure.Result, error) {
+func Hierarchy(dev *devices.Device, s HierarchySizes, progress func(done, total int)) ([]results.Result, error) {
 	if _, err := measure.MeasureCeilings(dev); err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func Hierarchy(dev *devices.Device, s HierarchySizes, progress func(done, total 
 		scale = experiments.GPU
 	}
 	ws = append(ws, FMAWorkload(scale))
-	var out []measure.Result
+	var out []results.Result
 	for i, w := range ws {
 		check := w.WorkingSet() <= 1<<20
 		r, err := measure.Run(dev, w, measure.Options{Warmup: 1, Reps: 3, SampleTime: 2e6}, check)
@@ -102,22 +103,22 @@ func Hierarchy(dev *devices.Device, s HierarchySizes, progress func(done, total 
 
 // HierarchyOnEachDevice runs the sweep live on every XLA device here, adds recordings of devices
 // not here, and keeps the results for the chart cells.
-func HierarchyOnEachDevice(progress func(done, total int)) ([]measure.Result, error) {
+func HierarchyOnEachDevice(progress func(done, total int)) ([]results.Result, error) {
 	s := HierarchyFor(experiments.CurrentScale())
-	return experiments.OnEachDevice(Lesson, "hierarchy", KeepHierarchy, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "hierarchy", KeepHierarchy, func(d *devices.Device) ([]results.Result, error) {
 		return Hierarchy(d, s, progress)
 	})
 }
 
-func isSweep(r measure.Result) bool {
+func isSweep(r results.Result) bool {
 	return r.Params["fmas"] <= 1 && r.Workload != "" && r.Params["working_set"] > 0
 }
 
 // HierarchyChart draws bandwidth against working set, one line per device and op.
-func HierarchyChart(results []measure.Result) (*plot.Plot, error) {
+func HierarchyChart(rs []results.Result) (*plot.Plot, error) {
 	var series []charts.Series
 	idx := map[string]int{}
-	for _, r := range results {
+	for _, r := range rs {
 		if !isSweep(r) {
 			continue
 		}
@@ -154,13 +155,13 @@ type Level struct {
 // Levels assigns each working set of dev's sweep to the smallest cache it fits in (up to its
 // capacity), or to memory when it exceeds the last level by 2× or more, and keeps the best bandwidth
 // per level. caches come from devices.CPUCaches (nil: everything is "memory").
-func Levels(results []measure.Result, device string, caches []devices.Cache) []Level {
+func Levels(rs []results.Result, device string, caches []devices.Cache) []Level {
 	var levels []Level
 	for _, c := range caches {
 		levels = append(levels, Level{Name: c.Name(), Bytes: c.Bytes})
 	}
 	levels = append(levels, Level{Name: "memory"})
-	for _, r := range results {
+	for _, r := range rs {
 		if !isSweep(r) || r.Provenance.Device != device || r.Provenance.Recorded {
 			continue
 		}
@@ -211,9 +212,9 @@ func LevelTable(levels []Level) units.Table {
 // CacheRoofline draws dev's roofline once per level: the measured matmul ceiling as the compute roof
 // and each level's measured bandwidth as its memory roof, so the ridge moves left as data sits
 // closer to the arithmetic.
-func CacheRoofline(results []measure.Result, dev string, caches []devices.Cache) (*plot.Plot, error) {
+func CacheRoofline(rs []results.Result, dev string, caches []devices.Cache) (*plot.Plot, error) {
 	var ceiling float64
-	for _, r := range results {
+	for _, r := range rs {
 		if r.Provenance.Device == dev && !r.Provenance.Recorded && r.CeilingFLOPS > 0 {
 			ceiling = r.CeilingFLOPS
 			break
@@ -223,7 +224,7 @@ func CacheRoofline(results []measure.Result, dev string, caches []devices.Cache)
 		return nil, fmt.Errorf("%w: no measured ceiling for %s", charts.ErrNoData, dev)
 	}
 	var roofs []charts.Roof
-	for _, l := range Levels(results, dev, caches) {
+	for _, l := range Levels(rs, dev, caches) {
 		roofs = append(roofs, charts.Roof{Name: dev + " " + l.Name, PeakFLOPS: ceiling, Bandwidth: l.Bandwidth, Source: charts.Live,
 			Note: "measured matmul ceiling, " + l.Name + " bandwidth"})
 	}
@@ -239,28 +240,28 @@ type FMARow struct {
 	ModelPeak         float64 // FLOP/s from the device model or datasheet
 	ModelFrom         string
 	MatMul, FMAChains float64 // measured FLOP/s: the large-matmul ceiling, the dependent FMA chains
-	Disturbed         string  // what disturbed the FMA-chain measurement (measure.WhyDisturbed), "" if quiet
+	Disturbed         string  // what disturbed the FMA-chain measurement (results.WhyDisturbed), "" if quiet
 }
 
 // FMARows are, per live device of results, the model peak, the measured matmul ceiling, and the
 // measured FMA-chain rate.
-func FMARows(results []measure.Result) []FMARow {
+func FMARows(rs []results.Result) []FMARow {
 	var rows []FMARow
-	for _, r := range results {
+	for _, r := range rs {
 		if r.Params["fmas"] <= 1 {
 			continue
 		}
 		rows = append(rows, FMARow{Device: r.Provenance.Label(), ModelPeak: r.PeakFLOPS, ModelFrom: r.PeakSource,
-			MatMul: r.CeilingFLOPS, FMAChains: r.FLOPS(), Disturbed: measure.WhyDisturbed(r)})
+			MatMul: r.CeilingFLOPS, FMAChains: r.FLOPS(), Disturbed: results.WhyDisturbed(r)})
 	}
 	return rows
 }
 
 // FMATable is FMARows as a table for display.Table; disturbed measurements are marked.
-func FMATable(results []measure.Result) units.Table {
+func FMATable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
-	for _, f := range FMARows(results) {
+	for _, f := range FMARows(rs) {
 		disturbed = append(disturbed, f.Disturbed)
 		pct := func(v float64) string {
 			if f.ModelPeak <= 0 {
@@ -270,5 +271,5 @@ func FMATable(results []measure.Result) units.Table {
 		}
 		rows = append(rows, []string{f.Device, units.SI(f.ModelPeak, "FLOP/s") + " — " + f.ModelFrom, pct(f.MatMul), pct(f.FMAChains)})
 	}
-	return units.Table{Origins: append(measure.Origins(results), units.Model("model peak: the device's datasheet row or the course's CPU model")), Header: []string{"device", "model peak", "large matmul (measured ceiling)", "32 dependent FMAs per element (measured)"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: append(results.Origins(rs), units.Model("model peak: the device's datasheet row or the course's CPU model")), Header: []string{"device", "model peak", "large matmul (measured ceiling)", "32 dependent FMAs per element (measured)"}, Rows: rows, Disturbed: disturbed}
 }

@@ -1,23 +1,24 @@
 package roofline
 
 import (
-	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
+
+	"github.com/gpu-course/whygpu/internal/devicetest"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestLevelsAssignsWorkingSets(t *testing.T) {
 	caches := []devices.Cache{{Level: 1, Type: "Data", Bytes: 32 << 10}, {Level: 2, Type: "Unified", Bytes: 1 << 20}, {Level: 3, Type: "Unified", Bytes: 32 << 20}}
-	mk := func(ws int, gbps float64) measure.Result {
-		r := measure.Result{Workload: "passes-copy", Params: map[string]int{"working_set": ws, "fmas": 1}, Bytes: gbps * 1e9}
+	mk := func(ws int, gbps float64) results.Result {
+		r := results.Result{Workload: "passes-copy", Params: map[string]int{"working_set": ws, "fmas": 1}, Bytes: gbps * 1e9}
 		r.Provenance.Device = "xla:cpu"
 		r.Stats.Median = 1e9 // 1 s: BytesPerSec = Bytes
 		return r
 	}
-	rs := []measure.Result{mk(16<<10, 80), mk(64<<10, 60), mk(256<<10, 40), mk(4<<20, 20), mk(48<<20, 12), mk(128<<20, 8)}
+	rs := []results.Result{mk(16<<10, 80), mk(64<<10, 60), mk(256<<10, 40), mk(4<<20, 20), mk(48<<20, 12), mk(128<<20, 8)}
 	got := Levels(rs, "xla:cpu", caches)
 	want := []struct {
 		name string

@@ -21,6 +21,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -42,7 +43,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "points",
 		Doc: "measured ceilings, then matmuls of a few sizes, a layernorm and an elementwise op (roofline points)",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return Points(dev, SizesFor(s))
 		},
 	})
@@ -83,11 +84,11 @@ func (s Sizes) Workloads() []workloads.Workload {
 // Points measures dev's ceilings (a large matmul and a large copy, cached for the session) and then
 // each workload of s, checked against float64 first, so every result carries the ceilings it is
 // compared with.
-func Points(dev *devices.Device, s Sizes) ([]measure.Result, error) {
+func Points(dev *devices.Device, s Sizes) ([]results.Result, error) {
 	if _, err := measure.MeasureCeilings(dev); err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for _, w := range s.Workloads() {
 		opt := measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6} // 2 ms samples: short runs jitter
 		r, err := measure.Run(dev, w, opt, true)
@@ -106,14 +107,14 @@ func Points(dev *devices.Device, s Sizes) ([]measure.Result, error) {
 // when MatMulTypes is empty), adds the results recorded on devices this machine lacks (at the sizes
 // they were recorded at, SizesFor the GPU scale), and keeps them all for the chart cells. The
 // notebook's literal is SizesFor(experiments.Laptop) without the types.
-func PointsOnEachDevice(s Sizes) ([]measure.Result, error) {
+func PointsOnEachDevice(s Sizes) ([]results.Result, error) {
 	if len(s.MatMulTypes) == 0 {
 		s.MatMulTypes = []dtypes.DType{dtypes.Float32}
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return experiments.OnEachDevice(Lesson, "points", KeepPoints, func(d *devices.Device) ([]measure.Result, error) {
+	return experiments.OnEachDevice(Lesson, "points", KeepPoints, func(d *devices.Device) ([]results.Result, error) {
 		return Points(d, s)
 	})
 }
@@ -236,7 +237,7 @@ func RidgeTable(devs []*devices.Device) (units.Table, error) {
 		for _, p := range []string{"float32", "bfloat16"} {
 			if c.FLOPS[p] > 0 {
 				add(d.Name+" ("+d.Model+")", p, c.FLOPS[p], c.BytesPerSec, fmt.Sprintf("measured live: matmul + copy ceilings, %s", c.Date.Format("15:04")))
-				disturbed[len(disturbed)-1] = measure.WhyDisturbed(c.Results...)
+				disturbed[len(disturbed)-1] = results.WhyDisturbed(c.Results...)
 				origins = append(origins, units.Measured(c.Date))
 			}
 		}
@@ -248,10 +249,10 @@ func RidgeTable(devs []*devices.Device) (units.Table, error) {
 // recorded) from the ceilings the results carry, with its points; and the datasheet roofs of the
 // H100/H200 and the illustrative CPU as models, for comparison (the GPU ones matter most where no
 // GPU was measured or recorded).
-func Roofs(results []measure.Result) []charts.Roof {
+func Roofs(rs []results.Result) []charts.Roof {
 	var roofs []charts.Roof
 	index := map[string]int{}
-	for _, r := range results {
+	for _, r := range rs {
 		if r.CeilingBytesPerSec <= 0 || r.FLOPs <= 0 {
 			continue
 		}
@@ -276,7 +277,7 @@ func Roofs(results []measure.Result) []charts.Roof {
 		roofs[i].Points = append(roofs[i].Points, pt)
 	}
 	gpuSeen := false
-	for _, r := range results {
+	for _, r := range rs {
 		gpuSeen = gpuSeen || (r.Provenance.Device == devices.CUDA)
 	}
 	models := []string{H100}
@@ -293,7 +294,7 @@ func Roofs(results []measure.Result) []charts.Roof {
 	return roofs
 }
 
-func shortLabel(r measure.Result) string {
+func shortLabel(r results.Result) string {
 	switch r.Workload {
 	case "matmul":
 		s := fmt.Sprintf("matmul %d", r.Params["n"])
@@ -308,8 +309,8 @@ func shortLabel(r measure.Result) string {
 }
 
 // Chart draws the roofline with every measured point.
-func Chart(results []measure.Result) (*plot.Plot, error) {
-	return charts.Roofline("roofline: this machine's measured ceilings and points vs datasheet roofs", Roofs(results))
+func Chart(rs []results.Result) (*plot.Plot, error) {
+	return charts.Roofline("roofline: this machine's measured ceilings and points vs datasheet roofs", Roofs(rs))
 }
 
 // Verdict is, for one measured result, what bounds it: its intensity vs its device's measured ridge,
@@ -323,13 +324,13 @@ type Verdict struct {
 	Achieved  float64 // FLOP/s
 	PctOfRoof float64 // % of the measured roofline at its intensity
 	Recorded  bool
-	Disturbed string // what disturbed the measurement (measure.WhyDisturbed), "" if quiet
+	Disturbed string // what disturbed the measurement (results.WhyDisturbed), "" if quiet
 }
 
 // Verdicts classifies every result with FLOPs by its device's measured ceilings.
-func Verdicts(results []measure.Result) []Verdict {
+func Verdicts(rs []results.Result) []Verdict {
 	var out []Verdict
-	for _, r := range results {
+	for _, r := range rs {
 		if r.FLOPs <= 0 || r.CeilingFLOPS <= 0 || r.CeilingBytesPerSec <= 0 {
 			continue
 		}
@@ -340,31 +341,31 @@ func Verdicts(results []measure.Result) []Verdict {
 		}
 		out = append(out, Verdict{Label: r.Label, Device: r.Provenance.Label(), Intensity: r.Intensity(), Ridge: ridge,
 			Bound: b, Achieved: r.FLOPS(), PctOfRoof: r.PercentOfCeiling(), Recorded: r.Provenance.Recorded,
-			Disturbed: measure.WhyDisturbed(r)})
+			Disturbed: results.WhyDisturbed(r)})
 	}
 	return out
 }
 
 // VerdictTable is Verdicts as a table for display.Table; disturbed measurements are marked.
-func VerdictTable(results []measure.Result) units.Table {
+func VerdictTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
-	for _, v := range Verdicts(results) {
+	for _, v := range Verdicts(rs) {
 		disturbed = append(disturbed, v.Disturbed)
 		rows = append(rows, []string{v.Device, v.Label, fmt.Sprintf("%.3g", v.Intensity), fmt.Sprintf("%.1f", v.Ridge), v.Bound,
 			units.SI(v.Achieved, "FLOP/s"), fmt.Sprintf("%.0f%%", v.PctOfRoof)})
 	}
-	return units.Table{Origins: measure.Origins(results), Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, Rows: rows, Disturbed: disturbed}
 }
 
 // SourceBenchmark prints the source's benchmark lines — matmul TFLOP/s and layernorm GB/s — from
 // results: the largest float32 matmul and the layernorm of each device.
-func SourceBenchmark(results []measure.Result) string {
-	type pair struct{ mm, ln *measure.Result }
+func SourceBenchmark(rs []results.Result) string {
+	type pair struct{ mm, ln *results.Result }
 	var order []string
 	byDev := map[string]*pair{}
-	for i := range results {
-		r := &results[i]
+	for i := range rs {
+		r := &rs[i]
 		k := r.Provenance.Label()
 		p := byDev[k]
 		if p == nil {
@@ -394,9 +395,9 @@ func SourceBenchmark(results []measure.Result) string {
 // Caveats lists the points that came out well above the measured roofline (over 120% of it), which
 // happens when the ceilings (measured once per session) and the points (measured now) saw different
 // loads on a shared or busy machine. Empty when there are none.
-func Caveats(results []measure.Result) string {
+func Caveats(rs []results.Result) string {
 	s := ""
-	for _, v := range Verdicts(results) {
+	for _, v := range Verdicts(rs) {
 		if v.PctOfRoof > 120 {
 			s += fmt.Sprintf("note: %s on %s reached %.0f%% of the measured roofline: the ceilings were measured at a different moment, under a different load.\n", v.Label, v.Device, v.PctOfRoof)
 		}

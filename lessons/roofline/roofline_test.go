@@ -1,14 +1,15 @@
 package roofline
 
 import (
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/workloads"
 	"math"
 	"testing"
 
+	"github.com/gpu-course/whygpu/pkg/charts"
+	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
 )
 
 func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
@@ -109,7 +110,7 @@ func TestPointsOnGoBackend(t *testing.T) {
 	// A recorded GPU result replaces the H100 datasheet roofs.
 	gpu := rs[0]
 	gpu.Provenance.Device, gpu.Provenance.Recorded, gpu.Provenance.Model = devices.CUDA, true, "NVIDIA H200 (139 GiB)"
-	roofs = Roofs(append([]measure.Result{gpu}, rs...))
+	roofs = Roofs(append([]results.Result{gpu}, rs...))
 	for _, r := range roofs {
 		if r.Name == H100+" f32" {
 			t.Errorf("datasheet roof %q shown next to a recorded GPU", r.Name)

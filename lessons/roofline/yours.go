@@ -6,7 +6,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Limits of Sizes a learner writes in a cell, checked before anything is allocated.
@@ -39,7 +39,7 @@ func (s Sizes) Validate() error {
 
 // PointsAt measures the learner's sizes on xla:cpu (float32 when MatMulTypes is empty), checked like
 // Points, for a roofline of their own.
-func PointsAt(s Sizes) ([]measure.Result, error) {
+func PointsAt(s Sizes) ([]results.Result, error) {
 	if len(s.MatMulTypes) == 0 {
 		s.MatMulTypes = []dtypes.DType{dtypes.Float32}
 	}

@@ -5,11 +5,11 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // ExerciseMFU is lesson 09's formula for the learner: model FLOPs utilization in percent, checked
-// against measure.Result.PercentOfPeak and applied to the learner's own GPT run.
+// against results.Result.PercentOfPeak and applied to the learner's own GPT run.
 var ExerciseMFU = exercise.Exercise{
 	Key:       "09/mfu",
 	Task:      "model FLOPs utilization (MFU), in percent: the FLOP/s a training step achieved (its FLOPs over its time) as a share of a ceiling.",
@@ -20,7 +20,7 @@ var ExerciseMFU = exercise.Exercise{
 		{Name: "a 2 GFLOP step in 40 ms on a 100 GFLOP/s CPU", Args: []float64{2e9, 0.04, 100e9}},
 	},
 	Course: func(x []float64) float64 {
-		return measure.Result{FLOPs: x[0], PeakFLOPS: x[2], Stats: measure.Stats{Median: time.Duration(x[1] * 1e9)}}.PercentOfPeak()
+		return results.Result{FLOPs: x[0], PeakFLOPS: x[2], Stats: results.Stats{Median: time.Duration(x[1] * 1e9)}}.PercentOfPeak()
 	},
 	Hint:   "achieved FLOP/s = flopsPerStep ÷ stepSeconds; MFU is that over the ceiling, times 100.",
 	Answer: "return 100 * flopsPerStep / stepSeconds / ceilingFLOPs",

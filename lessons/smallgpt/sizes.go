@@ -5,7 +5,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Contexts is a context sweep the learner writes in a cell: the model's width and depth and the
@@ -48,7 +48,7 @@ func (c Contexts) Validate() error {
 
 // SweepContexts times a few training steps at each of the learner's lengths on the default device
 // — SweepOn with the lesson's model at the cell's width and depth.
-func SweepContexts(c Contexts, progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+func SweepContexts(c Contexts, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

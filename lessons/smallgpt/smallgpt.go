@@ -22,6 +22,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -43,18 +44,18 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "train",
 		Doc: "train the small GPT on the course text: step time, tokens/s, FLOP/s (laptop 300 steps d=64; GPU 600 steps d=256)",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			run, err := TrainOn(dev, Config(s), Steps(s), nil)
 			if err != nil {
 				return nil, err
 			}
-			return []measure.Result{run.Result}, nil
+			return []results.Result{run.Result}, nil
 		},
 	})
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "context-sweep",
 		Doc: "one training step at a fixed token count, sequence length 64 → 1024 (laptop 64/256/1024, GPU 64…4096)",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return SweepOn(dev, Config(s), SweepLengths(s), nil)
 		},
 	})
@@ -89,7 +90,7 @@ type Run struct {
 	Losses  []float64      `json:"losses"` // per step, nats per character
 	Sample  string         `json:"sample"` // greedy continuation of Prompt after training
 	Wall    time.Duration  `json:"wall_ns"`
-	Result  measure.Result `json:"result"` // step time (first, compiling step excluded), FLOPs per step
+	Result  results.Result `json:"result"` // step time (first, compiling step excluded), FLOPs per step
 	Ceiling float64        `json:"ceiling_flops"`
 	Peak    float64        `json:"peak_flops"`
 }
@@ -173,12 +174,12 @@ func TrainOn(dev *devices.Device, c workloads.GPT, steps int, live Live) (Run, e
 		return run, err
 	}
 	run.Sample = tok.Decode(out)
-	r := measure.Result{
+	r := results.Result{
 		Workload: c.Name(), Label: c.String(), DType: "float32", Precision: "float32",
 		Params: map[string]int{"vocab": c.Vocab, "context": c.Context, "batch": c.Batch, "embed": c.Embed,
 			"layers": c.Layers, "heads": c.Heads, "steps": steps},
 		FLOPs: c.FLOPs(), Compile: tr.Compile, Stats: probe.Summarize(times), RelErr: -1,
-		PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: measure.ProvenanceOf(dev),
+		PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: results.ProvenanceOf(dev),
 	}
 	if ceil, ok := measure.CachedCeilings(dev); ok {
 		r.CeilingFLOPS = ceil.FLOPS["float32"]
@@ -276,23 +277,23 @@ func ShareTable(c workloads.GPT, lengths []int) units.Table {
 // default device at each of their lengths (SweepContexts: the notebook's literal is Config and
 // SweepLengths at laptop scale), keeping the tokens per step fixed (batch × length = the model's
 // own), and keeps the results for SweepWithRecorded.
-func Sweep(c Contexts, progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+func Sweep(c Contexts, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
 	rs, err := SweepContexts(c, progress)
 	if err != nil {
 		return rs, err
 	}
-	return rs, measure.Keep(KeepSweep, rs)
+	return rs, results.Keep(KeepSweep, rs)
 }
 
 // SweepOn times a few training steps of c at each sequence length (tokens per step fixed at c's).
-func SweepOn(dev *devices.Device, c workloads.GPT, lengths []int, progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+func SweepOn(dev *devices.Device, c workloads.GPT, lengths []int, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
 	tokens := c.Tokens()
 	tok := corpus.NewTokenizer()
 	ids, err := tok.Encode(corpus.Text())
 	if err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for i, s := range lengths {
 		cs := c
 		cs.Context, cs.Batch = s, max(1, tokens/s)
@@ -317,11 +318,11 @@ func SweepOn(dev *devices.Device, c workloads.GPT, lengths []int, progress func(
 		if err != nil {
 			return out, err
 		}
-		out = append(out, measure.Result{
+		out = append(out, results.Result{
 			Workload: cs.Name(), Label: cs.String(), DType: "float32", Precision: "float32",
 			Params: map[string]int{"context": s, "batch": cs.Batch, "embed": cs.Embed, "layers": cs.Layers},
 			FLOPs:  cs.FLOPs(), Compile: tr.Compile, Stats: stats, RelErr: -1,
-			PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: measure.ProvenanceOf(dev),
+			PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: results.ProvenanceOf(dev),
 		})
 	}
 	if progress != nil {
@@ -332,14 +333,14 @@ func SweepOn(dev *devices.Device, c workloads.GPT, lengths []int, progress func(
 
 // SweepChart draws, per sequence length, the measured step time (live or recorded) next to what the
 // FLOP count predicts from the shortest length's measured FLOP/s (a model).
-func SweepChart(results []measure.Result) (*plot.Plot, error) {
-	if len(results) == 0 {
+func SweepChart(rs []results.Result) (*plot.Plot, error) {
+	if len(rs) == 0 {
 		return nil, errors.New("smallgpt: no sweep results: run the sweep cell first")
 	}
 	var series []charts.Series
-	byDev := map[string][]measure.Result{}
+	byDev := map[string][]results.Result{}
 	var order []string
-	for _, r := range results {
+	for _, r := range rs {
 		k := r.Provenance.Label()
 		if _, ok := byDev[k]; !ok {
 			order = append(order, k)
@@ -347,21 +348,21 @@ func SweepChart(results []measure.Result) (*plot.Plot, error) {
 		byDev[k] = append(byDev[k], r)
 	}
 	for _, k := range order {
-		rs := byDev[k]
+		on := byDev[k]
 		src := charts.Live
-		if rs[0].Provenance.Recorded {
+		if on[0].Provenance.Recorded {
 			src = charts.Recorded
 		}
 		var meas, pred []charts.XY
-		rate := rs[0].FLOPS()
-		for _, r := range rs {
+		rate := on[0].FLOPS()
+		for _, r := range on {
 			x := float64(r.Params["context"])
 			meas = append(meas, charts.XY{X: x, Y: r.Seconds() * 1e3})
 			pred = append(pred, charts.XY{X: x, Y: r.FLOPs / rate * 1e3})
 		}
 		series = append(series,
-			charts.Series{Name: rs[0].Provenance.Device + " step time", Points: meas, Source: src, Note: rs[0].Provenance.Model},
-			charts.Series{Name: rs[0].Provenance.Device + " FLOP count ÷ FLOP/s at s=64", Points: pred, Source: charts.Model, Note: "6·N·T + 12·L·s·d·T"})
+			charts.Series{Name: on[0].Provenance.Device + " step time", Points: meas, Source: src, Note: on[0].Provenance.Model},
+			charts.Series{Name: on[0].Provenance.Device + " FLOP count ÷ FLOP/s at s=64", Points: pred, Source: charts.Model, Note: "6·N·T + 12·L·s·d·T"})
 	}
 	return charts.Lines(charts.Axes{Title: "One training step, same tokens per step, longer sequences", X: "sequence length s", Y: "ms per step",
 		LogX: true, LogY: true}, series...)
@@ -369,8 +370,8 @@ func SweepChart(results []measure.Result) (*plot.Plot, error) {
 
 // SweepWithRecorded is the kept live sweep (Sweep, at the learner's sizes) plus recordings from
 // devices not here (at the sizes they were recorded at: Config and SweepLengths at GPU scale).
-func SweepWithRecorded() ([]measure.Result, error) {
-	live, err := measure.Recall(KeepSweep)
+func SweepWithRecorded() ([]results.Result, error) {
+	live, err := results.Recall(KeepSweep)
 	if err != nil {
 		return nil, err
 	}
@@ -379,13 +380,13 @@ func SweepWithRecorded() ([]measure.Result, error) {
 
 // mfuOrigins is where MFU's numbers come from: the kept training step (live), the ceiling measured
 // here, the device's peak (a datasheet or the course's CPU model), the recordings and the GPU model.
-func mfuOrigins(step measure.Result, dev *devices.Device) []units.Origin {
-	os := append(measure.Origins([]measure.Result{step}), units.MeasuredHere())
+func mfuOrigins(step results.Result, dev *devices.Device) []units.Origin {
+	os := append(results.Origins([]results.Result{step}), units.MeasuredHere())
 	if dev.Ceilings.Peak("float32") > 0 {
 		os = append(os, units.Model(dev.Ceilings.Source))
 	}
 	if rec, err := experiments.Recorded(Lesson, "train"); err == nil {
-		os = append(os, measure.Origins(rec)...)
+		os = append(os, results.Origins(rec)...)
 	}
 	if !dev.IsGPU() {
 		os = append(os, units.Model(gpumodel.Default().MFUNote("bfloat16")))
@@ -424,13 +425,13 @@ func MFU() (units.Table, error) {
 		{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(ceil.FLOPS["float32"], "FLOP/s") + ceilNote,
 			fmt.Sprintf("%.1f%% of the measured matmul ceiling", 100*achieved/ceil.FLOPS["float32"]), "live"},
 	}
-	disturbed := []string{measure.WhyDisturbed(append([]measure.Result{run.Result}, ceil.Results...)...)}
+	disturbed := []string{results.WhyDisturbed(append([]results.Result{run.Result}, ceil.Results...)...)}
 	if achieved > ceil.FLOPS["float32"] {
 		disturbed = append(disturbed, "")
 		rows = append(rows, []string{"note", "", "", "", fmt.Sprintf("over 100%%: the machine was busier when the ceiling was measured (%s, kept 12 h) than during training; the ratio is not trustworthy", ceil.Date.Local().Format("15:04"))})
 	}
 	if p := dev.Ceilings.Peak("float32"); p > 0 {
-		disturbed = append(disturbed, measure.WhyDisturbed(run.Result))
+		disturbed = append(disturbed, results.WhyDisturbed(run.Result))
 		rows = append(rows, []string{dev.Name, units.SI(achieved, "FLOP/s"), units.SI(p, "FLOP/s") + " (" + dev.Ceilings.Source + ")",
 			fmt.Sprintf("MFU %.1f%%", 100*achieved/p), "live ÷ model peak"})
 	}
@@ -440,7 +441,7 @@ func MFU() (units.Table, error) {
 	}
 	for _, r := range rec {
 		if r.PeakFLOPS > 0 {
-			disturbed = append(disturbed, measure.WhyDisturbed(r))
+			disturbed = append(disturbed, results.WhyDisturbed(r))
 			rows = append(rows, []string{r.Provenance.Device + " " + r.Provenance.Model, units.SI(r.FLOPS(), "FLOP/s"),
 				units.SI(r.PeakFLOPS, "FLOP/s") + " (" + r.PeakSource + ")", fmt.Sprintf("MFU %.1f%%", r.PercentOfPeak()),
 				r.Provenance.Origin()})
@@ -456,7 +457,7 @@ func MFU() (units.Table, error) {
 // ModelVersusRows puts the GPU model (GPUModelRow's band) beside each GPU recording of the
 // GPU-scale training step in rec: one row per recording with the model's error against its step
 // time (gpumodel's Versus), none for recordings of other work.
-func ModelVersusRows(rec []measure.Result) [][]string {
+func ModelVersusRows(rec []results.Result) [][]string {
 	m := gpumodel.Default()
 	c := Config(experiments.GPU)
 	e := experiments.GPTStepEstimate(c)
@@ -540,13 +541,13 @@ func BadInputs() units.Table {
 }
 
 func keepJSON(name string, v any) error {
-	return measure.KeepValue(name, v) // atomic: other tabs may keep at once
+	return results.KeepValue(name, v) // atomic: other tabs may keep at once
 }
 
-// recallJSON loads what keepJSON kept under name in this run (measure.RecallValue: refused when
+// recallJSON loads what keepJSON kept under name in this run (results.RecallValue: refused when
 // another run or a failed cell kept it).
 func recallJSON[T any](name string, v *T) error {
-	got, err := measure.RecallValue[T](name)
+	got, err := results.RecallValue[T](name)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/stepshares"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/units"
@@ -24,7 +25,7 @@ func init() {
 	experiments.Register(experiments.Experiment{
 		Lesson: Lesson, Name: "step-parts",
 		Doc: "the GPT training step's op classes (projection/FFN matmuls, attention, norms+GELU+residuals, output+loss, Adam) timed apart, and the whole step",
-		Run: func(dev *devices.Device, s experiments.Scale) ([]measure.Result, error) {
+		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return StepPartsOn(dev, Config(s), nil)
 		},
 	})
@@ -32,7 +33,7 @@ func init() {
 
 // StepParts times the op classes of the scale's model apart on the default device, then the whole
 // step, and keeps the results. progress, if not nil, is told before each.
-func StepParts(progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+func StepParts(progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
 	dev, err := devices.Default()
 	if err != nil {
 		return nil, err
@@ -41,14 +42,14 @@ func StepParts(progress func(done, total int, format string, args ...any)) ([]me
 	if err != nil {
 		return rs, err
 	}
-	return rs, measure.Keep(KeepParts, rs)
+	return rs, results.Keep(KeepParts, rs)
 }
 
 // StepPartsOn times each workloads.GPTPart of c on dev (each its own executable, not checked: the
 // parts have no reference), then a few whole training steps of c.
-func StepPartsOn(dev *devices.Device, c workloads.GPT, progress func(done, total int, format string, args ...any)) ([]measure.Result, error) {
+func StepPartsOn(dev *devices.Device, c workloads.GPT, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
 	total := len(workloads.GPTParts) + 1
-	var out []measure.Result
+	var out []results.Result
 	for i, p := range workloads.GPTParts {
 		if progress != nil {
 			progress(i, total, "%s", p)
@@ -82,11 +83,11 @@ func StepPartsOn(dev *devices.Device, c workloads.GPT, progress func(done, total
 	if err != nil {
 		return out, err
 	}
-	out = append(out, measure.Result{
+	out = append(out, results.Result{
 		Workload: c.Name(), Label: c.String(), DType: "float32", Precision: "float32",
 		Params: map[string]int{"context": c.Context, "batch": c.Batch, "embed": c.Embed, "layers": c.Layers},
 		FLOPs:  c.FLOPs(), Compile: tr.Compile, Stats: stats, RelErr: -1,
-		PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: measure.ProvenanceOf(dev),
+		PeakFLOPS: dev.Ceilings.Peak("float32"), PeakSource: dev.Ceilings.Source, Provenance: results.ProvenanceOf(dev),
 	})
 	if progress != nil {
 		progress(total, total, "done")
@@ -95,8 +96,8 @@ func StepPartsOn(dev *devices.Device, c workloads.GPT, progress func(done, total
 }
 
 // RecallParts is the kept live step-parts results plus recordings from devices not here.
-func RecallParts() ([]measure.Result, error) {
-	live, err := measure.Recall(KeepParts)
+func RecallParts() ([]results.Result, error) {
+	live, err := results.Recall(KeepParts)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func RecallParts() ([]measure.Result, error) {
 
 // SharesTable lists each op class's share of the step's matrix-product FLOPs next to its share of
 // the parts' summed time, and the whole step against that sum.
-func SharesTable(rs []measure.Result) units.Table { return stepshares.Table(rs, partPrefix) }
+func SharesTable(rs []results.Result) units.Table { return stepshares.Table(rs, partPrefix) }
 
 // SharesChart draws the same shares as bars.
-func SharesChart(rs []measure.Result) (*plot.Plot, error) { return stepshares.Chart(rs, partPrefix) }
+func SharesChart(rs []results.Result) (*plot.Plot, error) { return stepshares.Chart(rs, partPrefix) }

@@ -27,7 +27,7 @@ import (
 // with the theme's text colour, so they read in JupyterLab's light and dark themes. Browser and
 // notebook tests find them by the class whygpu-badge and the data-origin attribute.
 
-// recalled holds the stamps of what this process recalled (measure.RecallHook): a live chart's
+// recalled holds the stamps of what this process recalled (results.RecallHook): a live chart's
 // numbers were measured then, not when the cell that draws them runs.
 var recalled struct {
 	sync.Mutex

@@ -14,15 +14,15 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // In a notebook, a cell that recalls kept results says when they were measured, above what it shows
-// from them: "(measured live at 14:03 on xla:cpu (12 results, 6 sizes))". measure.Recall has refused
+// from them: "(measured live at 14:03 on xla:cpu (12 results, 6 sizes))". results.Recall has refused
 // them if another run or a failed cell kept them.
 func init() {
-	measure.RecallHook = func(k measure.Kept) {
+	results.RecallHook = func(k results.Kept) {
 		noteRecalled(k.Time)
 		if InNotebook() {
 			fmt.Printf("(%s)\n", k.Line())

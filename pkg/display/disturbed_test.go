@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -31,12 +32,12 @@ func captureStdout(t *testing.T, f func()) string {
 
 // A disturbed result is kept and marked with what to do; a quiet one is not marked.
 func TestResultsTableMarksDisturbedResults(t *testing.T) {
-	quiet := measure.Result{Label: "matmul quiet", Stats: measure.Stats{N: 10, Median: time.Millisecond,
-		Disturbance: measure.Disturbance{Counted: true, OthersCores: 0.01}}}
-	busy := measure.Result{Label: "matmul busy", Stats: measure.Stats{N: 10, Median: 2 * time.Millisecond,
-		Disturbance: measure.Disturbance{Counted: true, OthersCores: 0.6}}}
-	for _, show := range []func([]measure.Result){Results, func(rs []measure.Result) { ResultsTable("t", rs) }} {
-		out := captureStdout(t, func() { show([]measure.Result{quiet, busy}) })
+	quiet := results.Result{Label: "matmul quiet", Stats: results.Stats{N: 10, Median: time.Millisecond,
+		Disturbance: results.Disturbance{Counted: true, OthersCores: 0.01}}}
+	busy := results.Result{Label: "matmul busy", Stats: results.Stats{N: 10, Median: 2 * time.Millisecond,
+		Disturbance: results.Disturbance{Counted: true, OthersCores: 0.6}}}
+	for _, show := range []func([]results.Result){Results, func(rs []results.Result) { ResultsTable("t", rs) }} {
+		out := captureStdout(t, func() { show([]results.Result{quiet, busy}) })
 		if strings.Count(out, "DISTURBED") != 1 || !strings.Contains(out, "2ms DISTURBED (1)") {
 			t.Errorf("want only the busy row marked:\n%s", out)
 		}
@@ -50,26 +51,26 @@ func TestResultsTableMarksDisturbedResults(t *testing.T) {
 // A lesson table shown through Table marks the rows built from disturbed results, with one footnote
 // saying what to do, and leaves quiet rows (and quiet tables) unmarked.
 func TestTableMarksDisturbedRows(t *testing.T) {
-	res := func(others float64, throttled uint64) measure.Result {
-		return measure.Result{Stats: measure.Stats{N: 5, Median: time.Millisecond,
-			Disturbance: measure.Disturbance{Counted: true, OthersCores: others, Throttled: throttled}}}
+	res := func(others float64, throttled uint64) results.Result {
+		return results.Result{Stats: results.Stats{N: 5, Median: time.Millisecond,
+			Disturbance: results.Disturbance{Counted: true, OthersCores: others, Throttled: throttled}}}
 	}
 	for _, tc := range []struct {
 		name  string
-		rows  []measure.Result
+		rows  []results.Result
 		marks int
 		says  []string
 	}{
-		{"quiet", []measure.Result{res(0, 0), res(0.05, 0)}, 0, nil},
-		{"not counted", []measure.Result{{Stats: measure.Stats{Disturbance: measure.Disturbance{OthersCores: 2}}}}, 0, nil},
-		{"a busy neighbour", []measure.Result{res(0, 0), res(0.6, 0)}, 1,
+		{"quiet", []results.Result{res(0, 0), res(0.05, 0)}, 0, nil},
+		{"not counted", []results.Result{{Stats: results.Stats{Disturbance: results.Disturbance{OthersCores: 2}}}}, 0, nil},
+		{"a busy neighbour", []results.Result{res(0, 0), res(0.6, 0)}, 1,
 			[]string{"⚠ disturbed (1)", "other programs used 60% of a core", "rerun when the machine is quiet"}},
-		{"a CPU quota", []measure.Result{res(0, 3)}, 1, []string{"CPU quota paused it 3 times", "give this seat more CPU"}},
+		{"a CPU quota", []results.Result{res(0, 3)}, 1, []string{"CPU quota paused it 3 times", "give this seat more CPU"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := units.NewTable("row", "median")
 			for i, r := range tc.rows {
-				tb.AddMeasured(measure.WhyDisturbed(r), fmt.Sprint(i), r.Stats.Median.String())
+				tb.AddMeasured(results.WhyDisturbed(r), fmt.Sprint(i), r.Stats.Median.String())
 			}
 			out := captureStdout(t, func() { Table(tb) })
 			if got := strings.Count(out, "⚠ disturbed ("); got != tc.marks {
@@ -115,9 +116,9 @@ func TestTableMarksARealDisturbedMeasurement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := measure.Result{Label: "busy loop", Stats: st}
+	r := results.Result{Label: "busy loop", Stats: st}
 	tb := units.NewTable("workload", "median")
-	tb.AddMeasured(measure.WhyDisturbed(r), r.Label, st.Median.String())
+	tb.AddMeasured(results.WhyDisturbed(r), r.Label, st.Median.String())
 	out := captureStdout(t, func() { Table(tb) })
 	if !st.Disturbance.Counted {
 		t.Skipf("the CPU counters could not be read here: %+v", st.Disturbance)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/display"
-	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // The race of lesson 1. In JupyterLab this shows two sliders and animated bars and keeps racing
@@ -45,10 +45,10 @@ func ExampleRecall() {
 // Results next to each other, each row saying where it comes from, with the provenance below.
 func ExampleResultsTable() {
 	date := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	r := measure.Result{Label: "matmul 1024", FLOPs: 2 << 30, Bytes: 12 << 20,
-		Provenance: measure.Provenance{Device: "xla:cuda", Model: "NVIDIA H200", GoMLX: "v0.28.1", Date: date, Recorded: true}}
+	r := results.Result{Label: "matmul 1024", FLOPs: 2 << 30, Bytes: 12 << 20,
+		Provenance: results.Provenance{Device: "xla:cuda", Model: "NVIDIA H200", GoMLX: "v0.28.1", Date: date, Recorded: true}}
 	r.Stats.Median, r.Stats.Min, r.Stats.P90 = time.Millisecond, time.Millisecond, time.Millisecond
-	display.ResultsTable("recorded matmul", []measure.Result{r})
+	display.ResultsTable("recorded matmul", []results.Result{r})
 	// Output:
 	// recorded matmul
 	// origin: [recorded on NVIDIA H200, 2026-11-30]

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -44,7 +44,7 @@ func Opened(devs []*devices.Device) {
 }
 
 // Results shows timing results as a table: device, workload, median, spread, rates.
-func Results(rs []measure.Result) {
+func Results(rs []results.Result) {
 	var rows [][]string
 	var advice []string
 	for _, r := range rs {
@@ -56,14 +56,14 @@ func Results(rs []measure.Result) {
 			fmt.Sprintf("%.2f", r.BytesPerSec()/1e9),
 		})
 	}
-	Table(units.Table{Header: []string{"device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s"}, Rows: rows, Origins: measure.Origins(rs)})
+	Table(units.Table{Header: []string{"device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s"}, Rows: rows, Origins: results.Origins(rs)})
 	for _, a := range advice {
 		Markdown(a)
 	}
 }
 
-// minP90 is "min / p90", or for one sample (measure.Stats.OneSample) what it is: no spread to show.
-func minP90(s measure.Stats) string {
+// minP90 is "min / p90", or for one sample (results.Stats.OneSample) what it is: no spread to show.
+func minP90(s results.Stats) string {
 	if s.OneSample() {
 		return fmt.Sprintf("one sample of %d runs", max(s.RunsPerSample, 1))
 	}
@@ -71,7 +71,7 @@ func minP90(s measure.Stats) string {
 }
 
 // cv is the coefficient of variation, "—" for one sample (its 0 would read as perfectly steady).
-func cv(s measure.Stats) string {
+func cv(s results.Stats) string {
 	if s.OneSample() {
 		return "—"
 	}
@@ -81,7 +81,7 @@ func cv(s measure.Stats) string {
 // median is a result's median time, marked "DISTURBED (n)" when other processes or a CPU quota
 // disturbed it; the footnote with what to do is appended to advice. A disturbed result is shown, never
 // dropped.
-func median(r measure.Result, advice *[]string) string {
+func median(r results.Result, advice *[]string) string {
 	m := r.Stats.Median.Round(time.Microsecond).String()
 	if !r.Stats.Disturbed() {
 		return m
@@ -94,7 +94,7 @@ func median(r measure.Result, advice *[]string) string {
 // "measured live" or "recorded <date>" — with a numbered footnote per provenance giving the
 // device, model, driver, PJRT plugin, GoMLX and go-xla versions, host and date. Use it wherever a
 // lesson puts live and recorded numbers side by side.
-func ResultsTable(caption string, rs []measure.Result) {
+func ResultsTable(caption string, rs []results.Result) {
 	header := []string{"source", "device", "workload", "median", "min / p90", "CV", "GFLOP/s", "GB/s", "% of peak"}
 	notes, index := provenanceNotes(rs)
 	var rows [][]string
@@ -115,7 +115,7 @@ func ResultsTable(caption string, rs []measure.Result) {
 			peak,
 		})
 	}
-	origins := measure.Origins(rs)
+	origins := results.Origins(rs)
 	if !InNotebook() {
 		if caption != "" {
 			fmt.Println(caption)
@@ -160,14 +160,14 @@ func ResultsTable(caption string, rs []measure.Result) {
 }
 
 // provenanceKey identifies a provenance for the footnotes (the measuring session, to the day).
-func provenanceKey(p measure.Provenance) string {
+func provenanceKey(p results.Provenance) string {
 	return strings.Join([]string{p.Device, p.Model, p.Driver, p.Plugin, p.PJRTVersion, p.GoMLX, p.GoXLA, p.Host,
 		p.Date.Format("2006-01-02"), fmt.Sprint(p.Recorded)}, "\x00")
 }
 
 // provenanceNotes returns one footnote per distinct provenance, in order of appearance, and the
 // 1-based footnote number of each provenance key.
-func provenanceNotes(rs []measure.Result) ([]string, map[string]int) {
+func provenanceNotes(rs []results.Result) ([]string, map[string]int) {
 	var notes []string
 	index := map[string]int{}
 	for _, r := range rs {
@@ -184,7 +184,7 @@ func provenanceNotes(rs []measure.Result) ([]string, map[string]int) {
 // ProvenanceNote describes where and when a result was measured, in one line: "recorded on
 // 2026-11-30 · xla:cuda · NVIDIA H200 (139 GiB) · driver 570.86 · plugin pjrt_c_api_cuda_plugin.so
 // (PJRT 0.54) · GoMLX v0.28.1 · go-xla v0.4.0 · host gpu-1".
-func ProvenanceNote(p measure.Provenance) string {
+func ProvenanceNote(p results.Provenance) string {
 	when := "measured live on " + p.Date.Format("2006-01-02 15:04 MST")
 	if p.Recorded {
 		when = "recorded on " + p.Date.Format("2006-01-02")

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // NoRecordingYet is CardVersus's one line while lessons/reference/ holds no recording.
@@ -25,7 +25,7 @@ func CardVersus() ([]string, error) {
 			return out, err
 		}
 		for _, p := range files {
-			rs, err := measure.Load(p)
+			rs, err := results.Load(p)
 			if err != nil {
 				return out, err
 			}

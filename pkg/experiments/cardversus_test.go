@@ -7,7 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // The model card's "model vs recording" list: one line saying there is no recording while
@@ -22,21 +22,21 @@ func TestCardVersus(t *testing.T) {
 	if got, err := CardVersus(); err != nil || len(got) != 1 || got[0] != NoRecordingYet {
 		t.Fatalf("with nothing recorded: %q, %v", got, err)
 	}
-	h200 := measure.Provenance{Device: devices.CUDA, Model: "NVIDIA H200 (139 GiB)", TF32: true,
+	h200 := results.Provenance{Device: devices.CUDA, Model: "NVIDIA H200 (139 GiB)", TF32: true,
 		Date: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
-	step := func(batch, hidden int, d time.Duration) measure.Result {
+	step := func(batch, hidden int, d time.Duration) results.Result {
 		w := CourseMLP(batch, hidden)
-		return measure.Result{Workload: w.Name(), Label: w.String(), DType: "float32", Params: w.Params(), FLOPs: w.FLOPs(),
-			Stats: measure.Stats{Median: d}, Provenance: h200}
+		return results.Result{Workload: w.Name(), Label: w.String(), DType: "float32", Params: w.Params(), FLOPs: w.FLOPs(),
+			Stats: results.Stats{Median: d}, Provenance: h200}
 	}
 	band := StepEstimate(CourseMLP(256, 64))
-	run := func(*devices.Device, Scale) ([]measure.Result, error) { return nil, nil }
+	run := func(*devices.Device, Scale) ([]results.Result, error) { return nil, nil }
 	for _, tc := range []struct {
 		e  Experiment
-		rs []measure.Result
+		rs []results.Result
 	}{
-		{Experiment{Lesson: "01-race", Name: "sweep", Run: run}, []measure.Result{step(256, 64, (band.Low+band.High)/2), step(256, 64, 2*band.High)}},
-		{Experiment{Lesson: "05-precision", Name: "matmul", Run: run}, []measure.Result{{Workload: "matmul", Label: "bf16 matmul", Stats: measure.Stats{Median: time.Millisecond}, Provenance: h200}}},
+		{Experiment{Lesson: "01-race", Name: "sweep", Run: run}, []results.Result{step(256, 64, (band.Low+band.High)/2), step(256, 64, 2*band.High)}},
+		{Experiment{Lesson: "05-precision", Name: "matmul", Run: run}, []results.Result{{Workload: "matmul", Label: "bf16 matmul", Stats: results.Stats{Median: time.Millisecond}, Provenance: h200}}},
 	} {
 		if _, err := SaveReference(tc.e, tc.rs); err != nil {
 			t.Fatal(err)

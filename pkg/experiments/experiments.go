@@ -24,7 +24,7 @@ import (
 	"sync"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Scale sizes every experiment of the course. Laptop is the default: each notebook cell runs in
@@ -70,7 +70,7 @@ type Experiment struct {
 	Doc    string // one line: what it measures
 	// Run measures on dev at scale s. It must return an error, not panic, on bad input or OOM, and
 	// an error wrapping ErrNotApplicable when the device cannot run it at all.
-	Run func(dev *devices.Device, s Scale) ([]measure.Result, error)
+	Run func(dev *devices.Device, s Scale) ([]results.Result, error)
 }
 
 // ErrNotApplicable marks an experiment that cannot run on a device at all — an all-reduce on a
@@ -178,17 +178,17 @@ func ReferencePath(deviceSlug, lesson, name string) string {
 }
 
 // SaveReference writes results recorded for experiment e on the device they were measured on.
-func SaveReference(e Experiment, results []measure.Result) (string, error) {
-	if len(results) == 0 {
+func SaveReference(e Experiment, rs []results.Result) (string, error) {
+	if len(rs) == 0 {
 		return "", errors.New("experiments: nothing to record")
 	}
-	path := ReferencePath(Slug(results[0].Provenance.Model), e.Lesson, e.Name)
-	return path, measure.Save(path, results)
+	path := ReferencePath(Slug(rs[0].Provenance.Model), e.Lesson, e.Name)
+	return path, results.Save(path, rs)
 }
 
 // Recorded loads every reference recording of an experiment (one per recorded device), marked
 // Recorded. It returns an empty slice, not an error, when nothing has been recorded yet.
-func Recorded(lesson, name string) ([]measure.Result, error) {
+func Recorded(lesson, name string) ([]results.Result, error) {
 	dirs, err := os.ReadDir(ReferenceDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -196,7 +196,7 @@ func Recorded(lesson, name string) ([]measure.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for _, d := range dirs {
 		if !d.IsDir() {
 			continue
@@ -205,7 +205,7 @@ func Recorded(lesson, name string) ([]measure.Result, error) {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
-		rs, err := measure.Load(p)
+		rs, err := results.Load(p)
 		if err != nil {
 			return nil, err
 		}
@@ -230,14 +230,14 @@ func RecordedDevices() []string {
 // OnEachDevice is how a lesson cell measures: it runs fn live on every XLA device here
 // (devices.Accelerated), adds the recordings of experiment lesson/name for devices that were not
 // measured live (a GPU the learner lacks), and keeps the whole set under keep for later cells
-// (measure.Keep). The first error stops it and is returned with the results so far; it is also
-// kept (measure.KeepFailed), so the chart cell below refuses instead of showing an older keep.
-func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
-	results, err := LiveOnEachDevice(fn)
+// (results.Keep). The first error stops it and is returned with the results so far; it is also
+// kept (results.KeepFailed), so the chart cell below refuses instead of showing an older keep.
+func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]results.Result, error)) ([]results.Result, error) {
+	rs, err := LiveOnEachDevice(fn)
 	if err == nil {
-		results, err = WithRecorded(results, lesson, name)
+		rs, err = WithRecorded(rs, lesson, name)
 	}
-	return results, measure.KeepOr(keep, results, err)
+	return rs, results.KeepOr(keep, rs, err)
 }
 
 // LiveOnEachDevice runs fn on every XLA device here (devices.Accelerated), one after another, and
@@ -246,32 +246,32 @@ func OnEachDevice(lesson, name, keep string, fn func(*devices.Device) ([]measure
 // so far; with no XLA device at all, the error says why. A GPU that is here but fails to open is
 // left out and not forgotten: devices keeps its error, and every chart and table of the process says
 // "GPU found but it failed to open" above it (display, devices.KnownGPUFailure).
-func LiveOnEachDevice(fn func(*devices.Device) ([]measure.Result, error)) ([]measure.Result, error) {
+func LiveOnEachDevice(fn func(*devices.Device) ([]results.Result, error)) ([]results.Result, error) {
 	devs, err := devices.Accelerated()
 	if len(devs) == 0 {
 		return nil, err
 	}
-	var results []measure.Result
+	var all []results.Result
 	for _, d := range devs {
 		rs, err := fn(d)
-		results = append(results, rs...)
+		all = append(all, rs...)
 		if err != nil {
-			return results, err
+			return all, err
 		}
 	}
-	return results, nil
+	return all, nil
 }
 
 // WithRecorded returns live followed by the recordings of experiment lesson/name on every device
 // live has no live result for: what a lesson shows next to its own measurements (a recorded GPU
 // when the learner has none).
-func WithRecorded(live []measure.Result, lesson, name string) ([]measure.Result, error) {
+func WithRecorded(live []results.Result, lesson, name string) ([]results.Result, error) {
 	return WithRecordedWhere(live, lesson, name, nil)
 }
 
 // WithRecordedWhere is WithRecorded keeping only the recordings keep accepts (nil: all), e.g. the
 // steps of one hidden width (HiddenIs).
-func WithRecordedWhere(live []measure.Result, lesson, name string, keep func(measure.Result) bool) ([]measure.Result, error) {
+func WithRecordedWhere(live []results.Result, lesson, name string, keep func(results.Result) bool) ([]results.Result, error) {
 	recorded, err := Recorded(lesson, name)
 	if err != nil {
 		return live, err

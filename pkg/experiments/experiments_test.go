@@ -12,7 +12,7 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestSlug(t *testing.T) {
@@ -50,8 +50,8 @@ func TestRecordAndLoadReference(t *testing.T) {
 	if rs, err := Recorded("01-race", "sweep"); err != nil || len(rs) != 0 {
 		t.Fatalf("Recorded with nothing recorded = %v, %v; want empty, nil", rs, err)
 	}
-	e := Experiment{Lesson: "01-race", Name: "sweep", Run: func(*devices.Device, Scale) ([]measure.Result, error) { return nil, nil }}
-	res := []measure.Result{{Workload: "matmul", Provenance: measure.Provenance{Device: "xla:cuda", Model: "NVIDIA H200 (139 GiB)", Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}}}
+	e := Experiment{Lesson: "01-race", Name: "sweep", Run: func(*devices.Device, Scale) ([]results.Result, error) { return nil, nil }}
+	res := []results.Result{{Workload: "matmul", Provenance: results.Provenance{Device: "xla:cuda", Model: "NVIDIA H200 (139 GiB)", Date: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}}}
 	path, err := SaveReference(e, res)
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +68,11 @@ func TestRecordAndLoadReference(t *testing.T) {
 	}
 	// WithRecorded adds the recording next to live CPU results, but not over a live result of the
 	// same device.
-	cpu := []measure.Result{{Provenance: measure.Provenance{Device: "xla:cpu", Run: measure.RunID()}}}
+	cpu := []results.Result{{Provenance: results.Provenance{Device: "xla:cpu", Run: results.RunID()}}}
 	if got, err := WithRecorded(cpu, "01-race", "sweep"); err != nil || len(got) != 2 || !got[1].Provenance.Recorded {
 		t.Errorf("WithRecorded(cpu) = %+v, %v; want the live result then the recording", got, err)
 	}
-	cuda := []measure.Result{{Provenance: measure.Provenance{Device: "xla:cuda", Run: measure.RunID()}}}
+	cuda := []results.Result{{Provenance: results.Provenance{Device: "xla:cuda", Run: results.RunID()}}}
 	if got, _ := WithRecorded(cuda, "01-race", "sweep"); len(got) != 1 || got[0].Provenance.Recorded {
 		t.Errorf("WithRecorded(live cuda) = %+v; the live GPU result must win", got)
 	}
@@ -95,9 +95,9 @@ func TestLiveOnEachDevice(t *testing.T) {
 		wantErr error
 	}{{"ok", nil, nil}, {"error", boom, boom}} {
 		var seen []string
-		rs, err := LiveOnEachDevice(func(d *devices.Device) ([]measure.Result, error) {
+		rs, err := LiveOnEachDevice(func(d *devices.Device) ([]results.Result, error) {
 			seen = append(seen, d.Name)
-			return []measure.Result{{Workload: "w", Provenance: measure.Provenance{Device: d.Name, Run: measure.RunID()}}}, tc.err
+			return []results.Result{{Workload: "w", Provenance: results.Provenance{Device: d.Name, Run: results.RunID()}}}, tc.err
 		})
 		if !errors.Is(err, tc.wantErr) || len(rs) == 0 || len(rs) != len(seen) && tc.err == nil || !slices.Contains(seen, devices.CPU) {
 			t.Errorf("%s: %d results from %v, error %v", tc.name, len(rs), seen, err)
@@ -110,8 +110,8 @@ func TestLiveOnEachDevice(t *testing.T) {
 
 // A retaken timing says it was retaken: how many timings, and the CV of those discarded.
 func TestKeepSteadiestSaysSo(t *testing.T) {
-	timing := func(cv float64) measure.Result {
-		return measure.Result{Label: "step", Stats: measure.Stats{N: 5, CV: cv}}
+	timing := func(cv float64) results.Result {
+		return results.Result{Label: "step", Stats: results.Stats{N: 5, CV: cv}}
 	}
 	tests := []struct {
 		name    string
@@ -126,7 +126,7 @@ func TestKeepSteadiestSaysSo(t *testing.T) {
 	}
 	for _, tc := range tests {
 		i := 0
-		got, err := keepSteadiest(timing(tc.first), func() (measure.Result, error) {
+		got, err := keepSteadiest(timing(tc.first), func() (results.Result, error) {
 			r := timing(tc.again[i])
 			i++
 			return r, nil
@@ -149,14 +149,14 @@ func TestFailedCellIsNotChartedFromAnOldKeep(t *testing.T) {
 	devicetest.NeedCPUPlugin(t)
 	t.Setenv("WHYGPU_CACHE", t.TempDir())
 	t.Setenv("WHYGPU_ROOT", t.TempDir())
-	if err := measure.Keep("k", []measure.Result{{Label: "old"}}); err != nil {
+	if err := results.Keep("k", []results.Result{{Label: "old"}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := OnEachDevice("x", "y", "k", func(*devices.Device) ([]measure.Result, error) { return nil, errors.New("out of memory") })
+	_, err := OnEachDevice("x", "y", "k", func(*devices.Device) ([]results.Result, error) { return nil, errors.New("out of memory") })
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if _, err := measure.Recall("k"); !errors.Is(err, measure.ErrNotThisRun) || !strings.Contains(err.Error(), "out of memory") {
+	if _, err := results.Recall("k"); !errors.Is(err, results.ErrNotThisRun) || !strings.Contains(err.Error(), "out of memory") {
 		t.Errorf("recall after the failed cell: %v", err)
 	}
 }

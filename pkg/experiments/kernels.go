@@ -8,7 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/hlo"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -28,7 +28,7 @@ const CountBatchLimit = 4096
 // compiled on xla:cpu, counted by package hlo (fusions, library calls such as dots, and other
 // kernels), with where it comes from ("counted on xla:cpu", or "counted on xla:cpu at batch 4096,
 // same widths" beyond CountBatchLimit). The kernels are kept per shape and plugin, in this process
-// and on disk (measure.StoreCache), so a slider that returns to a shape answers at once. When the
+// and on disk (results.StoreCache), so a slider that returns to a shape answers at once. When the
 // count is unavailable (no CPU plugin, a failed compile) it returns 0 and the reason, and the model
 // falls back to gpumodel.StepKernelsAssumed, saying so.
 func StepKernels(w workloads.MLP) (int, string) {
@@ -61,7 +61,7 @@ var (
 var nonKey = regexp.MustCompile(`[^A-Za-z0-9.]+`)
 
 // kernelsOnce returns the kernels of the step described by shape (a text naming every size that
-// changes the compiled graph), from this process's cache, from disk (measure.LoadCache), or by
+// changes the compiled graph), from this process's cache, from disk (results.LoadCache), or by
 // compiling it on xla:cpu (optimizedHLO returns the optimized HLO) and keeping what hlo.KernelsOf reads.
 // The disk key names the plugin, its PJRT version and the GoMLX and go-xla versions: kernels
 // compiled by another compiler are never reused.
@@ -70,7 +70,7 @@ func kernelsOnce(shape string, optimizedHLO func(*devices.Device) (string, error
 	if err != nil {
 		return nil, err
 	}
-	p := measure.ProvenanceOf(dev)
+	p := results.ProvenanceOf(dev)
 	key := nonKey.ReplaceAllString(fmt.Sprintf("kernelseq %s pjrt %s gomlx %s go-xla %s %s", dev.Plugin, dev.PJRTVersion, p.GoMLX, p.GoXLA, shape), "-")
 	if len(key) > 200 {
 		key = key[len(key)-200:]
@@ -80,7 +80,7 @@ func kernelsOnce(shape string, optimizedHLO func(*devices.Device) (string, error
 	if seq, ok := counts[key]; ok {
 		return seq, nil
 	}
-	if seq, ok := measure.LoadCache[[]gpumodel.Kernel](key); ok && len(seq) > 0 {
+	if seq, ok := results.LoadCache[[]gpumodel.Kernel](key); ok && len(seq) > 0 {
 		counts[key] = seq
 		return seq, nil
 	}
@@ -97,7 +97,7 @@ func kernelsOnce(shape string, optimizedHLO func(*devices.Device) (string, error
 	}
 	seq := ModelKernels(ks)
 	counts[key] = seq
-	_ = measure.StoreCache(key, seq) // a cache: a failed write only costs a recompile
+	_ = results.StoreCache(key, seq) // a cache: a failed write only costs a recompile
 	return seq, nil
 }
 

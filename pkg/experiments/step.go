@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -66,7 +67,7 @@ func Grid(batches, hiddens []int) []Size {
 // is taken again, up to Retries times, and the least disturbed one is kept; the result then says so:
 // Metrics[MetricTimings] is how many timings were taken and Metrics[MetricDiscardedCV] the highest
 // CV among those discarded, and its Label ends in RetriedNote.
-func TimeStep(dev *devices.Device, w workloads.MLP, opt measure.Options) (measure.Result, error) {
+func TimeStep(dev *devices.Device, w workloads.MLP, opt measure.Options) (results.Result, error) {
 	check := w.ExactFLOPs() <= CheckFLOPs
 	best, err := measure.Run(dev, w, opt, check)
 	if err != nil {
@@ -76,12 +77,12 @@ func TimeStep(dev *devices.Device, w workloads.MLP, opt measure.Options) (measur
 		return best, fmt.Errorf("%s on %s gave a wrong result (relative error %.2g, tolerance %.2g)",
 			w, dev.Name, best.RelErr, best.Tolerance)
 	}
-	return keepSteadiest(best, func() (measure.Result, error) { return measure.Run(dev, w, opt, false) })
+	return keepSteadiest(best, func() (results.Result, error) { return measure.Run(dev, w, opt, false) })
 }
 
 // keepSteadiest retakes a disturbed timing (CV over NoisyCV) with again, up to Retries times, and
 // returns the lowest-CV one, marked as retried (MetricTimings, MetricDiscardedCV, RetriedNote).
-func keepSteadiest(best measure.Result, again func() (measure.Result, error)) (measure.Result, error) {
+func keepSteadiest(best results.Result, again func() (results.Result, error)) (results.Result, error) {
 	timings, worst := 1, 0.0
 	for i := 0; i < Retries && best.Stats.CV > NoisyCV; i++ {
 		r, err := again()
@@ -114,10 +115,10 @@ const (
 // Sweep times the training step at every size on dev, smallest first. Interrupting the cell (Kernel →
 // Interrupt) stops it after the sample in progress: it returns the points measured so far with an error
 // wrapping measure.ErrInterrupted that says they are a partial sweep.
-func Sweep(dev *devices.Device, sizes []Size, opt measure.Options, progress Progress) ([]measure.Result, error) {
+func Sweep(dev *devices.Device, sizes []Size, opt measure.Options, progress Progress) ([]results.Result, error) {
 	stop := measure.CatchInterrupt()
 	defer stop()
-	var out []measure.Result
+	var out []results.Result
 	for i, s := range sizes {
 		progress.Report(i, len(sizes), "%s: batch %d × hidden %d", dev.Name, s.Batch, s.Hidden)
 		r, err := TimeStep(dev, s.MLP(), opt)
@@ -138,12 +139,12 @@ func Sweep(dev *devices.Device, sizes []Size, opt measure.Options, progress Prog
 
 // SweepEveryDevice times the step at every size on every XLA device here; a GPU that fails to open
 // is left out and shown as such, as in LiveOnEachDevice.
-func SweepEveryDevice(sizes []Size, progress Progress) ([]measure.Result, error) {
+func SweepEveryDevice(sizes []Size, progress Progress) ([]results.Result, error) {
 	devs, err := devices.Accelerated()
 	if len(devs) == 0 {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	done, total := 0, len(sizes)*len(devs)
 	for _, d := range devs {
 		rs, err := Sweep(d, sizes, StepTiming, func(i, _ int, format string, args ...any) {
@@ -160,26 +161,26 @@ func SweepEveryDevice(sizes []Size, progress Progress) ([]measure.Result, error)
 }
 
 // HiddenIs keeps results of the course's steps of this hidden width.
-func HiddenIs(hidden int) func(measure.Result) bool {
-	return func(r measure.Result) bool { return r.Params["hidden"] == hidden && isStep(r) }
+func HiddenIs(hidden int) func(results.Result) bool {
+	return func(r results.Result) bool { return r.Params["hidden"] == hidden && isStep(r) }
 }
 
 // BatchIs keeps results of the course's steps of this batch size.
-func BatchIs(batch int) func(measure.Result) bool {
-	return func(r measure.Result) bool { return r.Params["batch"] == batch && isStep(r) }
+func BatchIs(batch int) func(results.Result) bool {
+	return func(r results.Result) bool { return r.Params["batch"] == batch && isStep(r) }
 }
 
 // isStep reports whether r is of the course's step shape (StepIn, StepOut, StepDepth).
-func isStep(r measure.Result) bool {
+func isStep(r results.Result) bool {
 	return r.Params["in"] == StepIn && r.Params["out"] == StepOut && r.Params["depth"] == StepDepth
 }
 
 // Batch and Hidden read an MLP result's batch size and hidden width, as chart coordinates.
-func Batch(r measure.Result) float64  { return float64(r.Params["batch"]) }
-func Hidden(r measure.Result) float64 { return float64(r.Params["hidden"]) }
+func Batch(r results.Result) float64  { return float64(r.Params["batch"]) }
+func Hidden(r results.Result) float64 { return float64(r.Params["hidden"]) }
 
 // SamplesPerSec is a step result's throughput: batch / time per step.
-func SamplesPerSec(r measure.Result) float64 { return Batch(r) / r.Seconds() }
+func SamplesPerSec(r results.Result) float64 { return Batch(r) / r.Seconds() }
 
 // plural is "1 device", "2 devices".
 func plural(n int, what string) string {

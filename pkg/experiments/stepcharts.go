@@ -9,7 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -43,7 +43,7 @@ func StepModelSeriesOn(m gpumodel.Model, sizes []Size, x func(Size) float64, y f
 }
 
 // sizesOf returns the distinct sizes of MLP results, in order of appearance.
-func sizesOf(rs []measure.Result) []Size {
+func sizesOf(rs []results.Result) []Size {
 	seen := map[Size]bool{}
 	var out []Size
 	for _, r := range rs {
@@ -57,9 +57,9 @@ func sizesOf(rs []measure.Result) []Size {
 }
 
 // HasLiveGPU reports whether any result was measured live on a GPU here.
-func HasLiveGPU(results []measure.Result) bool {
-	for _, r := range results {
-		if HasGPU([]measure.Result{r}) && !r.Provenance.Recorded {
+func HasLiveGPU(rs []results.Result) bool {
+	for _, r := range rs {
+		if HasGPU([]results.Result{r}) && !r.Provenance.Recorded {
 			return true
 		}
 	}
@@ -70,7 +70,7 @@ func HasLiveGPU(results []measure.Result) bool {
 // live or recorded): the model's band for the same step and its error against the result
 // (gpumodel.Estimate.Versus: "model vs recording: +12% (…)"), one line per result in order; none
 // when rs has no GPU step. This is how a recording, once one exists, checks the model.
-func ModelVersus(rs []measure.Result) []string {
+func ModelVersus(rs []results.Result) []string {
 	var out []string
 	for _, r := range rs {
 		b, h := r.Params["batch"], r.Params["hidden"]
@@ -85,7 +85,7 @@ func ModelVersus(rs []measure.Result) []string {
 }
 
 // sameShape reports whether r is a result of the course's step w (its widths, depth and dtype).
-func sameShape(r measure.Result, w workloads.MLP) bool {
+func sameShape(r results.Result, w workloads.MLP) bool {
 	for k, v := range w.Params() {
 		if r.Params[k] != v {
 			return false
@@ -95,15 +95,15 @@ func sameShape(r measure.Result, w workloads.MLP) bool {
 }
 
 // WithModelVersus is line followed by ModelVersus(rs), one per line.
-func WithModelVersus(line string, rs []measure.Result) string {
+func WithModelVersus(line string, rs []results.Result) string {
 	return strings.Join(append([]string{line}, ModelVersus(rs)...), "\n")
 }
 
 // TimeSeries turns step results into time-per-step series against x (Batch or Hidden), one per
 // device and provenance; unless a GPU was measured live, it adds the GPU model's band at the same
 // sizes (beside a recording, if there is one, so the two can be compared: ModelVersus).
-func TimeSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
-	series := fromresult.Series(rs, x, measure.Result.Seconds)
+func TimeSeries(rs []results.Result, x func(results.Result) float64) []charts.Series {
+	series := fromresult.Series(rs, x, results.Result.Seconds)
 	if !HasLiveGPU(rs) && len(rs) > 0 {
 		series = append(series, StepModelSeries(sizesOf(rs), sizeX(x), func(sec float64, _ Size) float64 { return sec }))
 	}
@@ -111,7 +111,7 @@ func TimeSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Se
 }
 
 // ThroughputSeries turns step results into samples/s series against x, with the model as in TimeSeries.
-func ThroughputSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
+func ThroughputSeries(rs []results.Result, x func(results.Result) float64) []charts.Series {
 	series := fromresult.Series(rs, x, SamplesPerSec)
 	if !HasLiveGPU(rs) && len(rs) > 0 {
 		series = append(series, StepModelSeries(sizesOf(rs), sizeX(x), func(sec float64, s Size) float64 { return float64(s.Batch) / sec }))
@@ -120,8 +120,8 @@ func ThroughputSeries(rs []measure.Result, x func(measure.Result) float64) []cha
 }
 
 // FLOPSSeries turns step results into achieved FLOP/s series against x, with the model as in TimeSeries.
-func FLOPSSeries(rs []measure.Result, x func(measure.Result) float64) []charts.Series {
-	series := fromresult.Series(rs, x, measure.Result.FLOPS)
+func FLOPSSeries(rs []results.Result, x func(results.Result) float64) []charts.Series {
+	series := fromresult.Series(rs, x, results.Result.FLOPS)
 	if !HasLiveGPU(rs) && len(rs) > 0 {
 		series = append(series, StepModelSeries(sizesOf(rs), sizeX(x), func(sec float64, s Size) float64 {
 			return s.MLP().FLOPs() / sec
@@ -131,9 +131,9 @@ func FLOPSSeries(rs []measure.Result, x func(measure.Result) float64) []charts.S
 }
 
 // sizeX reads the same coordinate from a Size as x does from a result.
-func sizeX(x func(measure.Result) float64) func(Size) float64 {
+func sizeX(x func(results.Result) float64) func(Size) float64 {
 	return func(s Size) float64 {
-		return x(measure.Result{Params: map[string]int{"batch": s.Batch, "hidden": s.Hidden}})
+		return x(results.Result{Params: map[string]int{"batch": s.Batch, "hidden": s.Hidden}})
 	}
 }
 
@@ -144,7 +144,7 @@ func sizeX(x func(measure.Result) float64) func(Size) float64 {
 // moves on what the modeled lane rests on. None when a GPU was measured, live or recorded: then its
 // curve decides the crossover, not the model's launch assumption. The GPU times themselves are
 // gpumodel's (StepModelSeriesOn).
-func LaunchEndCrossovers(rs []measure.Result, what string, x func(measure.Result) float64) []string {
+func LaunchEndCrossovers(rs []results.Result, what string, x func(results.Result) float64) []string {
 	if HasGPU(rs) || len(rs) == 0 {
 		return nil
 	}
@@ -158,7 +158,7 @@ func LaunchEndCrossovers(rs []measure.Result, what string, x func(measure.Result
 	} {
 		m := gpumodel.Default()
 		m.A = end.a
-		series := append(fromresult.Series(rs, x, measure.Result.Seconds), StepModelSeriesOn(m, sizesOf(rs), sizeX(x), func(sec float64, _ Size) float64 { return sec }))
+		series := append(fromresult.Series(rs, x, results.Result.Seconds), StepModelSeriesOn(m, sizesOf(rs), sizeX(x), func(sec float64, _ Size) float64 { return sec }))
 		out = append(out, "if the "+StepModelName+" "+end.how+": "+CrossoverLine(series, what))
 	}
 	return out

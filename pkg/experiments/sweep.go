@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Progress reports a sweep's progress; display.Progress's Step method is one (nil: silent).
@@ -18,8 +18,8 @@ func (p Progress) Report(done, total int, format string, args ...any) {
 }
 
 // Filter returns the results keep accepts.
-func Filter(rs []measure.Result, keep func(measure.Result) bool) []measure.Result {
-	var out []measure.Result
+func Filter(rs []results.Result, keep func(results.Result) bool) []results.Result {
+	var out []results.Result
 	for _, r := range rs {
 		if keep(r) {
 			out = append(out, r)
@@ -29,8 +29,8 @@ func Filter(rs []measure.Result, keep func(measure.Result) bool) []measure.Resul
 }
 
 // HasGPU reports whether any result (live or recorded) is from a GPU.
-func HasGPU(results []measure.Result) bool {
-	for _, r := range results {
+func HasGPU(rs []results.Result) bool {
+	for _, r := range rs {
 		if r.Provenance.Device == devices.CUDA || r.Provenance.Device == devices.CUDANoTF32 {
 			return true
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/data"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -13,9 +14,9 @@ import (
 type Unsynced struct {
 	// Launch stops the timer as soon as the launch returns, the way a PyTorch benchmark without
 	// torch.cuda.synchronize() does: it measures the launch, and its FLOP/s are impossible.
-	Launch Result `json:"launch"`
+	Launch results.Result `json:"launch"`
 	// Synced stops the timer when the work has completed: the honest number.
-	Synced Result `json:"synced"`
+	Synced results.Result `json:"synced"`
 }
 
 // String is a two-line summary.

@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -37,7 +38,7 @@ type MeasuredCeilings struct {
 	Host        string             `json:"host"`        // host name
 	FLOPS       map[string]float64 `json:"flops"`       // achieved FLOP/s of the large matmul, by precision
 	BytesPerSec float64            `json:"bytes_per_s"` // achieved bandwidth of the large copy
-	Results     []Result           `json:"results"`     // the measurements behind the numbers
+	Results     []results.Result   `json:"results"`     // the measurements behind the numbers
 	Date        time.Time          `json:"date"`        // when they were measured
 	Elapsed     time.Duration      `json:"elapsed_ns"`  // how long measuring took, compilation included
 }
@@ -45,7 +46,10 @@ type MeasuredCeilings struct {
 // Ridge is the measured ridge point for a precision: FLOPS[precision] / BytesPerSec, in FLOPs per byte
 // (0 when unknown).
 func (c MeasuredCeilings) Ridge(precision string) float64 {
-	return safeDiv(c.FLOPS[precision], c.BytesPerSec)
+	if c.BytesPerSec == 0 {
+		return 0
+	}
+	return c.FLOPS[precision] / c.BytesPerSec
 }
 
 // String is a one-line summary.
@@ -63,13 +67,13 @@ func (c MeasuredCeilings) String() string {
 // ceilingKey identifies the machine and software the ceilings belong to.
 func ceilingKey(dev *devices.Device) string {
 	host, _ := os.Hostname()
-	return strings.Join([]string{host, dev.Config, dev.Plugin, dev.PJRTVersion, moduleVersion("github.com/gomlx/gomlx")}, "|")
+	return strings.Join([]string{host, dev.Config, dev.Plugin, dev.PJRTVersion, results.ModuleVersion("github.com/gomlx/gomlx")}, "|")
 }
 
 func ceilingsPath(dev *devices.Device) string {
 	sum := sha256.Sum256([]byte(ceilingKey(dev)))
 	name := strings.NewReplacer(":", "-", ",", "-", "=", "-", "/", "-").Replace(dev.Config)
-	return filepath.Join(CacheDir(), "ceilings", name+"-"+hex.EncodeToString(sum[:6])+".json")
+	return filepath.Join(results.CacheDir(), "ceilings", name+"-"+hex.EncodeToString(sum[:6])+".json")
 }
 
 // CachedCeilings returns the ceilings measured for dev within CeilingsTTL, without measuring.
@@ -105,7 +109,7 @@ var ceilingOptions = Options{Warmup: 1, Reps: 5}
 
 // MeasureCeilings returns dev's measured ceilings: from the cache when measured on this host, device
 // config, plugin and GoMLX version within CeilingsTTL, else by running CeilingWorkloads now (about 2 s
-// on xla:cpu, 3 s on the Go backend) and caching them under CacheDir()/ceilings.
+// on xla:cpu, 3 s on the Go backend) and caching them under results.CacheDir()/ceilings.
 func MeasureCeilings(dev *devices.Device) (MeasuredCeilings, error) {
 	if c, ok := CachedCeilings(dev); ok {
 		raiseModel(dev, c)
@@ -134,7 +138,7 @@ func MeasureCeilings(dev *devices.Device) (MeasuredCeilings, error) {
 	c.Date = time.Now().UTC()
 	c.Elapsed = time.Since(t0)
 	raiseModel(dev, c)
-	return c, writeJSON(ceilingsPath(dev), c)
+	return c, results.WriteJSON(ceilingsPath(dev), c)
 }
 
 // raiseModel keeps a CPU's model peak at or above what was measured on it (devices.AtLeast): a

@@ -1,4 +1,5 @@
-// Package measure times workloads honestly and keeps the results.
+// Package measure times workloads honestly: Run (a workload on a device), Time (your own loop) and
+// Summarize (median, min, p90 and coefficient of variation, never a single run).
 //
 // The rules it enforces: compile time is measured apart from run time (GoMLX compiles once per input
 // shape); warm-up runs come before timed ones; a timed run ends only when the device has finished
@@ -7,69 +8,38 @@
 // is a separate cost and is kept out of the timed region); and results are reported as median, min,
 // p90 and coefficient of variation, never a single run.
 //
-// Results are plain structs with provenance that marshal to JSON, so a sweep measured in one notebook
-// cell can be charted in the next, and results recorded on a GPU last month are charted the same way,
-// labeled as recorded. Besides time, a Result knows its achieved FLOP/s and GB/s, arithmetic
-// intensity, % of the datasheet peak and % of the device's measured ceiling (MeasureCeilings: a large
-// matmul and a large copy, measured once and cached for the session).
-//
-// Also here: ReadMemory (process RSS and GPU memory in use) and TimeWithoutWaiting (the same workload
-// timed with the timer stopped at launch and at completion).
+// What it measures is a results.Result (package results holds the schema, its provenance and its
+// persistence between cells). Everything else here is a part of taking a time honestly, so it stays
+// with the timing: the device's measured ceilings (MeasureCeilings: a large matmul and a large copy,
+// measured once and cached for the session) that a time is compared with; what other processes did
+// while a time was taken (StartProbe, behind every results.Stats.Disturbance); an interrupt that stops a timed
+// loop between runs (CatchInterrupt); the peak memory of a timed step (StartPeak, ReadMemory); and the
+// same workload timed without waiting for the device (TimeWithoutWaiting, the wrong way on purpose).
 package measure
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
-// Stats summarizes repeated timings of one operation.
-type Stats struct {
-	N      int           `json:"n"`         // timed runs
-	Median time.Duration `json:"median_ns"` // the middle run (mean of the middle two for even N)
-	Min    time.Duration `json:"min_ns"`    // fastest run
-	P90    time.Duration `json:"p90_ns"`    // 90th percentile, nearest rank
-	Mean   time.Duration `json:"mean_ns"`   // arithmetic mean
-	// CV is the coefficient of variation: standard deviation over mean (0.03 = 3%).
-	CV float64 `json:"cv"`
-	// RunsPerSample is how many consecutive runs each timed sample covered (Options.RunsPerSample);
-	// the durations above are per run. 0 or 1: every run was timed on its own.
-	RunsPerSample int `json:"runs_per_sample,omitempty"`
-	// Disturbance is what other processes (and a container's CPU quota) did while the samples were
-	// taken; Disturbed() marks a time that is the neighbours' load as much as the hardware's speed.
-	Disturbance Disturbance `json:"disturbance"`
-}
-
-// Disturbed reports whether other processes or a CPU quota disturbed these timings (Disturbance).
-func (s Stats) Disturbed() bool { return s.Disturbance.Disturbed() }
-
-// OneSample is the Stats of one aggregate: total time over runs runs, timed as a whole (a batch of
+// OneSample is the results.Stats of one aggregate: total time over runs runs, timed as a whole (a batch of
 // concurrent jobs, a pipelined training loop), so there is no spread to report. N is 1 and
 // RunsPerSample is runs; Median, Min, P90 and Mean are the one per-run figure and CV is 0 by
 // construction, which Spread says instead of showing it as a steady measurement.
-func OneSample(total time.Duration, runs int) Stats {
+func OneSample(total time.Duration, runs int) results.Stats {
 	runs = max(runs, 1)
 	per := total / time.Duration(runs)
-	return Stats{N: 1, RunsPerSample: runs, Median: per, Min: per, P90: per, Mean: per}
+	return results.Stats{N: 1, RunsPerSample: runs, Median: per, Min: per, P90: per, Mean: per}
 }
 
-// OneSample reports whether these Stats are one sample (N is 1): Min, P90 and CV say nothing.
-func (s Stats) OneSample() bool { return s.N == 1 }
-
-// Spread is "min / p90, CV x%", or for one sample "one sample of N runs: no spread".
-func (s Stats) Spread() string {
-	if s.OneSample() {
-		return fmt.Sprintf("one sample of %d runs: no spread", max(s.RunsPerSample, 1))
-	}
-	return fmt.Sprintf("%s / %s, CV %.1f%%", s.Min.Round(time.Microsecond), s.P90.Round(time.Microsecond), 100*s.CV)
-}
-
-// Summarize computes Stats from samples. The p90 uses the nearest-rank method.
-func Summarize(samples []time.Duration) Stats {
+// Summarize computes results.Stats from samples. The p90 uses the nearest-rank method.
+func Summarize(samples []time.Duration) results.Stats {
 	n := len(samples)
 	if n == 0 {
-		return Stats{}
+		return results.Stats{}
 	}
 	s := slices.Clone(samples)
 	slices.Sort(s)
@@ -91,7 +61,7 @@ func Summarize(samples []time.Duration) Stats {
 		median = (s[n/2-1] + s[n/2]) / 2
 	}
 	rank := int(math.Ceil(0.9*float64(n))) - 1
-	return Stats{N: n, Median: median, Min: s[0], P90: s[max(rank, 0)], Mean: time.Duration(mean), CV: cv}
+	return results.Stats{N: n, Median: median, Min: s[0], P90: s[max(rank, 0)], Mean: time.Duration(mean), CV: cv}
 }
 
 // Clock tells the time; tests replace it with a fake.
@@ -152,23 +122,23 @@ func (o Options) withDefaults() Options {
 // completed. The first error stops it. After CatchInterrupt, an interrupt stops it after the call in
 // progress — warm-up or timed, between the calls of one sample too — with the samples completed so
 // far and ErrInterrupted.
-func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
+func Time(fn func() error, opt Options) (results.Stats, []time.Duration, error) {
 	opt = opt.withDefaults()
 	for i := 0; i < opt.Warmup; i++ {
 		if err := fn(); err != nil {
-			return Stats{}, nil, err
+			return results.Stats{}, nil, err
 		}
 		if Interrupted() {
-			return Stats{}, nil, ErrInterrupted
+			return results.Stats{}, nil, ErrInterrupted
 		}
 	}
 	if opt.SampleTime > 0 {
 		t0 := opt.Clock.Now()
 		if err := fn(); err != nil {
-			return Stats{}, nil, err
+			return results.Stats{}, nil, err
 		}
 		if Interrupted() {
-			return Stats{}, nil, ErrInterrupted
+			return results.Stats{}, nil, ErrInterrupted
 		}
 		if d := opt.Clock.Now().Sub(t0); d > 0 {
 			opt.RunsPerSample = max(1, int(math.Ceil(float64(opt.SampleTime)/float64(d))))
@@ -181,7 +151,7 @@ func Time(fn func() error, opt Options) (Stats, []time.Duration, error) {
 		t0 := opt.Clock.Now()
 		for k := 0; k < opt.RunsPerSample; k++ {
 			if err := fn(); err != nil {
-				return Stats{}, samples, err
+				return results.Stats{}, samples, err
 			}
 			if Interrupted() { // the sample in progress is incomplete: keep the completed ones
 				return probe.Summarize(samples), samples, ErrInterrupted

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // fakeClock advances by the next programmed step on every Now, so a timed call of fn lasts exactly one
@@ -142,7 +144,7 @@ func TestOneSample(t *testing.T) {
 	if got := s.Spread(); got != "one sample of 100 runs: no spread" {
 		t.Errorf("Spread: %q", got)
 	}
-	if r := (Result{Label: "x", Stats: s}); strings.Contains(r.String(), "CV") {
+	if r := (results.Result{Label: "x", Stats: s}); strings.Contains(r.String(), "CV") {
 		t.Errorf("String of one sample shows a CV: %q", r.String())
 	}
 	if Summarize([]time.Duration{1, 2, 3}).OneSample() {

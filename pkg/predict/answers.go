@@ -3,18 +3,18 @@ package predict
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
-// Kept recalls the results an earlier cell kept under name (measure.Recall) and returns those
+// Kept recalls the results an earlier cell kept under name (results.Recall) and returns those
 // measured live on the device named dev ("xla:cpu", "go", …), in order. The error names the cell
 // to run when nothing was measured there yet.
-func Kept(name, dev string) ([]measure.Result, error) {
-	rs, err := measure.Recall(name)
+func Kept(name, dev string) ([]results.Result, error) {
+	rs, err := results.Recall(name)
 	if err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for _, r := range rs {
 		if r.Provenance.Device == dev && !r.Provenance.Recorded {
 			out = append(out, r)
@@ -27,7 +27,7 @@ func Kept(name, dev string) ([]measure.Result, error) {
 }
 
 // Ends returns the results with the smallest and the largest value of a shape parameter.
-func Ends(rs []measure.Result, param string) (lo, hi measure.Result, err error) {
+func Ends(rs []results.Result, param string) (lo, hi results.Result, err error) {
 	found := false
 	for _, r := range rs {
 		v, ok := r.Params[param]
@@ -49,19 +49,19 @@ func Ends(rs []measure.Result, param string) (lo, hi measure.Result, err error) 
 }
 
 // Where returns the first result whose parameter param equals v.
-func Where(rs []measure.Result, param string, v int) (measure.Result, error) {
+func Where(rs []results.Result, param string, v int) (results.Result, error) {
 	for _, r := range rs {
 		if got, ok := r.Params[param]; ok && got == v {
 			return r, nil
 		}
 	}
-	return measure.Result{}, fmt.Errorf("predict: no result with %s = %d", param, v)
+	return results.Result{}, fmt.Errorf("predict: no result with %s = %d", param, v)
 }
 
 // KeptAny is Kept for lessons that measure on the default device (the GPU when there is one): the
 // live results of the first device found among those kept under name.
-func KeptAny(name string) ([]measure.Result, error) {
-	rs, err := measure.Recall(name)
+func KeptAny(name string) ([]results.Result, error) {
+	rs, err := results.Recall(name)
 	if err != nil {
 		return nil, err
 	}

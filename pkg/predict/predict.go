@@ -3,7 +3,7 @@
 //
 // A prediction cell calls Keep with the number the learner typed into it (0 means "no prediction
 // yet"); each GoNB cell is a new process, so the prediction is kept on disk next to the kept results
-// (measure.CacheDir) and survives a page reload or a kernel restart. The measuring cell calls
+// (results.CacheDir) and survives a page reload or a kernel restart. The measuring cell calls
 // Compare with what it measured. Nothing here waits for input: headless runs and exported HTML show
 // the measurement with a note that no prediction was made. Package display renders both.
 package predict
@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 // Prediction is one kept guess.
@@ -32,8 +32,8 @@ type Prediction struct {
 
 var keyRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
 
-// Dir is where predictions are kept: measure.CacheDir()/predictions.
-func Dir() string { return filepath.Join(measure.CacheDir(), "predictions") }
+// Dir is where predictions are kept: results.CacheDir()/predictions.
+func Dir() string { return filepath.Join(results.CacheDir(), "predictions") }
 
 func path(key string) string { return filepath.Join(Dir(), strings.ReplaceAll(key, "/", "--")+".json") }
 
@@ -193,7 +193,7 @@ func Num(v float64) string {
 
 // Question is one prediction moment of a lesson: a number the learner guesses in one cell and a
 // later cell measures. Answer computes the measured value from what this learner's earlier cells
-// kept (measure.Recall), so the comparison uses their own machine's numbers.
+// kept (results.Recall), so the comparison uses their own machine's numbers.
 type Question struct {
 	Key    string                  // lesson-qualified, e.g. "03/narrow-speedup"
 	Text   string                  // the question, ending in what to give: "… (a batch size)"

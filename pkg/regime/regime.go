@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -19,7 +20,7 @@ const (
 	Compute  = "compute-bound"
 )
 
-// Names of a doubling result's sizes (measure.Result.Params).
+// Names of a doubling result's sizes (results.Result.Params).
 const (
 	ParamSize = "size" // 1 for the base size, 2 for the doubled one
 	ParamPair = "pair" // which pair
@@ -48,11 +49,11 @@ func Of(t1, t2, intensity, ridge float64) string {
 // Double measures every pair (a workload and the same with twice the work) on dev, after dev's
 // ceilings, which the verdict uses. Each result's Params say its pair and size. progress, if not nil,
 // is told after each pair.
-func Double(dev *devices.Device, pairs [][2]workloads.Workload, progress func(done, total int)) ([]measure.Result, error) {
+func Double(dev *devices.Device, pairs [][2]workloads.Workload, progress func(done, total int)) ([]results.Result, error) {
 	if _, err := measure.MeasureCeilings(dev); err != nil {
 		return nil, err
 	}
-	var out []measure.Result
+	var out []results.Result
 	for i, p := range pairs {
 		for k, w := range p {
 			r, err := measure.Run(dev, w, measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}, false)
@@ -74,14 +75,14 @@ func Double(dev *devices.Device, pairs [][2]workloads.Workload, progress func(do
 
 // Verdict is one measured pair: its times, their ratio and the regime.
 type Verdict struct {
-	Base, Doubled measure.Result
+	Base, Doubled results.Result
 	T1, T2        float64 // fastest runs, seconds
 	Ridge         float64 // the device's measured ridge, FLOP/byte (0: unknown)
 	Regime        string
 }
 
 // Verdicts pairs up results as Double returns them (size 1 followed by its size 2).
-func Verdicts(rs []measure.Result) []Verdict {
+func Verdicts(rs []results.Result) []Verdict {
 	var out []Verdict
 	for i, r := range rs {
 		if r.Params[ParamSize] != 1 || i+1 >= len(rs) {
@@ -99,14 +100,14 @@ func Verdicts(rs []measure.Result) []Verdict {
 }
 
 // Table applies the test to every pair measured: time at both sizes, the ratio, and the verdict.
-func Table(rs []measure.Result) units.Table {
+func Table(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
 	for _, v := range Verdicts(rs) {
 		rows = append(rows, []string{v.Base.Label, v.Base.Provenance.Label(), units.Duration(v.T1), units.Duration(v.T2),
 			fmt.Sprintf("%.2f×", v.T2/v.T1), fmt.Sprintf("%.3g vs ridge %.3g", v.Base.Intensity(), v.Ridge), v.Regime})
-		disturbed = append(disturbed, measure.WhyDisturbed(v.Base, v.Doubled))
+		disturbed = append(disturbed, results.WhyDisturbed(v.Base, v.Doubled))
 	}
 	return units.Table{Header: []string{"workload", "device", "time (fastest run)", "at twice the work", "ratio", "intensity [FLOP/byte]", "verdict"}, Rows: rows, Disturbed: disturbed,
-		Origins: measure.Origins(rs)}
+		Origins: results.Origins(rs)}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
 func TestOf(t *testing.T) {
@@ -27,13 +27,13 @@ func TestOf(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	mk := func(pair, size int, min time.Duration, flops, bytes float64) measure.Result {
-		r := measure.Result{Label: "w", FLOPs: flops, Bytes: bytes, CeilingFLOPS: 100, CeilingBytesPerSec: 10,
+	mk := func(pair, size int, min time.Duration, flops, bytes float64) results.Result {
+		r := results.Result{Label: "w", FLOPs: flops, Bytes: bytes, CeilingFLOPS: 100, CeilingBytesPerSec: 10,
 			Params: map[string]int{ParamPair: pair, ParamSize: size}}
 		r.Stats.Min, r.Stats.Median = min, min
 		return r
 	}
-	rs := []measure.Result{
+	rs := []results.Result{
 		mk(0, 1, 10*time.Microsecond, 1, 1), mk(0, 2, 11*time.Microsecond, 2, 2), // overhead
 		mk(1, 1, time.Millisecond, 1, 1), mk(1, 2, 2*time.Millisecond, 2, 2), // intensity 1 < ridge 10
 		mk(2, 1, time.Millisecond, 100, 1), mk(2, 2, 2*time.Millisecond, 200, 2), // 100 > 10

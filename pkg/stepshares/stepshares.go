@@ -12,7 +12,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/charts"
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -21,15 +21,15 @@ type Share struct {
 	Part        string
 	FLOPs, Time float64 // fractions, 0–1
 	Seconds     float64
-	Disturbed   string // what disturbed its measurement (measure.WhyDisturbed), "" if quiet
+	Disturbed   string // what disturbed its measurement (results.WhyDisturbed), "" if quiet
 }
 
 // Of splits one device's results (the first device in rs, live before recorded) into FLOP and time
 // shares of the workloads named prefix+class, and returns the whole step's result (the other
 // workload) too.
-func Of(rs []measure.Result, prefix string) (shares []Share, step measure.Result, device string) {
+func Of(rs []results.Result, prefix string) (shares []Share, step results.Result, device string) {
 	if len(rs) == 0 {
-		return nil, measure.Result{}, ""
+		return nil, results.Result{}, ""
 	}
 	p := rs[0].Provenance
 	var flops, secs float64
@@ -43,7 +43,7 @@ func Of(rs []measure.Result, prefix string) (shares []Share, step measure.Result
 		}
 		flops += r.FLOPs
 		secs += r.Seconds()
-		shares = append(shares, Share{Part: strings.TrimPrefix(r.Workload, prefix), FLOPs: r.FLOPs, Seconds: r.Seconds(), Disturbed: measure.WhyDisturbed(r)})
+		shares = append(shares, Share{Part: strings.TrimPrefix(r.Workload, prefix), FLOPs: r.FLOPs, Seconds: r.Seconds(), Disturbed: results.WhyDisturbed(r)})
 	}
 	for i := range shares {
 		shares[i].Time = shares[i].Seconds / secs
@@ -55,7 +55,7 @@ func Of(rs []measure.Result, prefix string) (shares []Share, step measure.Result
 }
 
 // Chart draws, per op class, its share of the FLOPs next to its share of the time.
-func Chart(rs []measure.Result, prefix string) (*plot.Plot, error) {
+func Chart(rs []results.Result, prefix string) (*plot.Plot, error) {
 	shares, _, dev := Of(rs, prefix)
 	if len(shares) == 0 {
 		return nil, fmt.Errorf("%w: no step-part results", charts.ErrNoData)
@@ -69,14 +69,14 @@ func Chart(rs []measure.Result, prefix string) (*plot.Plot, error) {
 
 // Table lists the shares and compares the parts' sum with the whole step; rows whose measurements
 // were disturbed are marked (the sum's row when any part's was).
-func Table(rs []measure.Result, prefix string) units.Table {
+func Table(rs []results.Result, prefix string) units.Table {
 	shares, step, _ := Of(rs, prefix)
 	origin := "no results"
 	if len(rs) > 0 {
 		origin = rs[0].Provenance.Label() // Of keeps the parts of one provenance
 	}
 	t := units.NewTable("op class", "share of FLOPs (formula)", "time alone ("+origin+")", "share of time")
-	t.From(measure.Origins(rs)...)
+	t.From(results.Origins(rs)...)
 	t.From(units.Formula("the shares of FLOPs: each op class's FLOP formula"))
 	sum := 0.0
 	sumWhy := ""
@@ -89,7 +89,7 @@ func Table(rs []measure.Result, prefix string) units.Table {
 	}
 	t.AddMeasured(sumWhy, "sum of the parts", "100 %", units.Duration(sum), "100 %")
 	if step.Seconds() > 0 {
-		t.AddMeasured(measure.WhyDisturbed(step), "the whole step, one executable", "", units.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum))
+		t.AddMeasured(results.WhyDisturbed(step), "the whole step, one executable", "", units.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum))
 	}
 	return t
 }

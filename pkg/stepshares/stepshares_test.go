@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
-func result(workload, device string, flops float64, d time.Duration) measure.Result {
-	r := measure.Result{Workload: workload, FLOPs: flops}
+func result(workload, device string, flops float64, d time.Duration) results.Result {
+	r := results.Result{Workload: workload, FLOPs: flops}
 	r.Stats.Median = d
 	r.Provenance.Device = device
-	r.Provenance.Run = measure.RunID() // measured in this run: live
+	r.Provenance.Run = results.RunID() // measured in this run: live
 	return r
 }
 
@@ -21,14 +21,14 @@ func TestOf(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
 		name          string
-		rs            []measure.Result
+		rs            []results.Result
 		parts         int
 		flops0, time0 float64
 		step          string
 	}{
-		{"two parts and the step", []measure.Result{result("p-a", "cpu", 90, 3*ms), result("p-b", "cpu", 10, ms), result("whole", "cpu", 100, 3*ms)}, 2, 0.9, 0.75, "whole"},
-		{"a part with no FLOPs", []measure.Result{result("p-a", "cpu", 0, ms), result("p-b", "cpu", 50, ms)}, 2, 0, 0.5, ""},
-		{"only the first device", []measure.Result{result("p-a", "cpu", 1, ms), result("p-a", "gpu", 1, ms)}, 1, 1, 1, ""},
+		{"two parts and the step", []results.Result{result("p-a", "cpu", 90, 3*ms), result("p-b", "cpu", 10, ms), result("whole", "cpu", 100, 3*ms)}, 2, 0.9, 0.75, "whole"},
+		{"a part with no FLOPs", []results.Result{result("p-a", "cpu", 0, ms), result("p-b", "cpu", 50, ms)}, 2, 0, 0.5, ""},
+		{"only the first device", []results.Result{result("p-a", "cpu", 1, ms), result("p-a", "gpu", 1, ms)}, 1, 1, 1, ""},
 		{"nothing", nil, 0, 0, 0, ""},
 	} {
 		shares, step, _ := Of(tc.rs, "p-")
@@ -43,11 +43,11 @@ func TestOf(t *testing.T) {
 }
 
 func TestChartAndTable(t *testing.T) {
-	rs := []measure.Result{result("p-a", "cpu", 90, 3*time.Millisecond), result("p-b", "cpu", 10, time.Millisecond), result("whole", "cpu", 100, 3*time.Millisecond)}
+	rs := []results.Result{result("p-a", "cpu", 90, 3*time.Millisecond), result("p-b", "cpu", 10, time.Millisecond), result("whole", "cpu", 100, 3*time.Millisecond)}
 	if _, err := Chart(rs, "p-"); err != nil {
 		t.Error(err)
 	}
-	stale := append([]measure.Result(nil), rs...)
+	stale := append([]results.Result(nil), rs...)
 	stale[0].Provenance.Run = "another run"
 	if _, err := Chart(stale, "p-"); !errors.Is(err, charts.ErrNoOrigin) {
 		t.Errorf("another run's shares: %v, want ErrNoOrigin", err)

@@ -12,7 +12,7 @@ type Table struct {
 	Rows   [][]string
 	Notes  []string
 	// Disturbed holds, per row (same index as Rows; missing entries are quiet), what disturbed the
-	// timed measurement behind that row — measure.WhyDisturbed of the results it was built from — or ""
+	// timed measurement behind that row — results.WhyDisturbed of the results it was built from — or ""
 	// for a quiet one. A disturbed row is shown with a DisturbedMark cell and explained, with what to
 	// do, in one footnote (DisturbedNote); it is never dropped, and a quiet row is never marked.
 	Disturbed []string

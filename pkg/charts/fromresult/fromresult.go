@@ -1,4 +1,4 @@
-// Package fromresult turns measure.Result values, measured live or loaded from a recording, into
+// Package fromresult turns results.Result values, measured live or loaded from a recording, into
 // the plain inputs of package charts (series, race lanes, roofline points), with their provenance:
 // a recorded result becomes a charts.Recorded series noted "<model>, <date>".
 //
@@ -9,16 +9,16 @@ import (
 	"sort"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 // Source says where a result comes from, for a chart: charts.Live with no note for a result
-// measured in this run (measure.Provenance.Live), charts.Recorded with "<model>, <date>" for one
+// measured in this run (results.Provenance.Live), charts.Recorded with "<model>, <date>" for one
 // loaded from a reference file, and charts.NoOrigin — which every chart refuses — for one that is
 // neither (measured by another run, or built without a provenance).
-func Source(p measure.Provenance) (charts.Source, string) {
-	switch o := measure.OriginOf(p); o.Kind {
+func Source(p results.Provenance) (charts.Source, string) {
+	switch o := results.OriginOf(p); o.Kind {
 	case units.Live:
 		return charts.Live, ""
 	case units.Recorded:
@@ -29,7 +29,7 @@ func Source(p measure.Provenance) (charts.Source, string) {
 
 // Bar is one bar of a bar chart for result r: its label, its value (read from r by the caller) and
 // r's origin (Source).
-func Bar(r measure.Result, label string, value float64) charts.Bar {
+func Bar(r results.Result, label string, value float64) charts.Bar {
 	s, note := Source(r.Provenance)
 	return charts.Bar{Label: label, Value: value, Source: s, Note: note}
 }
@@ -38,11 +38,11 @@ func Bar(r measure.Result, label string, value float64) charts.Bar {
 // recorded results of xla:cuda, …), each point read with x and y from a result; e.g. time per
 // step against batch size:
 //
-//	fromresult.Series(rs, func(r measure.Result) float64 { return float64(r.Params["batch"]) },
-//		measure.Result.Seconds)
+//	fromresult.Series(rs, func(r results.Result) float64 { return float64(r.Params["batch"]) },
+//		results.Result.Seconds)
 //
 // Series come in the order their first result appears; points are sorted by x.
-func Series(rs []measure.Result, x, y func(measure.Result) float64) []charts.Series {
+func Series(rs []results.Result, x, y func(results.Result) float64) []charts.Series {
 	var out []charts.Series
 	index := map[string]int{}
 	for _, r := range rs {
@@ -64,14 +64,14 @@ func Series(rs []measure.Result, x, y func(measure.Result) float64) []charts.Ser
 }
 
 // Lane turns a result into a race lane: its device, median time and provenance.
-func Lane(r measure.Result) charts.Lane {
+func Lane(r results.Result) charts.Lane {
 	src, note := Source(r.Provenance)
 	return charts.Lane{Device: r.Provenance.Device, Time: r.Stats.Median, Source: src, Note: note}
 }
 
 // Point turns a result into a roofline point: its label, arithmetic intensity, achieved FLOP/s
 // and provenance.
-func Point(r measure.Result) charts.RoofPoint {
+func Point(r results.Result) charts.RoofPoint {
 	src, note := Source(r.Provenance)
 	return charts.RoofPoint{Label: r.Label, Intensity: r.Intensity(), FLOPS: r.FLOPS(), Source: src, Note: note}
 }

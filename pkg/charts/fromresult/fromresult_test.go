@@ -7,30 +7,30 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/results"
 )
 
-func result(device string, recorded bool, batch int, median time.Duration) measure.Result {
-	r := measure.Result{
+func result(device string, recorded bool, batch int, median time.Duration) results.Result {
+	r := results.Result{
 		Label: fmt.Sprintf("step batch %d", batch), Params: map[string]int{"batch": batch},
 		FLOPs: 2e9, Bytes: 1e8,
-		Provenance: measure.Provenance{Device: device, Model: "NVIDIA H200 (139 GiB)", Recorded: recorded,
-			Date: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Run: measure.RunID()},
+		Provenance: results.Provenance{Device: device, Model: "NVIDIA H200 (139 GiB)", Recorded: recorded,
+			Date: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Run: results.RunID()},
 	}
 	r.Stats.Median = median
 	return r
 }
 
-func batch(r measure.Result) float64 { return float64(r.Params["batch"]) }
+func batch(r results.Result) float64 { return float64(r.Params["batch"]) }
 
 func TestSeries(t *testing.T) {
-	rs := []measure.Result{
+	rs := []results.Result{
 		result("xla:cpu", false, 64, 8*time.Millisecond),
 		result("xla:cuda", true, 8, time.Millisecond),
 		result("xla:cpu", false, 8, time.Millisecond),
 		result("xla:cuda", true, 64, time.Millisecond),
 	}
-	got := Series(rs, batch, measure.Result.Seconds)
+	got := Series(rs, batch, results.Result.Seconds)
 	tests := []struct {
 		name, legend string
 		xs           []float64
@@ -65,11 +65,11 @@ func TestLaneAndPoint(t *testing.T) {
 		t.Errorf("Point = %+v, want intensity 20 and 1 TFLOP/s", p)
 	}
 	now := time.Now()
-	if src, note := Source(measure.Provenance{Device: "xla:cpu", Run: measure.RunID(), Date: now}); src != charts.Live || note != "" {
+	if src, note := Source(results.Provenance{Device: "xla:cpu", Run: results.RunID(), Date: now}); src != charts.Live || note != "" {
 		t.Errorf("live provenance gave %v %q", src, note)
 	}
 	// Not measured in this run, or built without a provenance: no origin, which charts refuse.
-	for _, p := range []measure.Provenance{{Device: "xla:cpu", Run: "another kernel", Date: now}, {Device: "xla:cpu"}} {
+	for _, p := range []results.Provenance{{Device: "xla:cpu", Run: "another kernel", Date: now}, {Device: "xla:cpu"}} {
 		if src, _ := Source(p); src != charts.NoOrigin {
 			t.Errorf("%+v gave %v, want no origin", p, src)
 		}
@@ -78,22 +78,22 @@ func TestLaneAndPoint(t *testing.T) {
 
 // A disturbed measurement is kept in its series and marked on the chart; quiet ones are not marked.
 func TestDisturbedPointsAreMarked(t *testing.T) {
-	res := func(batch int, others float64) measure.Result {
-		return measure.Result{Params: map[string]int{"batch": batch}, Provenance: measure.Provenance{Device: "xla:cpu", Run: measure.RunID()},
-			Stats: measure.Stats{N: 5, Median: time.Duration(batch) * time.Millisecond,
-				Disturbance: measure.Disturbance{Counted: true, OthersCores: others}}}
+	res := func(batch int, others float64) results.Result {
+		return results.Result{Params: map[string]int{"batch": batch}, Provenance: results.Provenance{Device: "xla:cpu", Run: results.RunID()},
+			Stats: results.Stats{N: 5, Median: time.Duration(batch) * time.Millisecond,
+				Disturbance: results.Disturbance{Counted: true, OthersCores: others}}}
 	}
-	x := func(r measure.Result) float64 { return float64(r.Params["batch"]) }
+	x := func(r results.Result) float64 { return float64(r.Params["batch"]) }
 	for _, tc := range []struct {
 		name   string
-		rs     []measure.Result
+		rs     []results.Result
 		marked int
 	}{
-		{"quiet", []measure.Result{res(1, 0), res(2, 0.05)}, 0},
-		{"one disturbed", []measure.Result{res(1, 0), res(2, 0.6), res(4, 0)}, 1},
+		{"quiet", []results.Result{res(1, 0), res(2, 0.05)}, 0},
+		{"one disturbed", []results.Result{res(1, 0), res(2, 0.6), res(4, 0)}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := Series(tc.rs, x, measure.Result.Seconds)
+			s := Series(tc.rs, x, results.Result.Seconds)
 			n := 0
 			for _, p := range s[0].Points {
 				if p.Disturbed {

@@ -1,8 +1,15 @@
-package measure
+// Package results is what a measurement says and where it is kept: the Result of a timed workload
+// (its Stats, the Disturbance other processes caused, its Provenance: live in this run, recorded on a
+// named device, or measured in another run), saved to and loaded from JSON files (Save, Load), and
+// kept between notebook cells (each GoNB cell is a new process): Keep and Recall, stamped with the run
+// (RunID) so that a cell never shows another run's numbers as live.
+//
+// Package measure takes the measurements (timing, statistics, ceilings, peaks); this package holds
+// what they produce, so lessons, charts and recorded reference files share one schema.
+package results
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +18,6 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/workloads"
 
 	"github.com/gpu-course/whygpu/pkg/units"
 )
@@ -106,7 +112,7 @@ func ProvenanceOf(dev *devices.Device) Provenance {
 	host, _ := os.Hostname()
 	p := Provenance{
 		Device: dev.Name, Model: dev.Model, Plugin: filepath.Base(dev.Plugin), PJRTVersion: dev.PJRTVersion,
-		GoMLX: moduleVersion("github.com/gomlx/gomlx"), GoXLA: moduleVersion("github.com/gomlx/go-xla"),
+		GoMLX: ModuleVersion("github.com/gomlx/gomlx"), GoXLA: ModuleVersion("github.com/gomlx/go-xla"),
 		Go: runtime.Version(), Host: host, Date: time.Now().UTC(), TF32: dev.TF32, Run: RunID(),
 	}
 	if dev.Config != dev.Name {
@@ -121,7 +127,7 @@ func ProvenanceOf(dev *devices.Device) Provenance {
 }
 
 // moduleVersion reads a dependency's version from the build info ("" if unknown).
-func moduleVersion(path string) string {
+func ModuleVersion(path string) string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
@@ -268,88 +274,11 @@ func disturbedSuffix(s Stats) string {
 	return "  DISTURBED — " + s.Disturbance.Advice()
 }
 
-// Run prepares w on dev, compiles it (timed apart), checks its result against the float64 reference
-// when check is true, then times it with opt. Errors (bad shapes, an unsupported dtype, out of memory)
-// come back as errors, never as a crash. If the device's ceilings were measured this session (see
-// MeasureCeilings) the result carries them, for PercentOfCeiling.
-func Run(dev *devices.Device, w workloads.Workload, opt Options, check bool) (res Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("measure: %s on %s: %v", w, dev.Name, r)
-		}
-	}()
-	inst, err := w.Prepare(dev)
-	if err != nil {
-		return Result{}, err
-	}
-	res = newResult(dev, w)
-	compiled, err := compileInterruptibly(inst)
-	if errors.Is(err, ErrInterrupted) {
-		return Result{}, fmt.Errorf("measure: %s on %s: %w while compiling", w, dev.Name, err)
-	}
-	defer inst.Close()
-	if res.Compile = compiled; err != nil {
-		return Result{}, fmt.Errorf("measure: compiling %s on %s: %w", w, dev.Name, err)
-	}
-	if check {
-		if res.RelErr, err = inst.Check(); err != nil {
-			return Result{}, fmt.Errorf("measure: checking %s on %s: %w", w, dev.Name, err)
-		}
-	}
-	if res.Stats, _, err = Time(inst.Run, opt); err != nil {
-		return Result{}, fmt.Errorf("measure: running %s on %s: %w", w, dev.Name, err)
-	}
-	return res, nil
-}
-
-// compileInterruptibly compiles inst, or returns ErrInterrupted as soon as an interrupt arrives
-// (CatchInterrupt): XLA cannot stop a compilation, so it finishes on its own goroutine, which then
-// closes the instance; the learner does not wait for it.
-func compileInterruptibly(inst workloads.Instance) (time.Duration, error) {
-	type done struct {
-		d   time.Duration
-		err error
-	}
-	ch := make(chan done, 1)
-	go func() {
-		var c done
-		defer func() {
-			if r := recover(); r != nil { // on its own goroutine: Run's recover cannot see it
-				c.err = fmt.Errorf("%v", r)
-			}
-			ch <- c
-		}()
-		c.d, c.err = inst.Compile()
-	}()
-	select {
-	case c := <-ch:
-		return c.d, c.err
-	case <-interruptNotice():
-		go func() { <-ch; inst.Close() }()
-		return 0, ErrInterrupted
-	}
-}
-
-// newResult fills in everything but the timings.
-func newResult(dev *devices.Device, w workloads.Workload) Result {
-	prec := workloads.Precision(dev, w)
-	res := Result{
-		Workload: w.Name(), Label: w.String(), DType: workloads.DTypeName(workloads.DTypeOf(w)), Params: workloads.ParamsOf(w),
-		FLOPs: workloads.FLOPsOf(w), Bytes: workloads.BytesOf(w), RelErr: -1, Tolerance: workloads.ToleranceOf(dev, w),
-		Precision: prec, Provenance: ProvenanceOf(dev),
-		PeakFLOPS: dev.Ceilings.Peak(prec), PeakBytesPerSec: dev.Ceilings.BandwidthBytes, PeakSource: dev.Ceilings.Source,
-	}
-	if c, ok := CachedCeilings(dev); ok {
-		res.CeilingFLOPS, res.CeilingBytesPerSec = c.FLOPS[prec], c.BytesPerSec
-	}
-	return res
-}
-
 // Save writes results as indented JSON.
-func Save(path string, results []Result) error { return writeJSON(path, results) }
+func Save(path string, results []Result) error { return WriteJSON(path, results) }
 
-// writeJSON writes v as indented JSON, creating the directory.
-func writeJSON(path string, v any) error {
+// WriteJSON writes v to path as indented JSON, atomically (writeAtomic), creating the directory.
+func WriteJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -392,7 +321,7 @@ func Load(path string) ([]Result, error) {
 	}
 	var rs []Result
 	if err := json.Unmarshal(b, &rs); err != nil {
-		return nil, fmt.Errorf("measure: reading %s: %w", path, err)
+		return nil, fmt.Errorf("results: reading %s: %w", path, err)
 	}
 	for i := range rs {
 		rs[i].Provenance.Recorded = true

@@ -1,10 +1,11 @@
-package measure
+package results
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -77,5 +78,48 @@ func TestRunsSideBySideRecallTheirOwn(t *testing.T) {
 	t.Setenv(RunEnv, "kernel C")
 	if _, err := RecallValue[string]("side-by-side"); err == nil {
 		t.Error("a third run recalls another run's keep")
+	}
+}
+
+// Several notebooks of one learner keeping under the same name at once (tabs on one server): a recall
+// always reads a whole file, never half of one.
+func TestKeepIsAtomic(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	big := make([]Result, 200)
+	if err := KeepValue("shared", big); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 100)
+	var writers sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if err := KeepValue("shared", big); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 300; i++ {
+		if _, err := RecallValue[[]Result]("shared"); err != nil {
+			errs <- err
+			break
+		}
+	}
+	close(done)
+	writers.Wait() // before the temporary directory goes
+	select {
+	case err := <-errs:
+		t.Fatalf("a concurrent keep/recall failed: %v", err)
+	default:
 	}
 }

@@ -1,4 +1,4 @@
-package measure
+package results
 
 import (
 	"encoding/json"
@@ -141,25 +141,25 @@ func RecallStamped[T any](name string) (T, Kept, error) {
 	}
 	if err != nil {
 		if os.IsNotExist(err) {
-			return v, Kept{}, fmt.Errorf("measure: nothing kept under %q yet: run the cell that measures it first", name)
+			return v, Kept{}, fmt.Errorf("results: nothing kept under %q yet: run the cell that measures it first", name)
 		}
 		return v, Kept{}, err
 	}
 	var f keptFile
 	if err := json.Unmarshal(b, &f); err != nil || f.Kept.Run == "" {
-		return v, Kept{}, fmt.Errorf("measure: what is kept under %q has no stamp (kept by an older version of the course), %w: run the cell that measures it again", name, ErrNotThisRun)
+		return v, Kept{}, fmt.Errorf("results: what is kept under %q has no stamp (kept by an older version of the course), %w: run the cell that measures it again", name, ErrNotThisRun)
 	}
 	k := f.Kept
 	switch {
 	case k.Failed != "":
-		return v, k, fmt.Errorf("measure: the cell that measures %q failed at %s (%s), so nothing it kept is shown, %w: fix what it says and run it again",
+		return v, k, fmt.Errorf("results: the cell that measures %q failed at %s (%s), so nothing it kept is shown, %w: fix what it says and run it again",
 			name, k.Time.Local().Format("15:04"), k.Failed, ErrNotThisRun)
 	case k.Run != RunID():
-		return v, k, fmt.Errorf("measure: what is kept under %q was measured on %s by another run (%s), %w: run the cell that measures it first",
+		return v, k, fmt.Errorf("results: what is kept under %q was measured on %s by another run (%s), %w: run the cell that measures it first",
 			name, k.Time.Local().Format("2006-01-02 15:04"), k.Run, ErrNotThisRun)
 	}
 	if err := json.Unmarshal(f.Value, &v); err != nil {
-		return v, k, fmt.Errorf("measure: reading what was kept under %q: %w", name, err)
+		return v, k, fmt.Errorf("results: reading what was kept under %q: %w", name, err)
 	}
 	return v, k, nil
 }
@@ -167,7 +167,7 @@ func RecallStamped[T any](name string) (T, Kept, error) {
 // StoreCache saves a value under name in CacheDir for any later run: for what stays true across
 // runs (a kernel count keyed by everything it depends on), never for measurements (KeepValue).
 func StoreCache[T any](name string, v T) error {
-	return writeJSON(filepath.Join(CacheDir(), "cache", name+".json"), v)
+	return WriteJSON(filepath.Join(CacheDir(), "cache", name+".json"), v)
 }
 
 // LoadCache loads what StoreCache saved under name; ok is false when there is none or it does not read.
@@ -204,8 +204,8 @@ func keep(k Kept, v any) error {
 		return err
 	}
 	f := keptFile{Kept: k, Value: b}
-	if err := writeJSON(runKeptPath(k.Name), f); err != nil {
+	if err := WriteJSON(runKeptPath(k.Name), f); err != nil {
 		return err
 	}
-	return writeJSON(keptPath(k.Name), f)
+	return WriteJSON(keptPath(k.Name), f)
 }
