@@ -49,7 +49,7 @@ func measuredState() (exercise.Measurement, error) {
 	return exercise.Measurement{
 		Case:  exercise.Case{Name: fmt.Sprintf("the lesson's MLP, %d parameters", w.NumParams()), Args: []float64{float64(w.NumParams())}},
 		Value: held, What: "XLA's plan of your float32 Adam step: its arguments less the batch",
-		Note: fmt.Sprintf("Float32 Adam is 16 bytes per parameter too (4 weights + 4 gradients + 4 + 4 moments). XLA's arguments hold %s per parameter: "+
+		Note: fmt.Sprintf("Float32 Adam is 16 bytes per parameter too (4 weights + 4 gradients + 4 + 4 moments). XLA's arguments hold %s bytes per parameter: "+
 			"the weights and both moments; the gradients are temporaries, consumed by the fused update.", units.Sig3(held/float64(w.NumParams()))),
 	}, nil
 }

@@ -42,7 +42,7 @@ func ReadDTypes(rs []results.Result) string {
 		if faster {
 			verdict = "a 16-bit type ran faster than float32 here: this device has a 16-bit arithmetic path that the compiler used"
 		}
-		lines = append(lines, fmt.Sprintf("Your %s (%s): time vs float32 — %s; %s.", dev, f32.Label, strings.Join(parts, ", "), verdict))
+		lines = append(lines, fmt.Sprintf("Your %s at n=%d: time vs float32 — %s; %s.", dev, f32.Params["n"], strings.Join(parts, ", "), verdict))
 	}
 	if len(lines) == 0 {
 		return "No live float32 matmul among the kept results: run the throughput cell above first."
@@ -96,16 +96,22 @@ func ReadScaling(us []Underflow) string {
 	if !rescued {
 		fmt.Fprintf(&b, "Your study: after %d steps, no scale tried keeps every weight gradient in float16. ", l.Steps)
 	}
-	var over []string
-	for _, c := range us[0].Rows {
-		if c.Inf16 > 0 {
-			over = append(over, fmt.Sprintf("S = %s (%s: %d values)", scaleName(c.Scale), c.What, c.Inf16))
+	var over []string // per scale, in order: how many values of each kind overflowed
+	for _, sc := range Scales {
+		var kinds []string
+		for _, c := range us[0].Rows {
+			if c.Scale == sc && c.Inf16 > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", c.Inf16, c.What))
+			}
+		}
+		if len(kinds) > 0 {
+			over = append(over, fmt.Sprintf("S = %s (%s)", scaleName(sc), strings.Join(kinds, ", ")))
 		}
 	}
 	if len(over) == 0 {
 		fmt.Fprintf(&b, "At step %d no scale overflowed.", us[0].Steps)
 	} else {
-		fmt.Fprintf(&b, "At step %d, overflow to Inf at %s.", us[0].Steps, strings.Join(over, ", "))
+		fmt.Fprintf(&b, "At step %d, gradients overflowed to Inf at %s.", us[0].Steps, strings.Join(over, "; "))
 	}
 	return b.String()
 }

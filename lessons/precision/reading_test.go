@@ -46,7 +46,7 @@ func TestReadStudyAndScaling(t *testing.T) {
 		t.Errorf("ReadStudy = %q", got)
 	}
 	got := ReadScaling(us)
-	if !strings.Contains(got, "S = "+scaleName(1<<16)+" is the smallest") || !strings.Contains(got, "overflow to Inf at S = "+scaleName(1<<24)) {
+	if !strings.Contains(got, "S = "+scaleName(1<<16)+" is the smallest") || !strings.Contains(got, "overflowed to Inf at S = "+scaleName(1<<24)+" (3 weights and biases)") {
 		t.Errorf("ReadScaling = %q", got)
 	}
 	if got := ReadStudy(nil); !strings.Contains(got, "run the study cell") {
