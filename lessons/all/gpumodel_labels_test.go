@@ -44,7 +44,7 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 	for _, b := range race.Batches {
 		sweep = append(sweep, cpuResult(b, batching.Narrow, time.Duration(20+b)*time.Microsecond))
 	}
-	lane := experiments.BandLane(experiments.StepEstimate(experiments.CourseMLP(1, 64)))
+	lane := experiments.BandLane(gpumodel.StepEstimate(experiments.CourseMLP(1, 64)))
 	for name, text := range map[string]string{
 		"race lane":                    lane.Device + " " + lane.TimeText() + " " + lane.Describe(),
 		"race.ModelTable":              race.ModelTable(1, 64).String(),
@@ -91,7 +91,7 @@ func TestCheckLabeledCatchesUnlabeled(t *testing.T) {
 	}
 }
 
-// A training step is modeled with its counted kernels: only experiments.StepWork and GPTStepWork
+// A training step is modeled with its counted kernels: only gpumodel.StepWork and GPTStepWork
 // build a step's Work (gpumodel.Step, gpumodel.GPTStep), so no lesson can model an MLP or a GPT
 // step on a hand count of kernels.
 func TestStepsAreModeledWithCountedKernels(t *testing.T) {
@@ -105,7 +105,7 @@ func TestStepsAreModeledWithCountedKernels(t *testing.T) {
 			}
 			b, err := os.ReadFile(p)
 			if err == nil && direct.Match(b) {
-				t.Errorf("%s builds a step's GPU work itself (gpumodel.Step or GPTStep): use experiments.StepEstimate / StepWork or GPTStepEstimate / GPTStepWork, which count the kernels on xla:cpu", p)
+				t.Errorf("%s builds a step's GPU work itself (gpumodel.Step or GPTStep): use gpumodel.StepEstimate / StepWork or GPTStepEstimate / GPTStepWork, which count the kernels on xla:cpu", p)
 			}
 			return nil
 		})

@@ -38,9 +38,9 @@ func recordedStep(batch, hidden int, d time.Duration) results.Result {
 func TestModelIsComparedWithRecordings(t *testing.T) {
 	devicetest.NeedCPUPlugin(t) // the step model's kernels are counted on xla:cpu
 	t.Setenv("WHYGPU_ROOT", t.TempDir())
-	band := experiments.StepEstimate(experiments.CourseMLP(256, 64))
-	above := experiments.StepEstimate(experiments.CourseMLP(1, 64)).High * 2 // +100%
-	inside := (band.Low + band.High) / 2                                     // +0%
+	band := gpumodel.StepEstimate(experiments.CourseMLP(256, 64))
+	above := gpumodel.StepEstimate(experiments.CourseMLP(1, 64)).High * 2 // +100%
+	inside := (band.Low + band.High) / 2                                  // +0%
 	steps := []results.Result{recordedStep(1, 64, above), recordedStep(256, 64, inside)}
 	if _, err := experiments.SaveReference(experiments.Experiment{Lesson: race.Lesson, Name: race.StepSweepName}, steps); err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 
 	c := smallgpt.Config(experiments.GPU)
 	gpt := results.Result{Label: c.String(), DType: "float32", FLOPs: c.FLOPs(), Provenance: h200,
-		Stats: results.Stats{Median: experiments.GPTStepEstimate(c).Low / 2}} // -50%
+		Stats: results.Stats{Median: gpumodel.GPTStepEstimate(c).Low / 2}} // -50%
 	gpt.Provenance.Recorded = true
 	mm := workloads.MatMul{M: 64, K: 1024, N: 1024}
 	e := gpumodel.Default().Estimate(gpumodel.MatMul(64, 1024, 1024, "bfloat16", 2*float64(64*1024*2+1024*1024)))

@@ -35,7 +35,7 @@ func gpuTime(rs []results.Result, batch, hidden int) (sec float64, source string
 			return r.Seconds(), from
 		}
 	}
-	e := experiments.StepEstimate(experiments.CourseMLP(batch, hidden))
+	e := gpumodel.StepEstimate(experiments.CourseMLP(batch, hidden))
 	return -1, e.Label() + ", " + e.Bound
 }
 
@@ -79,7 +79,7 @@ func OccupancyTable(rs []results.Result, hidden int) units.Table {
 		sec, from := gpuTime(rs, b, hidden)
 		gpu := units.Duration(sec)
 		if sec < 0 {
-			e := experiments.StepEstimate(experiments.CourseMLP(b, hidden))
+			e := gpumodel.StepEstimate(experiments.CourseMLP(b, hidden))
 			gpu = e.Band()
 		}
 		tiles, fill := hiddenTiles(b, hidden)
@@ -100,7 +100,7 @@ func OccupancyTable(rs []results.Result, hidden int) units.Table {
 		fmt.Sprintf("At hidden %d the outputs could fill the CPU's %d lanes from batch %d on, but that is parallelism offered, not lanes busy: at small batches every weight is read from memory for few multiply-adds (one at batch 1), so the lanes mostly wait on memory and the call's fixed cost; reusing each weight across the batch is what lets them work. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
 			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Model, sms, full),
 		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization (a model, not a measurement); with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
-		"GPU model: " + experiments.StepEstimate(experiments.CourseMLP(1, hidden)).Note() + ".",
+		"GPU model: " + gpumodel.StepEstimate(experiments.CourseMLP(1, hidden)).Note() + ".",
 	}
 	if b := FloorEnds(hidden); b > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("In the GPU model (not a measurement), the step is launch-bound (starting and waiting on its kernels, not arithmetic) until batch ≈ %s at hidden %d: filling the SMs comes long before the arithmetic outweighs the launches.",
@@ -114,7 +114,7 @@ func OccupancyTable(rs []results.Result, hidden int) units.Table {
 // 0 when it does not within 2²⁴.
 func FloorEnds(hidden int) int {
 	for b := 1; b <= 1<<24; b *= 2 {
-		if experiments.StepEstimate(experiments.CourseMLP(b, hidden)).Bound != "launch-bound" {
+		if gpumodel.StepEstimate(experiments.CourseMLP(b, hidden)).Bound != "launch-bound" {
 			return b
 		}
 	}
@@ -160,7 +160,7 @@ func PeakShareTable(sweeps ...[]results.Result) units.Table {
 			peak := gpumodel.Default().GPU.Peak(workloads.TF32)
 			for _, b := range []int{lo, hi} {
 				w := experiments.CourseMLP(b, hidden)
-				e := experiments.StepEstimate(w)
+				e := gpumodel.StepEstimate(w)
 				lo, hi := w.FLOPs()/e.High.Seconds(), w.FLOPs()/e.Low.Seconds()
 				t.From(units.Model(e.Note()))
 				t.Rows = append(t.Rows, []string{experiments.StepModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),

@@ -430,12 +430,12 @@ func InferenceChart(rs []results.Result) (*plot.Plot, error) {
 
 // WhereTimeGoes is the view "where the time would go on an H200" for the training step z (as
 // xla:cpu compiles it, float32 so TF32 products): its kernels by class with the GPU model's time,
-// share and bound (experiments.WhereTimeGoes). Sizes out of range are refused first.
+// share and bound (gpumodel.WhereTimeGoes). Sizes out of range are refused first.
 func WhereTimeGoes(z StepSizes) (units.Table, error) {
 	if err := z.Validate(); err != nil {
 		return units.Table{}, err
 	}
-	return experiments.WhereTimeGoes(experiments.StepEstimate(z.Model(nil))), nil
+	return gpumodel.WhereTimeGoes(gpumodel.StepEstimate(z.Model(nil))), nil
 }
 
 // ModelCard is the GPU model's card as markdown: the published GPU measurements it is checked

@@ -372,7 +372,7 @@ func ResidentTable(rs []results.Result) units.Table {
 // model's assumptions.
 func GPUModelRows(w workloads.MLP) units.Table {
 	m := gpumodel.Model{GPU: datasheet.H100, A: gpumodel.Published}
-	e := experiments.StepEstimateOn(m, w)
+	e := gpumodel.StepEstimateOn(m, w)
 	pbytes := float64(w.NumParams()) * 4
 	gen5 := m.GPU.PCIeBytes
 	rows := [][]string{

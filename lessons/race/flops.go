@@ -6,7 +6,6 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -50,7 +49,7 @@ func FLOPTable() units.Table {
 			fmt.Sprint(l.B), fmt.Sprint(l.D), fmt.Sprint(l.H),
 			fmt.Sprintf("%d × %d", l.DotProducts(), l.D),
 			fmt.Sprintf("%.2e", fwd), fmt.Sprintf("%.2e", train),
-			units.Duration(train / cpuPeak), units.Duration(train / gpuPeak), experiments.StepEstimateOn(GPU, l.Training()).Band(),
+			units.Duration(train / cpuPeak), units.Duration(train / gpuPeak), gpumodel.StepEstimateOn(GPU, l.Training()).Band(),
 			"formula",
 		})
 	}
@@ -66,7 +65,7 @@ func FLOPTable() units.Table {
 		fmt.Sprintf("Every count is a formula (workloads.MatMul.FLOPs, workloads.MLP.FLOPs), not a measurement; the two “arithmetic alone” columns divide it by a peak (the CPU's model peak, the GPU's datasheet peak): what the FLOPs would cost if nothing else did; the last column is the course's GPU model of the layer's whole training step (a band: its kernels each a roofline, launched on a stream, output tiles on %d SMs, a fraction of the TF32 peak; not a measurement) — the gap between the two GPU columns is the fixed cost per kernel and per execution.", GPU.GPU.SMs),
 		fmt.Sprintf("Issuing one GPU kernel costs %s–%s (the GPU model's range, from published measurements; a model, not a measurement): at %s the %s could do %.2g FLOPs in even the short end of it, more than the whole training step of %d of these %d layers.",
 			units.Duration(issue.Low), units.Duration(issue.High), units.SI(gpuPeak, "FLOP/s"), short(GPU.GPU.Model), breakEven, smaller, len(Layers)),
-		"GPU column: " + experiments.StepEstimateOn(GPU, Layers[0].Training()).Note() + ".",
+		"GPU column: " + gpumodel.StepEstimateOn(GPU, Layers[0].Training()).Note() + ".",
 	}
 	return t
 }

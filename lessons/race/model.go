@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -26,7 +27,7 @@ func short(model string) string { return strings.TrimPrefix(model, "NVIDIA ") }
 // ModelTable explains the model at one size: its assumptions and its parts at both ends of the band.
 func ModelTable(batch, hidden int) units.Table {
 	w := experiments.CourseMLP(batch, hidden)
-	e := experiments.StepEstimate(w)
+	e := gpumodel.StepEstimate(w)
 	t := units.Table{Origins: []units.Origin{units.Model(e.Note())}, Header: []string{"part of the model", "optimistic end", "pessimistic end", "where it comes from"}}
 	add := func(a, lo, hi, c string) { t.Rows = append(t.Rows, []string{a, lo, hi, c}) }
 	d := units.Duration
@@ -42,7 +43,7 @@ func ModelTable(batch, hidden int) units.Table {
 	add("step", d(e.Low.Seconds()), d(e.High.Seconds()), e.Label())
 	t.Notes = append([]string{fmt.Sprintf("At batch %d × hidden %d the model is %s: a band from %s to %s, not a measurement. Its assumptions:",
 		batch, hidden, e.Bound, d(e.Low.Seconds()), d(e.High.Seconds()))}, e.Assumptions()...)
-	if a := gpumodel.StepKernelsAssumed(w); strings.HasPrefix(e.Work.KernelsFrom, experiments.CountedOn) {
+	if a := gpumodel.StepKernelsAssumed(w); strings.HasPrefix(e.Work.KernelsFrom, hlo.CountedOn) {
 		t.Notes = append(t.Notes, fmt.Sprintf("Kernels: %d per step, %s (XLA's optimized HLO of this step, fusions and library calls counted), where a hand count of 6 per layer would assume %d. A GPU compile fuses differently, so even the count is a model input, not the GPU's own.",
 			e.Work.Kernels, e.Work.KernelsFrom, a))
 	}

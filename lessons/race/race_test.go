@@ -15,6 +15,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/results"
 )
@@ -57,12 +58,12 @@ func contains(vs []int, v int) bool {
 func TestModel(t *testing.T) {
 	devicetest.NeedCPUPlugin(t) // the model's kernels are counted on xla:cpu
 	w := experiments.CourseMLP(1, 64)
-	e := experiments.StepEstimate(w)
+	e := gpumodel.StepEstimate(w)
 	if e.Bound != "launch-bound" || e.Work.Kernels <= 0 {
 		t.Errorf("batch 1 × hidden 64 should be launch-bound with its kernels, got %s, %d", e.Bound, e.Work.Kernels)
 	}
 	// The kernels the race's model uses are XLA's count on xla:cpu, not the assumed 6 per layer.
-	if want := experiments.CountedOn; !strings.HasPrefix(e.Work.KernelsFrom, want) {
+	if want := hlo.CountedOn; !strings.HasPrefix(e.Work.KernelsFrom, want) {
 		t.Errorf("kernels from %q, want %q", e.Work.KernelsFrom, want)
 	}
 	if !strings.Contains(e.Note(), e.Work.KernelsFrom) {
@@ -76,10 +77,10 @@ func TestModel(t *testing.T) {
 		t.Errorf("a huge step should be compute-bound, got %s", big.Bound)
 	}
 	// Not a constant over the slider grid: the band's far end moves with the work.
-	if top := experiments.StepEstimate(experiments.CourseMLP(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
+	if top := gpumodel.StepEstimate(experiments.CourseMLP(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
 		t.Errorf("the GPU lane barely moves over the grid: %s at the start, %s at the largest size", e.Band(), top.Band())
 	}
-	lane := experiments.BandLane(experiments.StepEstimate(w))
+	lane := experiments.BandLane(gpumodel.StepEstimate(w))
 	if lane.Source != charts.Model || !lane.Banded() || !strings.Contains(lane.Describe(), "not a measurement") || !strings.Contains(lane.Describe(), "band") {
 		t.Errorf("the model lane must be a labeled band, not a measurement: %q", lane.Describe())
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -106,7 +107,7 @@ func GPULane(batch, hidden int) charts.Lane {
 		}
 		instead = "the recording"
 	} else {
-		lane = experiments.BandLane(experiments.StepEstimate(experiments.CourseMLP(batch, hidden)))
+		lane = experiments.BandLane(gpumodel.StepEstimate(experiments.CourseMLP(batch, hidden)))
 	}
 	if note := devices.GPUFailureNote(devices.GPUFailure(), instead); note != "" {
 		lane.Note = note + "; " + lane.Note

@@ -114,7 +114,7 @@ func Train(live Live) (Run, error) {
 		if live != nil {
 			live.Update(nil, "counting the kernels of the "+Config(experiments.GPU).String()+" step on xla:cpu for the GPU model (once on this machine)…")
 		}
-		experiments.GPTStepKernels(Config(experiments.GPU))
+		gpumodel.GPTStepKernels(Config(experiments.GPU))
 	}
 	s := experiments.CurrentScale()
 	run, err := TrainOn(dev, Config(s), Steps(s), live)
@@ -460,7 +460,7 @@ func MFU() (units.Table, error) {
 func ModelVersusRows(rec []results.Result) [][]string {
 	m := gpumodel.Default()
 	c := Config(experiments.GPU)
-	e := experiments.GPTStepEstimate(c)
+	e := gpumodel.GPTStepEstimate(c)
 	var rows [][]string
 	for _, r := range rec {
 		if r.Provenance.Device != devices.CUDA || r.Stats.Median <= 0 || math.Abs(r.FLOPs/c.FLOPs()-1) > 1e-6 {
@@ -495,7 +495,7 @@ func freshMatmulCeiling(dev *devices.Device) (float64, error) {
 func GPUModelRow() []string {
 	m := gpumodel.Default()
 	c := Config(experiments.GPU)
-	e := experiments.GPTStepEstimate(c)
+	e := gpumodel.GPTStepEstimate(c)
 	peak := m.GPU.Peak("tf32")
 	hi, lo := c.FLOPs()/e.Low.Seconds(), c.FLOPs()/e.High.Seconds()
 	return []string{m.Name() + ", " + c.String(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"), units.SI(peak, "FLOP/s") + " (TF32 datasheet)",
@@ -598,10 +598,10 @@ func Summary(run Run) string {
 
 // WhereTimeGoes is the view "where the time would go on an H200" for one training step of c: its
 // kernels (xla:cpu's compile of the step) by class with the GPU model's time, share and bound, to
-// read beside the measured xla:cpu shares of SharesTable (experiments.WhereTimeGoes).
+// read beside the measured xla:cpu shares of SharesTable (gpumodel.WhereTimeGoes).
 func WhereTimeGoes(c workloads.GPT) (units.Table, error) {
 	if err := c.Validate(); err != nil {
 		return units.Table{}, err
 	}
-	return experiments.WhereTimeGoes(experiments.GPTStepEstimate(c)), nil
+	return gpumodel.WhereTimeGoes(gpumodel.GPTStepEstimate(c)), nil
 }

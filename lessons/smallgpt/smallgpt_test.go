@@ -9,6 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -94,7 +95,7 @@ func TestGPUModelRowIsABand(t *testing.T) {
 	if !strings.Contains(r[4], "not a measurement") || !strings.Contains(r[3], "–") {
 		t.Errorf("row %v", r)
 	}
-	if !strings.Contains(r[4], experiments.CountedOn) || strings.Contains(r[4], "assumed: 40 per layer") {
+	if !strings.Contains(r[4], hlo.CountedOn) || strings.Contains(r[4], "assumed: 40 per layer") {
 		t.Errorf("the row's kernels are not counted on xla:cpu: %v", r)
 	}
 	t.Log(r)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/results"
 )
 
@@ -29,7 +30,7 @@ func TestCardVersus(t *testing.T) {
 		return results.Result{Workload: w.Name(), Label: w.String(), DType: "float32", Params: w.Params(), FLOPs: w.FLOPs(),
 			Stats: results.Stats{Median: d}, Provenance: h200}
 	}
-	band := StepEstimate(CourseMLP(256, 64))
+	band := gpumodel.StepEstimate(CourseMLP(256, 64))
 	run := func(*devices.Device, Scale) ([]results.Result, error) { return nil, nil }
 	for _, tc := range []struct {
 		e  Experiment

@@ -1,7 +1,11 @@
 // Package experiments ties lessons to their measurements: the size knob (Scale), the registry of
 // every experiment a lesson makes (so `whygpu record` can run them all on a chosen device), and the
 // reference results recorded on devices a learner may not have (a GPU), which lessons show next to
-// their live numbers, labeled as recorded.
+// their live numbers, labeled as recorded. It also holds what two lessons share about the course's
+// training step (Step, its sweeps, their chart series with the GPU model's band, the model against
+// a recording of the step, CardVersus over every recording): they need Step and the reference
+// files, which are this package's. Counting a program's kernels is package hlo's
+// (hlo.CompiledKernels), and the GPU model of a step is gpumodel's (gpumodel.StepEstimate).
 //
 // Reference results live in the repository under
 //

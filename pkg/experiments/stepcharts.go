@@ -34,7 +34,7 @@ func StepModelSeries(sizes []Size, x func(Size) float64, y func(sec float64, s S
 func StepModelSeriesOn(m gpumodel.Model, sizes []Size, x func(Size) float64, y func(sec float64, s Size) float64) charts.Series {
 	s := charts.Series{Name: StepModelName, Source: charts.Model}
 	for _, sz := range sizes {
-		e := StepEstimateOn(m, sz.MLP())
+		e := gpumodel.StepEstimateOn(m, sz.MLP())
 		s.Note = e.Note()
 		pt := charts.XY{X: x(sz), Y: e.Mid().Seconds(), Lo: e.Low.Seconds(), Hi: e.High.Seconds()}
 		s.Points = append(s.Points, pt.MapY(func(_, sec float64) float64 { return y(sec, sz) }))
@@ -79,7 +79,7 @@ func ModelVersus(rs []results.Result) []string {
 		}
 		src, note := fromresult.Source(r.Provenance)
 		where := fmt.Sprintf("the step at batch %d × hidden %d on %s, %s,", b, h, r.Provenance.Device, src.Describe(note))
-		out = append(out, StepEstimate(CourseMLP(b, h)).Versus(r.Stats.Median, r.Provenance.Recorded, where))
+		out = append(out, gpumodel.StepEstimate(CourseMLP(b, h)).Versus(r.Stats.Median, r.Provenance.Recorded, where))
 	}
 	return out
 }

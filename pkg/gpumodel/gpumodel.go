@@ -3,7 +3,7 @@
 // pessimistic end, with the assumptions that produced it. No other package or lesson computes GPU time.
 //
 // The model works kernel by kernel (Model.Estimate). A step's kernels are read from the optimized
-// HLO of the step as XLA compiled it for xla:cpu (hlo.KernelsOf, through experiments.StepWork
+// HLO of the step as XLA compiled it for xla:cpu (hlo.CompiledKernels, through StepWork
 // and GPTStepWork): each kernel's FLOPs, its bytes (operands read + results written, from the HLO
 // shapes) and its matrix products. That the GPU would run the same sequence is an assumption, said
 // on every use (SequenceAssumption): XLA's GPU compiler fuses differently. For each kernel:

@@ -8,7 +8,7 @@ import (
 
 // Kernel is one kernel of the sequence an execution runs, as the model sees it: its arithmetic,
 // its traffic to device memory and its matrix products. A step's kernels come from the optimized
-// HLO XLA compiled for xla:cpu (experiments.StepWork reads them with hlo.KernelsOf); XLA's
+// HLO XLA compiled for xla:cpu (StepWork reads them with hlo.CompiledKernels); XLA's
 // GPU compiler fuses the same graph differently (it runs GEMMs through cuBLAS or Triton, may fuse
 // a bias and activation into a GEMM's epilogue, and fuses an optimizer's update of many
 // parameters into fewer kernels), so the sequence is an assumption the model states

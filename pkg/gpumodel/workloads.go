@@ -29,7 +29,7 @@ func StepGEMMs(w workloads.MLP) []GEMM {
 }
 
 // Step is the Work of one training step of w. kernels is the kernel count of the compiled step
-// with where it comes from (e.g. 25, "counted on xla:cpu": experiments.StepWork counts it);
+// with where it comes from (e.g. 25, "counted on xla:cpu": StepWork counts it);
 // kernels ≤ 0 falls back to StepKernelsAssumed, and from then says why there is no count (the
 // label reads "assumed: 6 per layer …; <from>").
 func Step(w workloads.MLP, kernels int, from string) Work {
@@ -67,7 +67,7 @@ func GPTStepKernelsAssumed(c workloads.GPT) int { return 40*c.Layers + 30 }
 // their rows added up, as a batched GEMM fills the GPU together.
 //
 // kernels is the kernel count of the compiled step with where it comes from (e.g. 345, "counted on
-// xla:cpu": experiments.GPTStepWork counts it); kernels ≤ 0 falls back to GPTStepKernelsAssumed,
+// xla:cpu": GPTStepWork counts it); kernels ≤ 0 falls back to GPTStepKernelsAssumed,
 // and from then says why there is no count (the label reads "assumed: 40 per layer + 30; <from>").
 func GPTStep(c workloads.GPT, kernels int, from string) Work {
 	if kernels <= 0 {

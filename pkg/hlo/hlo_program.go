@@ -1,7 +1,9 @@
 // Package hlo shows what XLA made of a GoMLX graph: the optimized HLO it compiled (read from
 // XLA's own dump), how many kernels one execution launches and how many operations were fused into
 // them, and the memory XLA planned for the executable (arguments, outputs, aliased bytes,
-// temporaries), from PJRT's compiled-memory statistics.
+// temporaries), from PJRT's compiled-memory statistics. CompiledKernels keeps the kernels of a
+// program compiled once per shape on xla:cpu (in the process and on disk), for the GPU model
+// (package gpumodel converts them into its own kernels: this package knows nothing of the model).
 //
 // XLA reads its flags (XLA_FLAGS) once per process, when the first backend opens. Importing this
 // package adds, before main runs,

@@ -1,13 +1,13 @@
-package experiments
+package gpumodel
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hlo"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -18,16 +18,16 @@ func TestStepKernelsAreCounted(t *testing.T) {
 	t.Setenv("WHYGPU_CACHE", t.TempDir())
 	for _, tc := range []struct {
 		name      string
-		size      Size
+		w         workloads.MLP
 		wantFrom  string
 		wantLimit bool
 	}{
-		{"batch 1", Size{1, 64}, CountedOn, false},
-		{"batch 256", Size{256, 64}, CountedOn, false},
-		{"past the limit", Size{4 * CountBatchLimit, 16}, CountedOn + " at batch", true},
+		{"batch 1", courseStep(1, 64), hlo.CountedOn, false},
+		{"batch 256", courseStep(256, 64), hlo.CountedOn, false},
+		{"past the limit", courseStep(4*CountBatchLimit, 16), hlo.CountedOn + " at batch", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := tc.size.MLP()
+			w := tc.w
 			n, from := StepKernels(w)
 			if n <= 0 || !strings.HasPrefix(from, tc.wantFrom) {
 				t.Fatalf("StepKernels(%s) = %d, %q; want a count %q…", w, n, from, tc.wantFrom)
@@ -45,23 +45,18 @@ func TestStepKernelsAreCounted(t *testing.T) {
 			}
 		})
 	}
-	// The count is kept on disk: a new process (an emptied map here) reads it back.
-	countMu.Lock()
-	clear(counts)
-	countMu.Unlock()
-	if n, from := StepKernels(CourseMLP(1, 64)); n <= 0 || from != CountedOn {
-		t.Errorf("after clearing the in-process cache: %d, %q", n, from)
-	}
+	// That the kernels are kept on disk, so a new process reads them back, is hlo's test
+	// (TestCompiledKernelsAreKept).
 }
 
 // Without a count the model falls back to the assumed 6 per layer and says why.
 func TestStepKernelsFallBack(t *testing.T) {
-	w := CourseMLP(1, 64)
-	work := gpumodel.Step(w, 0, "no count from xla:cpu: no plugin")
-	if work.Kernels != gpumodel.StepKernelsAssumed(w) || !strings.Contains(work.KernelsFrom, "assumed") || !strings.Contains(work.KernelsFrom, "no count from xla:cpu") {
+	w := courseStep(1, 64)
+	work := Step(w, 0, "no count from xla:cpu: no plugin")
+	if work.Kernels != StepKernelsAssumed(w) || !strings.Contains(work.KernelsFrom, "assumed") || !strings.Contains(work.KernelsFrom, "no count from xla:cpu") {
 		t.Errorf("fallback work: %d kernels from %q", work.Kernels, work.KernelsFrom)
 	}
-	if note := gpumodel.Default().Estimate(work).Note(); !strings.Contains(note, "assumed") {
+	if note := Default().Estimate(work).Note(); !strings.Contains(note, "assumed") {
 		t.Errorf("the fallback's note hides that the count is assumed: %q", note)
 	}
 }
@@ -77,20 +72,17 @@ func TestGPTStepKernelsAreCounted(t *testing.T) {
 	var last int
 	for _, c := range []workloads.GPT{small, deeper} {
 		n, from := GPTStepKernels(c)
-		if n <= 0 || from != CountedOn {
-			t.Fatalf("GPTStepKernels(%s) = %d, %q; want a count %q", c, n, from, CountedOn)
+		if n <= 0 || from != hlo.CountedOn {
+			t.Fatalf("GPTStepKernels(%s) = %d, %q; want a count %q", c, n, from, hlo.CountedOn)
 		}
 		if n <= last {
 			t.Errorf("%s: %d kernels, not more than the shallower model's %d", c, n, last)
 		}
 		last = n
-		countMu.Lock()
-		clear(counts) // the next ask reads the count kept on disk
-		countMu.Unlock()
 		if n2, _ := GPTStepKernels(c); n2 != n {
 			t.Errorf("%s: kept count %d differs from the first %d", c, n2, n)
 		}
-		if e := GPTStepEstimate(c); e.Work.Kernels != n || !strings.Contains(e.Note(), CountedOn) {
+		if e := GPTStepEstimate(c); e.Work.Kernels != n || !strings.Contains(e.Note(), hlo.CountedOn) {
 			t.Errorf("%s: the estimate uses %d kernels (%q), want %d counted; note %q", c, e.Work.Kernels, e.Work.KernelsFrom, n, e.Note())
 		}
 	}
@@ -102,50 +94,17 @@ func TestGPTStepKernelsAreCounted(t *testing.T) {
 // Without a count the GPT model falls back to the assumed 40 per layer + 30 and says why.
 func TestGPTStepKernelsFallBack(t *testing.T) {
 	c := workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 3, Heads: 2}
-	work := gpumodel.GPTStep(c, 0, "no count from xla:cpu: no plugin")
-	if work.Kernels != gpumodel.GPTStepKernelsAssumed(c) || !strings.HasPrefix(work.KernelsFrom, "assumed: 40 per layer + 30; no count from xla:cpu") {
+	work := GPTStep(c, 0, "no count from xla:cpu: no plugin")
+	if work.Kernels != GPTStepKernelsAssumed(c) || !strings.HasPrefix(work.KernelsFrom, "assumed: 40 per layer + 30; no count from xla:cpu") {
 		t.Errorf("fallback work: %d kernels from %q", work.Kernels, work.KernelsFrom)
 	}
-	if note := gpumodel.Default().Estimate(work).Note(); !strings.Contains(note, "assumed") {
+	if note := Default().Estimate(work).Note(); !strings.Contains(note, "assumed") {
 		t.Errorf("the fallback's note hides that the count is assumed: %q", note)
 	}
 }
 
-func TestCheckPoints(t *testing.T) {
-	for _, tc := range []struct {
-		n    int
-		want string // "" for no error
-	}{
-		{0, "03-batch: give at least one batch size"},
-		{1, ""},
-		{16, ""},
-		{17, "03-batch: 17 batch sizes: at most 16 keep the sweep in seconds"},
-	} {
-		err := CheckPoints("03-batch", "batch size", tc.n, 16)
-		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
-			t.Errorf("CheckPoints(%d) = %v, want %q", tc.n, err, tc.want)
-		}
-	}
-}
-
-func TestCheckDimsAndDepth(t *testing.T) {
-	for _, tc := range []struct {
-		dims  []Dim
-		depth int
-		want  string // "" for no error
-	}{
-		{[]Dim{{"batch", 1}, {"Hidden", 4096}}, 1, ""},
-		{[]Dim{{"batch", 0}, {"Hidden", 64}}, 2, "05-precision: batch 0 refused before anything is allocated: use 1…4096"},
-		{[]Dim{{"batch", 8}, {"Hidden", 1_000_000_000}}, 2, "05-precision: Hidden 1000000000 refused before anything is allocated: use 1…4096"},
-		{[]Dim{{"batch", 8}}, 0, "05-precision: depth 0 refused: use 1…8 hidden layers"},
-		{[]Dim{{"batch", 8}}, 9, "05-precision: depth 9 refused: use 1…8 hidden layers"},
-	} {
-		err := CheckDims("05-precision", 4096, tc.dims...)
-		if err == nil {
-			err = CheckDepth("05-precision", tc.depth, 8)
-		}
-		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
-			t.Errorf("%v depth %d: %v, want %q", tc.dims, tc.depth, err, tc.want)
-		}
-	}
+// courseStep is the course's training step (experiments.CourseMLP, which this package cannot
+// import: experiments imports gpumodel) at a batch size and hidden width.
+func courseStep(batch, hidden int) workloads.MLP {
+	return workloads.MLP{Batch: batch, In: 64, Hidden: hidden, Out: 10, Depth: 2, Type: dtypes.Float32, Optimizer: workloads.SGD, Seed: 1}
 }

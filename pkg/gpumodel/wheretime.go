@@ -1,4 +1,4 @@
-package experiments
+package gpumodel
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/units"
 )
 
@@ -16,7 +15,7 @@ import (
 // its share of the kernels' time and what bounds it; a last row holds the fixed costs the kernels
 // do not account for (per execution, launches the GPU waits for). The notes carry the model's
 // label, its assumptions and that the kernels are xla:cpu's compilation of the graph.
-func WhereTimeGoes(e gpumodel.Estimate) units.Table {
+func WhereTimeGoes(e Estimate) units.Table {
 	t := units.NewTable("kernel class", "kernels", "share of FLOPs", e.GPU+" model time (not a measurement)", "share of modeled time", "bound")
 	t.From(units.Model(e.Note()))
 	flops := 0.0
@@ -44,7 +43,7 @@ func WhereTimeGoes(e gpumodel.Estimate) units.Table {
 
 // WhereTimeChart draws WhereTimeGoes as bars: each class's share of the modeled kernel time at
 // the pessimistic end next to its share of the FLOPs.
-func WhereTimeChart(e gpumodel.Estimate) (*plot.Plot, error) {
+func WhereTimeChart(e Estimate) (*plot.Plot, error) {
 	flops := 0.0
 	for _, k := range e.Kernels {
 		flops += k.FLOPs
@@ -61,7 +60,7 @@ func WhereTimeChart(e gpumodel.Estimate) (*plot.Plot, error) {
 	if len(bars) == 0 {
 		return nil, fmt.Errorf("%w: no modeled kernels", charts.ErrNoData)
 	}
-	return charts.Bars(gpumodel.Default().Name()+": share of FLOPs vs share of modeled time, per kernel class (not a measurement)", "share of the step [%]", bars)
+	return charts.Bars(Default().Name()+": share of FLOPs vs share of modeled time, per kernel class (not a measurement)", "share of the step [%]", bars)
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) }

@@ -1,22 +1,13 @@
-package experiments
+package gpumodel
 
 import (
 	"fmt"
-	"regexp"
-	"sync"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/hlo"
-	"github.com/gpu-course/whygpu/pkg/results"
 	"github.com/gpu-course/whygpu/pkg/train"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
-
-// CountedOn is how a kernel count from XLA's optimized HLO is labeled wherever the GPU model uses
-// it: XLA compiles the step for xla:cpu here; a GPU compile fuses differently, so the count is the
-// CPU compile's, named as such.
-const CountedOn = "counted on xla:cpu"
 
 // CountBatchLimit is the largest batch whose step is compiled and run to count its kernels: the
 // count stops changing with the batch well below it (XLA fuses the same way once a batch is more
@@ -28,9 +19,9 @@ const CountBatchLimit = 4096
 // compiled on xla:cpu, counted by package hlo (fusions, library calls such as dots, and other
 // kernels), with where it comes from ("counted on xla:cpu", or "counted on xla:cpu at batch 4096,
 // same widths" beyond CountBatchLimit). The kernels are kept per shape and plugin, in this process
-// and on disk (results.StoreCache), so a slider that returns to a shape answers at once. When the
+// and on disk (hlo.CompiledKernels), so a slider that returns to a shape answers at once. When the
 // count is unavailable (no CPU plugin, a failed compile) it returns 0 and the reason, and the model
-// falls back to gpumodel.StepKernelsAssumed, saying so.
+// falls back to StepKernelsAssumed, saying so.
 func StepKernels(w workloads.MLP) (int, string) {
 	seq, from, _ := stepSequence(w)
 	return len(seq), from
@@ -39,78 +30,31 @@ func StepKernels(w workloads.MLP) (int, string) {
 // stepSequence is StepKernels with the kernels themselves (hlo.KernelsOf, as the GPU model
 // reads them); exact says whether they are w's own (false beyond CountBatchLimit: the count of the
 // same widths at the limit, whose shapes are not w's).
-func stepSequence(w workloads.MLP) (seq []gpumodel.Kernel, from string, exact bool) {
+func stepSequence(w workloads.MLP) (seq []Kernel, from string, exact bool) {
 	at := w
-	from, exact = CountedOn, true
+	from, exact = hlo.CountedOn, true
 	if w.Batch > CountBatchLimit {
 		at.Batch = CountBatchLimit
-		from, exact = fmt.Sprintf("%s at batch %d, same widths", CountedOn, CountBatchLimit), false
+		from, exact = fmt.Sprintf("%s at batch %d, same widths", hlo.CountedOn, CountBatchLimit), false
 	}
-	seq, err := kernelsOnce(at.String(), func(dev *devices.Device) (string, error) { return stepHLO(dev, at) })
+	ks, err := hlo.CompiledKernels(at.String(), func(dev *devices.Device) (string, error) { return stepHLO(dev, at) })
 	if err != nil {
 		return nil, "no count from xla:cpu: " + err.Error(), false
 	}
-	return seq, from, exact
+	return FromHLO(ks), from, exact
 }
 
-var (
-	countMu sync.Mutex
-	counts  = map[string][]gpumodel.Kernel{}
-)
-
-var nonKey = regexp.MustCompile(`[^A-Za-z0-9.]+`)
-
-// kernelsOnce returns the kernels of the step described by shape (a text naming every size that
-// changes the compiled graph), from this process's cache, from disk (results.LoadCache), or by
-// compiling it on xla:cpu (optimizedHLO returns the optimized HLO) and keeping what hlo.KernelsOf reads.
-// The disk key names the plugin, its PJRT version and the GoMLX and go-xla versions: kernels
-// compiled by another compiler are never reused.
-func kernelsOnce(shape string, optimizedHLO func(*devices.Device) (string, error)) ([]gpumodel.Kernel, error) {
-	dev, err := devices.Open(devices.CPU)
-	if err != nil {
-		return nil, err
-	}
-	p := results.ProvenanceOf(dev)
-	key := nonKey.ReplaceAllString(fmt.Sprintf("kernelseq %s pjrt %s gomlx %s go-xla %s %s", dev.Plugin, dev.PJRTVersion, p.GoMLX, p.GoXLA, shape), "-")
-	if len(key) > 200 {
-		key = key[len(key)-200:]
-	}
-	countMu.Lock()
-	defer countMu.Unlock()
-	if seq, ok := counts[key]; ok {
-		return seq, nil
-	}
-	if seq, ok := results.LoadCache[[]gpumodel.Kernel](key); ok && len(seq) > 0 {
-		counts[key] = seq
-		return seq, nil
-	}
-	text, err := optimizedHLO(dev)
-	if err != nil {
-		return nil, err
-	}
-	ks, err := hlo.KernelsOf(text)
-	if err != nil {
-		return nil, err
-	}
-	if len(ks) == 0 {
-		return nil, fmt.Errorf("hlo: no kernels in the optimized HLO of %s", shape)
-	}
-	seq := ModelKernels(ks)
-	counts[key] = seq
-	_ = results.StoreCache(key, seq) // a cache: a failed write only costs a recompile
-	return seq, nil
-}
-
-// ModelKernels are compiled kernels as the GPU model reads them: each with its FLOPs, bytes, class
-// and matrix products (a Dot is a GEMM, its batch kept).
-func ModelKernels(ks []hlo.Kernel) []gpumodel.Kernel {
-	out := make([]gpumodel.Kernel, len(ks))
+// FromHLO is compiled kernels (hlo.KernelsOf) as the model reads them: each with its FLOPs, bytes,
+// class and matrix products (a Dot is a GEMM, its batch kept). Package hlo reads programs and knows
+// nothing of the model; the model converts what it reads.
+func FromHLO(ks []hlo.Kernel) []Kernel {
+	out := make([]Kernel, len(ks))
 	for i, k := range ks {
-		g := make([]gpumodel.GEMM, len(k.Dots))
+		g := make([]GEMM, len(k.Dots))
 		for j, d := range k.Dots {
-			g[j] = gpumodel.GEMM{M: d.M, N: d.N, K: d.K, Batch: d.Batch}
+			g[j] = GEMM{M: d.M, N: d.N, K: d.K, Batch: d.Batch}
 		}
-		out[i] = gpumodel.Kernel{Name: k.Name, Class: k.Class, FLOPs: k.FLOPs, Bytes: k.Bytes, GEMMs: g}
+		out[i] = Kernel{Name: k.Name, Class: k.Class, FLOPs: k.FLOPs, Bytes: k.Bytes, GEMMs: g}
 	}
 	return out
 }
@@ -149,24 +93,24 @@ func countHLO(text string, err error) (hlo.Kernels, error) {
 }
 
 // StepWork is the GPU model's description of one training step of w: its kernels as xla:cpu
-// compiled them (Work.Sequence, gpumodel.SequenceAssumption), or past CountBatchLimit the count at
+// compiled them (Work.Sequence, SequenceAssumption), or past CountBatchLimit the count at
 // the limit with kernels built from the formula's GEMMs, or, when nothing could be compiled,
-// gpumodel.StepKernelsAssumed, labeled as assumed.
-func StepWork(w workloads.MLP) gpumodel.Work {
+// StepKernelsAssumed, labeled as assumed.
+func StepWork(w workloads.MLP) Work {
 	seq, from, exact := stepSequence(w)
-	work := gpumodel.Step(w, len(seq), from)
+	work := Step(w, len(seq), from)
 	if exact {
 		work.Sequence = seq
 	}
 	return work
 }
 
-// StepEstimate is the course's GPU model (gpumodel.Default, the H200) of one training step of w,
+// StepEstimate is the course's GPU model (Default, the H200) of one training step of w,
 // kernel by kernel as xla:cpu compiled it: how every lesson models a step.
-func StepEstimate(w workloads.MLP) gpumodel.Estimate { return StepEstimateOn(gpumodel.Default(), w) }
+func StepEstimate(w workloads.MLP) Estimate { return StepEstimateOn(Default(), w) }
 
 // StepEstimateOn is StepEstimate on another model (the source's H100).
-func StepEstimateOn(m gpumodel.Model, w workloads.MLP) gpumodel.Estimate {
+func StepEstimateOn(m Model, w workloads.MLP) Estimate {
 	return m.Estimate(StepWork(w))
 }
 
@@ -174,20 +118,20 @@ func StepEstimateOn(m gpumodel.Model, w workloads.MLP) gpumodel.Estimate {
 // (model, cross-entropy, Adam), compiled on xla:cpu but not run (train.CompileGPTStep), so any
 // size counts on a laptop; its XLA compile takes a few seconds, once per shape and plugin (kept in
 // this process and on disk). When no count is available it returns 0 and the reason, and the model
-// falls back to gpumodel.GPTStepKernelsAssumed, saying so.
+// falls back to GPTStepKernelsAssumed, saying so.
 func GPTStepKernels(c workloads.GPT) (int, string) {
 	seq, from := gptSequence(c)
 	return len(seq), from
 }
 
-func gptSequence(c workloads.GPT) ([]gpumodel.Kernel, string) {
-	seq, err := kernelsOnce(fmt.Sprintf("%s ffn=%d", c, c.FFNWidth()), func(dev *devices.Device) (string, error) {
+func gptSequence(c workloads.GPT) ([]Kernel, string) {
+	ks, err := hlo.CompiledKernels(fmt.Sprintf("%s ffn=%d", c, c.FFNWidth()), func(dev *devices.Device) (string, error) {
 		return gptHLO(dev, c)
 	})
 	if err != nil {
 		return nil, "no count from xla:cpu: " + err.Error()
 	}
-	return seq, CountedOn
+	return FromHLO(ks), hlo.CountedOn
 }
 
 // gptHLO compiles one training step of c on dev (an XLA device), without running it, and returns
@@ -209,17 +153,17 @@ func CountGPTKernels(dev *devices.Device, c workloads.GPT) (hlo.Kernels, error) 
 }
 
 // GPTStepWork is the GPU model's description of one training step of c: its kernels as xla:cpu
-// compiled them (gpumodel.SequenceAssumption), or gpumodel.GPTStepKernelsAssumed, labeled as
+// compiled them (SequenceAssumption), or GPTStepKernelsAssumed, labeled as
 // assumed, when none could be compiled.
-func GPTStepWork(c workloads.GPT) gpumodel.Work {
+func GPTStepWork(c workloads.GPT) Work {
 	seq, from := gptSequence(c)
-	work := gpumodel.GPTStep(c, len(seq), from)
+	work := GPTStep(c, len(seq), from)
 	work.Sequence = seq
 	return work
 }
 
-// GPTStepEstimate is the course's GPU model (gpumodel.Default, the H200) of one training step of c,
+// GPTStepEstimate is the course's GPU model (Default, the H200) of one training step of c,
 // kernel by kernel as xla:cpu compiled it: how a lesson models a GPT step.
-func GPTStepEstimate(c workloads.GPT) gpumodel.Estimate {
-	return gpumodel.Default().Estimate(GPTStepWork(c))
+func GPTStepEstimate(c workloads.GPT) Estimate {
+	return Default().Estimate(GPTStepWork(c))
 }

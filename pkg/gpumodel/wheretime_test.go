@@ -1,11 +1,10 @@
-package experiments
+package gpumodel
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -18,11 +17,11 @@ func TestWhereTimeGoes(t *testing.T) {
 	t.Setenv("WHYGPU_CACHE", t.TempDir())
 	for _, tc := range []struct {
 		name      string
-		e         gpumodel.Estimate
+		e         Estimate
 		wantBound string
 	}{
-		{"tiny MLP step", StepEstimate(CourseMLP(1, 16)), "launch-bound"},
-		{"MLP step 4096×1024", StepEstimate(CourseMLP(4096, 1024)), "compute-bound"},
+		{"tiny MLP step", StepEstimate(courseStep(1, 16)), "launch-bound"},
+		{"MLP step 4096×1024", StepEstimate(courseStep(4096, 1024)), "compute-bound"},
 		{"GPT step", GPTStepEstimate(workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2}), "launch-bound"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -31,7 +30,7 @@ func TestWhereTimeGoes(t *testing.T) {
 			}
 			tab := WhereTimeGoes(tc.e)
 			text := tab.String()
-			if err := gpumodel.CheckLabeled(text); err != nil || !strings.Contains(text, "xla:cpu") {
+			if err := CheckLabeled(text); err != nil || !strings.Contains(text, "xla:cpu") {
 				t.Errorf("unlabeled view (%v):\n%s", err, text)
 			}
 			if len(tab.Rows) != len(tc.e.ByClass())+2 {
