@@ -1,7 +1,7 @@
 // Package batching is the code behind notebooks/03-batch-and-width.ipynb: batch size and layer
 // width.
 //
-// It sweeps the course's training step (experiments.Step, raced in lesson 1: 64 → hidden → hidden → 10, f32, SGD) over
+// It sweeps the course's training step (experiments.CourseMLP, raced in lesson 1: 64 → hidden → hidden → 10, f32, SGD) over
 // the batch size at a narrow and a wide hidden layer, and over the hidden width at a small batch, on
 // every XLA device here, with the GPU taken from a recording when there is no GPU (or the datasheet
 // GPU model, package gpumodel, until one exists). It reports time per step, samples per second, achieved

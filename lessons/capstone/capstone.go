@@ -61,34 +61,34 @@ func (r Run) Validate() error {
 // FLOPs is 6·N·T: 2 per parameter per token forward, about 4 backward.
 func (r Run) FLOPs() float64 { return 6 * r.Params * r.Tokens }
 
-// Step is the training step whose achieved FLOP/s stands in for the run's here, as the learner
-// writes it in a cell: an MLP (784 inputs, two hidden layers of Hidden, 10 outputs, float32, SGD)
-// on batches of Batch, with matrices large enough to keep the cores busy.
-type Step struct {
+// StepShape is the shape of the training step whose achieved FLOP/s stands in for the run's here,
+// as the learner writes it in a cell: an MLP (784 inputs, two hidden layers of Hidden, 10 outputs,
+// float32, SGD) on batches of Batch, with matrices large enough to keep the cores busy.
+type StepShape struct {
 	Batch  int // samples per step
 	Hidden int // hidden width
 }
 
 // DefaultStep is the step at a scale: batch 256, hidden 512 on a laptop (the notebook's literal);
 // 4096, 4096 at GPU scale (what `whygpu record` records).
-func DefaultStep(s experiments.Scale) Step {
-	return experiments.Pick(s, Step{Batch: 256, Hidden: 512}, Step{Batch: 4096, Hidden: 4096})
+func DefaultStep(s experiments.Scale) StepShape {
+	return experiments.Pick(s, StepShape{Batch: 256, Hidden: 512}, StepShape{Batch: 4096, Hidden: 4096})
 }
 
-// Limits of a Step, checked before anything is allocated.
+// Limits of a StepShape, checked before anything is allocated.
 const (
 	MaxStepHidden = 8192
 	MaxStepFLOPs  = 2e11 // one step: seconds on a laptop CPU, and it is timed several times
 )
 
 // Model is the step's MLP (its FLOPs come from workloads.MLP's formula).
-func (z Step) Model() workloads.MLP {
+func (z StepShape) Model() workloads.MLP {
 	return workloads.MLP{Batch: z.Batch, In: 784, Hidden: z.Hidden, Out: 10, Depth: 2, Type: dtypes.Float32}
 }
 
 // Validate says why a step is refused: a batch or width out of range, or a step too large to time
 // in seconds.
-func (z Step) Validate() error {
+func (z StepShape) Validate() error {
 	switch {
 	case z.Batch < 1 || z.Batch > MaxBatch:
 		return fmt.Errorf("%s: batch %d refused before anything is allocated: use 1…%d", Lesson, z.Batch, MaxBatch)
@@ -117,7 +117,7 @@ func init() {
 
 // StepHere times the learner's step on every XLA device here, with this device's measured matmul
 // ceiling, adds recordings of devices not here (at the sizes they were recorded at), and keeps them.
-func StepHere(z Step) ([]results.Result, error) {
+func StepHere(z StepShape) ([]results.Result, error) {
 	if err := z.Validate(); err != nil {
 		return nil, err
 	}

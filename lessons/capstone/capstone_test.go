@@ -32,7 +32,7 @@ func TestPlannedFLOPs(t *testing.T) {
 }
 
 func TestStepRefused(t *testing.T) {
-	def := Step{Batch: 256, Hidden: 512} // notebooks/11-capstone.ipynb
+	def := StepShape{Batch: 256, Hidden: 512} // notebooks/11-capstone.ipynb
 	if err := def.Validate(); err != nil {
 		t.Fatalf("the cell's default step is refused: %v", err)
 	}
@@ -40,13 +40,13 @@ func TestStepRefused(t *testing.T) {
 		t.Errorf("the cell's default %+v is not DefaultStep(Laptop) %+v", def, DefaultStep(experiments.Laptop))
 	}
 	for _, tc := range []struct {
-		z    Step
+		z    StepShape
 		want string
 	}{
-		{Step{Batch: 1e9, Hidden: 512}, "batch 1000000000 refused before anything is allocated"},
-		{Step{Batch: 0, Hidden: 512}, "batch 0 refused"},
-		{Step{Batch: 256, Hidden: 1e9}, "hidden width 1000000000 refused"},
-		{Step{Batch: 65536, Hidden: 8192}, "FLOPs refused"},
+		{StepShape{Batch: 1e9, Hidden: 512}, "batch 1000000000 refused before anything is allocated"},
+		{StepShape{Batch: 0, Hidden: 512}, "batch 0 refused"},
+		{StepShape{Batch: 256, Hidden: 1e9}, "hidden width 1000000000 refused"},
+		{StepShape{Batch: 65536, Hidden: 8192}, "FLOPs refused"},
 	} {
 		err := tc.z.Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
