@@ -1,6 +1,6 @@
 // Package precision is the code behind notebooks/05-precision.ipynb: matmul throughput per
-// precision on every device, why 16-bit is no faster on this CPU while a GPU's tensor cores make it
-// several times faster, float16 underflow shown on real gradients of a small MLP, loss scaling
+// precision on every device, why 16-bit is no faster on a CPU without a 16-bit matrix path (the
+// notebook prints which this CPU is) while a GPU's tensor cores make it several times faster, float16 underflow shown on real gradients of a small MLP, loss scaling
 // fixing it, bfloat16 needing no scaler, and mixed precision's float32 master weights.
 package precision
 
