@@ -15,7 +15,7 @@ func TestBadgeRule(t *testing.T) {
 		{"a chart through display.Plot", "%%\ndisplay.Plot(roofline.Chart())", nil},
 		{"a table through display.Table", "%%\ndisplay.Table(roofline.GapTable())", nil},
 		{"results through display.ResultsTable", "%%\nrs, err := roofline.Measure()\nif display.Error(err) == nil {\n\tdisplay.ResultsTable(\"x\", rs)\n}", nil},
-		{"prose through display.Markdown", "%%\ndisplay.Markdown(bigpicture.ModelCard())", nil},
+		{"prose through display.Markdown", "%%\ndisplay.Markdown(bigpicture.Summary())", nil},
 		{"a word svg in a comment", "%%\n// the chart is an <svg> image\ndisplay.Plot(roofline.Chart())", nil},
 		{"gonbui.DisplayHTML", "%%\ngonbui.DisplayHTML(\"<b>x</b>\")", []string{"cell 4", "line 2: gonbui.DisplayHTML", "only pkg/display knows GoNB", "origin badge"}},
 		{"gonbui imported", "import \"github.com/janpfeifer/gonb/gonbui\"\n\n%%\nfmt.Println(1)", []string{"line 1: importing github.com/janpfeifer/gonb/gonbui"}},

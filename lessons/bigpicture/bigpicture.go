@@ -442,12 +442,17 @@ func WhereTimeGoes(z StepSizes) (units.Table, error) {
 // against, each with its source and the model's band for the same work (gpumodel.CardMarkdown),
 // then the model against every recording under lessons/reference/ (experiments.CardVersus: one
 // line saying there is none yet until a GPU run is recorded; a failure to read one is shown, not
-// dropped).
-func ModelCard() string {
+// dropped), and the card's origins for its badges (display.MarkdownTable): figures others published
+// on the GPUs each row names, and the course's model.
+func ModelCard() (string, []units.Origin) {
 	lines, err := experiments.CardVersus()
 	if err != nil {
 		lines = append(lines, "model vs recording: reading lessons/reference/ failed: "+err.Error())
 	}
-	return "GPU model card (a band per row, not a measurement of this machine; every modeled number in the course comes from this model):\n\n" +
+	md := "GPU model card (a band per row, not a measurement of this machine; every modeled number in the course comes from this model):\n\n" +
 		gpumodel.CardMarkdown() + "\n**Model vs recording**, per recorded experiment:\n\n- " + strings.Join(lines, "\n- ") + "\n"
+	return md, []units.Origin{
+		units.RecordedOn("H100/A100 by others, published 2023–2025 (each row's source)"),
+		units.Model("the course's GPU model with its published-calibration assumptions (gpumodel.Published)"),
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/units"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -99,7 +100,10 @@ func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Dec
 // the one line that says so and where recording is described.
 func TestModelCardListsRecordings(t *testing.T) {
 	t.Setenv("WHYGPU_ROOT", t.TempDir())
-	card := ModelCard()
+	card, origins := ModelCard()
+	if len(origins) != 2 || origins[0].Kind != units.Recorded || origins[1].Kind != units.Modeled {
+		t.Errorf("the card's badges: got %v, want the published figures (recorded) and the model", origins)
+	}
 	if !strings.Contains(card, "**Model vs recording**") || !strings.Contains(card, experiments.NoRecordingYet) {
 		t.Errorf("the card's model-vs-recording part is missing:\n%s", card[max(0, len(card)-600):])
 	}

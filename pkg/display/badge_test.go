@@ -133,6 +133,9 @@ func TestEveryChartAndTableHasBadges(t *testing.T) {
 		{"Table with origins", captureStdout(t, func() {
 			Table(units.Table{Header: []string{"a"}, Rows: [][]string{{"1"}}, Origins: []units.Origin{units.Formula("1+0")}})
 		}), []string{"origin: [arithmetic — no measurement] (1+0)", "a\n1\n"}},
+		{"MarkdownTable", captureStdout(t, func() {
+			MarkdownTable("| a |\n|---|\n| 1 |", []units.Origin{units.RecordedOn("H100, 2025"), units.Model("H100 datasheet")})
+		}), []string{"origin: [recorded on H100, 2025] [model — H100 datasheet]\n| a |"}},
 		{"LiveChart", captureStdout(t, func() { NewLiveChart("loss").Done(bars(), "after 3 steps") }), []string{"origin: [measured live 14:03] [model — H200 datasheet]\nafter 3 steps"}},
 		{"panel view", viewText(controls.View{Plot: bars()}), []string{"origin: [measured live 14:03] [model — H200 datasheet]\n[chart: b]"}},
 	} {

@@ -122,6 +122,20 @@ func Markdown(md string) {
 	fmt.Println(md)
 }
 
+// MarkdownTable shows a table written in Markdown (one whose cells need links, such as a model card
+// citing its sources) under the row of badges of its origins, as Table does for a units.Table. A
+// Markdown table is shown through it, never through Markdown, so its origin travels with it.
+func MarkdownTable(md string, origins []units.Origin) {
+	gpuFailureLine()
+	if !InNotebook() {
+		fmt.Print(badgesText(origins))
+		fmt.Println(md)
+		return
+	}
+	send("", badgesHTML(origins), badgesText(origins))
+	emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMETextMarkdown: md}})
+}
+
 // Table shows a lesson's table under a row of origin badges (one per distinct units.Table.Origins;
 // none: "origin not stated"), then its header row and rows (cells are plain text, escaped), then its
 // notes, one per line, as text under it. Rows whose measurement was disturbed (units.Table.Disturbed)
