@@ -92,11 +92,11 @@ func TestCheckLabeledCatchesUnlabeled(t *testing.T) {
 }
 
 // A training step is modeled with its counted kernels: only gpumodel.StepWork and GPTStepWork
-// build a step's Work (gpumodel.Step, gpumodel.GPTStep), so no lesson can model an MLP or a GPT
+// build a step's Work (gpumodel.MLPStep, gpumodel.GPTStep), so no lesson can model an MLP or a GPT
 // step on a hand count of kernels.
 func TestStepsAreModeledWithCountedKernels(t *testing.T) {
 	root := filepath.Join("..", "..")
-	direct := regexp.MustCompile(`gpumodel\.(GPT)?Step\(`)
+	direct := regexp.MustCompile(`gpumodel\.(MLP|GPT)Step\(`)
 	for _, dir := range []string{"lessons", "pkg", "cmd"} {
 		filepath.Walk(filepath.Join(root, dir), func(p string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") ||
@@ -105,7 +105,7 @@ func TestStepsAreModeledWithCountedKernels(t *testing.T) {
 			}
 			b, err := os.ReadFile(p)
 			if err == nil && direct.Match(b) {
-				t.Errorf("%s builds a step's GPU work itself (gpumodel.Step or GPTStep): use gpumodel.StepEstimate / StepWork or GPTStepEstimate / GPTStepWork, which count the kernels on xla:cpu", p)
+				t.Errorf("%s builds a step's GPU work itself (gpumodel.MLPStep or GPTStep): use gpumodel.StepEstimate / StepWork or GPTStepEstimate / GPTStepWork, which count the kernels on xla:cpu", p)
 			}
 			return nil
 		})

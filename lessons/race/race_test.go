@@ -72,7 +72,7 @@ func TestModel(t *testing.T) {
 	if !(e.Low > 0 && e.Low < e.High) {
 		t.Errorf("the model must be a band, got %v – %v", e.Low, e.High)
 	}
-	big := GPU.Estimate(gpumodel.Step(experiments.CourseMLP(1<<16, 8192), 0, "a test of the model's shape"))
+	big := GPU.Estimate(gpumodel.MLPStep(experiments.CourseMLP(1<<16, 8192), 0, "a test of the model's shape"))
 	if big.Bound != "compute-bound" {
 		t.Errorf("a huge step should be compute-bound, got %s", big.Bound)
 	}

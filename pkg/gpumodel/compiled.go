@@ -98,7 +98,7 @@ func countHLO(text string, err error) (hlo.Kernels, error) {
 // StepKernelsAssumed, labeled as assumed.
 func StepWork(w workloads.MLP) Work {
 	seq, from, exact := stepSequence(w)
-	work := Step(w, len(seq), from)
+	work := MLPStep(w, len(seq), from)
 	if exact {
 		work.Sequence = seq
 	}

@@ -52,7 +52,7 @@ func TestStepKernelsAreCounted(t *testing.T) {
 // Without a count the model falls back to the assumed 6 per layer and says why.
 func TestStepKernelsFallBack(t *testing.T) {
 	w := courseStep(1, 64)
-	work := Step(w, 0, "no count from xla:cpu: no plugin")
+	work := MLPStep(w, 0, "no count from xla:cpu: no plugin")
 	if work.Kernels != StepKernelsAssumed(w) || !strings.Contains(work.KernelsFrom, "assumed") || !strings.Contains(work.KernelsFrom, "no count from xla:cpu") {
 		t.Errorf("fallback work: %d kernels from %q", work.Kernels, work.KernelsFrom)
 	}

@@ -19,8 +19,8 @@ func TestBandIsOrderedAndLabeled(t *testing.T) {
 		name string
 		w    Work
 	}{
-		{"step 1×64", Step(step(1, 64), 0, "")},
-		{"step 512×2048", Step(step(512, 2048), 0, "")},
+		{"step 1×64", MLPStep(step(1, 64), 0, "")},
+		{"step 512×2048", MLPStep(step(512, 2048), 0, "")},
 		{"matmul 8", MatMul(8, 8, 8, "float32", 3*64*4)},
 		{"matmul 8192 bf16", MatMul(8192, 8192, 8192, "bfloat16", 3*8192*8192*2)},
 	} {
@@ -53,15 +53,15 @@ func TestBandIsOrderedAndLabeled(t *testing.T) {
 // The race's GPU lane must not be a constant: the band moves across the slider grid.
 func TestStepBandGrowsWithSize(t *testing.T) {
 	m := Default()
-	small := m.Estimate(Step(step(1, 16), 0, ""))
-	big := m.Estimate(Step(step(512, 2048), 0, ""))
+	small := m.Estimate(MLPStep(step(1, 16), 0, ""))
+	big := m.Estimate(MLPStep(step(512, 2048), 0, ""))
 	if small.Bound != "launch-bound" {
 		t.Errorf("batch 1 × hidden 16 is %s, want launch-bound", small.Bound)
 	}
 	if big.Low < 2*small.Low {
 		t.Errorf("batch 512 × hidden 2048 (%v) should take well over batch 1 × 16 (%v)", big.Band(), small.Band())
 	}
-	if huge := m.Estimate(Step(step(1<<16, 8192), 0, "")); huge.Bound != "compute-bound" {
+	if huge := m.Estimate(MLPStep(step(1<<16, 8192), 0, "")); huge.Bound != "compute-bound" {
 		t.Errorf("a huge step is %s, want compute-bound", huge.Bound)
 	}
 }
@@ -105,7 +105,7 @@ func TestWaveQuantization(t *testing.T) {
 }
 
 func TestAgainst(t *testing.T) {
-	e := Default().Estimate(Step(step(1, 64), 0, ""))
+	e := Default().Estimate(MLPStep(step(1, 64), 0, ""))
 	for _, tc := range []struct {
 		measured time.Duration
 		want     string

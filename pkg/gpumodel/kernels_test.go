@@ -69,7 +69,7 @@ func TestTinyKernelsAreIssueBound(t *testing.T) {
 
 // ByClass shares add up to one at both ends and every kernel is in one class.
 func TestByClass(t *testing.T) {
-	e := Default().Estimate(Step(step(512, 1024), 0, ""))
+	e := Default().Estimate(MLPStep(step(512, 1024), 0, ""))
 	var share [2]float64
 	n := 0
 	for _, c := range e.ByClass() {

@@ -28,11 +28,11 @@ func StepGEMMs(w workloads.MLP) []GEMM {
 	return g
 }
 
-// Step is the Work of one training step of w. kernels is the kernel count of the compiled step
+// MLPStep is the Work of one training step of the MLP w. kernels is the kernel count of the compiled step
 // with where it comes from (e.g. 25, "counted on xla:cpu": StepWork counts it);
 // kernels ≤ 0 falls back to StepKernelsAssumed, and from then says why there is no count (the
 // label reads "assumed: 6 per layer …; <from>").
-func Step(w workloads.MLP, kernels int, from string) Work {
+func MLPStep(w workloads.MLP, kernels int, from string) Work {
 	if kernels <= 0 {
 		why := from
 		kernels, from = StepKernelsAssumed(w), "assumed: 6 per layer as XLA fuses a step"
