@@ -166,6 +166,7 @@ func Bars(title, yLabel string, bars []Bar) (*plot.Plot, error) {
 // SVG renders a plot to SVG bytes at the given size (0 for the default), legend under the plot.
 func SVG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	w, h, lh := size(p, w, h)
+	defer fitText(p, w)()
 	c := vgsvg.New(w, h+lh)
 	drawChart(p, draw.New(c), lh)
 	var buf bytes.Buffer
@@ -176,12 +177,15 @@ func SVG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	// serif font. Name the metric-compatible fallbacks.
 	out := strings.ReplaceAll(buf.String(), "font-family:Liberation Sans;",
 		"font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
+	// Scale down with the output area rather than overflow it (the viewBox keeps the drawing whole).
+	out = strings.Replace(out, "<svg width=", `<svg style="max-width:100%;height:auto" width=`, 1)
 	return []byte(out), nil
 }
 
 // PNG renders a plot to PNG bytes at 96 dpi (0 for the default size), legend under the plot.
 func PNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	w, h, lh := size(p, w, h)
+	defer fitText(p, w)()
 	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h+lh), vgimg.UseDPI(96))}
 	drawChart(p, draw.New(c), lh)
 	var buf bytes.Buffer
@@ -209,10 +213,50 @@ func size(p *plot.Plot, w, h vg.Length) (vg.Length, vg.Length, vg.Length) {
 	lh := legend.Y
 	if lh > 0 {
 		lh += 2 * legendPad
-		// Widen the canvas rather than clip a long legend entry at its right edge.
-		w = max(w, legend.X+5*legendPad)
 	}
 	return w, h, lh
+}
+
+// LegendTextWidth is the widest a legend entry's text may be on a chart of the default width: the
+// strip under the plot less its padding and the entry's thumbnail. AddLegend wraps longer text.
+func LegendTextWidth(p *plot.Plot) vg.Length {
+	return Width - 4*legendPad - p.Legend.ThumbnailWidth - p.Legend.TextStyle.Width("M")
+}
+
+// AddLegend adds a legend entry whose text is wrapped onto several lines to fit the chart's width
+// (a chart never grows wider than Width for a long entry, which would overflow a notebook's output).
+func AddLegend(p *plot.Plot, name string, thumbs ...plot.Thumbnailer) {
+	p.Legend.Add(Wrap(p.Legend.TextStyle, name, LegendTextWidth(p)), thumbs...)
+}
+
+// Wrap breaks text at spaces into lines no wider than width in style sty (existing line breaks are
+// kept; a single word wider than width stays whole on its line).
+func Wrap(sty text.Style, s string, width vg.Length) string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = word
+			case sty.Width(line+" "+word) <= width:
+				line += " " + word
+			default:
+				out = append(out, line)
+				line = word
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// fitText wraps the title to the canvas width w (drawChart wraps the x label to the data area; the
+// y label runs along the axis, the tick labels are short) and returns a function that restores it.
+func fitText(p *plot.Plot, w vg.Length) (restore func()) {
+	title := p.Title.Text
+	p.Title.Text = Wrap(p.Title.TextStyle, title, w-4*margin)
+	return func() { p.Title.Text = title }
 }
 
 // drawChart draws the plot in the top of c and its legend in a strip of height lh under it.
@@ -234,6 +278,11 @@ func drawChart(p *plot.Plot, c draw.Canvas, lh vg.Length) {
 		sty.Rotation += math.Pi / 2
 		area.FillText(sty, vg.Point{X: area.Min.X + h, Y: data.Center().Y}, ylabel)
 		area = draw.Crop(area, h+p.Y.Label.Padding, 0, 0, 0)
+	}
+	// The x label is centered under the data area: wrap it to that width.
+	if xlabel := p.X.Label.Text; xlabel != "" {
+		p.X.Label.Text = Wrap(p.X.Label.TextStyle, xlabel, p.DataCanvas(area).Size().X)
+		defer func() { p.X.Label.Text = xlabel }()
 	}
 	p.Draw(area)
 	if lh == 0 {

@@ -1,14 +1,18 @@
 package charts
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/units"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // The gallery's numbers are made-up fixtures shaped like real curves, for rendering tests only.
@@ -151,6 +155,47 @@ func TestGallery(t *testing.T) {
 			if dir != "" {
 				_ = os.WriteFile(filepath.Join(dir, name+".svg"), svg, 0o644)
 				_ = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+			}
+		})
+	}
+}
+
+// TestGalleryFitsItsWidth: no chart grows wider than Width for a long title, axis label or legend
+// entry (a wider SVG overflowed lesson 01's output area); the text is wrapped onto lines instead,
+// and the SVG scales down with its container.
+func TestGalleryFitsItsWidth(t *testing.T) {
+	long := "a long line of text of the kind a model's assumptions make: per-kernel floor 5–20 µs, HBM at 60–90 % of the datasheet, tensor cores at 50–80 % of peak, host link one way"
+	for name, mk := range gallery() {
+		t.Run(name, func(t *testing.T) {
+			p, err := mk()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Title.Text += " — " + long
+			p.X.Label.Text += " — " + long
+			AddLegend(p, long)
+			svg, err := SVG(p, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head := string(svg[:min(len(svg), 300)])
+			if want := fmt.Sprintf(`width="%gpt"`, float64(Width)); !strings.Contains(head, want) {
+				t.Errorf("the SVG is not %s wide: %s", want, head)
+			}
+			if !strings.Contains(head, "max-width:100%") {
+				t.Errorf("the SVG does not scale down with its container: %s", head)
+			}
+			if w := p.Legend.Rectangle(draw.Canvas{}).Size().X; w > Width-2*legendPad {
+				t.Errorf("the legend is %.0fpt wide on a %.0fpt chart", float64(w), float64(Width))
+			}
+			for _, line := range strings.Split(Wrap(p.Title.TextStyle, p.Title.Text, Width-4*margin), "\n") {
+				if w := p.Title.TextStyle.Width(line); w > Width {
+					t.Errorf("a title line is %.0fpt wide on a %.0fpt chart: %q", float64(w), float64(Width), line)
+				}
+			}
+			// Centered text that overflows starts left of the canvas: every text element starts inside.
+			for _, m := range regexp.MustCompile(`<text x="(-[0-9.]+)"`).FindAllStringSubmatch(string(svg), -1) {
+				t.Errorf("a text element starts at x=%s, left of the canvas", m[1])
 			}
 		})
 	}

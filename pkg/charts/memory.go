@@ -110,7 +110,7 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 			bc.StackOn(below)
 		}
 		p.Add(bc)
-		p.Legend.Add(kind.name+" (computed from shapes)", bc)
+		AddLegend(p, kind.name+" (computed from shapes)", bc)
 		below = bc
 	}
 	var measured plotter.XYs
@@ -130,12 +130,12 @@ func MemoryBars(m MemoryChart) (*plot.Plot, error) {
 		if n == "" {
 			n = "measured in use"
 		}
-		p.Legend.Add(n, sc)
+		AddLegend(p, n, sc)
 	}
 	for _, l := range m.Limits {
 		h := hline{y: l.Bytes / unit, label: fmt.Sprintf("%s: %s", l.Label, units.Bytes(l.Bytes)), style: annotationStyle(ColorOf(1))}
 		p.Add(h)
-		p.Legend.Add(l.Label, h)
+		AddLegend(p, l.Label, h)
 	}
 	labels := make([]string, len(m.Bars))
 	for i, b := range m.Bars {

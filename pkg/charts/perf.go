@@ -30,7 +30,7 @@ func markCrossovers(p *plot.Plot, series []Series, what string) {
 		v := vline{x: c.At.X, label: fmt.Sprintf("crossover ≈ %s", units.Plain(c.At.X)), style: annotationStyle(nil)}
 		p.Add(v)
 		if i < 4 {
-			p.Legend.Add(fmt.Sprintf("crossover: %s = %s at %s ≈ %s (above it %s is faster)",
+			AddLegend(p, fmt.Sprintf("crossover: %s = %s at %s ≈ %s (above it %s is faster)",
 				c.A, c.B, what, units.Plain(c.At.X), c.B), v)
 		}
 	}

@@ -197,7 +197,7 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 		if f, r, ok := Speedup(lanes); ok {
 			text += fmt.Sprintf(", %s× faster than %s", units.Sig3(f), lanes[r].Device)
 		}
-		p.Legend.Add(text)
+		AddLegend(p, text)
 	}
 	for _, l := range lanes {
 		From(p, l.Source.Origin(l.Note))

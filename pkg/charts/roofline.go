@@ -108,7 +108,7 @@ func Roofline(title string, roofs []Roof) (*plot.Plot, error) {
 		rp.GlyphStyle = draw.GlyphStyle{Color: ColorOf(i), Radius: vg.Points(4.5), Shape: diamond{}}
 		p.Add(rp)
 		p.Add(label(ridge, r.PeakFLOPS, fmt.Sprintf("ridge %s FLOP/B", units.Plain(ridge)), ColorOf(i), vg.Points(6), vg.Points(7)))
-		p.Legend.Add(fmt.Sprintf("%s roof: %sFLOP/s, %sB/s, ridge %s FLOP/B — %s",
+		AddLegend(p, fmt.Sprintf("%s roof: %sFLOP/s, %sB/s, ridge %s FLOP/B — %s",
 			r.Name, units.SI(r.PeakFLOPS, ""), units.SI(r.Bandwidth, ""), units.Plain(ridge), r.Source.Describe(r.Note)), l, rp)
 
 		// Measured points, grouped by source for the legend.
@@ -136,7 +136,7 @@ func Roofline(title string, roofs []Roof) (*plot.Plot, error) {
 			}
 			sc.GlyphStyle.Radius += vg.Points(0.8)
 			p.Add(sc)
-			p.Legend.Add(fmt.Sprintf("%s workloads — %s", r.Name, src.Describe(note)), sc)
+			AddLegend(p, fmt.Sprintf("%s workloads — %s", r.Name, src.Describe(note)), sc)
 		}
 	}
 	p.X.Min, p.X.Max = lo, hi

@@ -252,7 +252,7 @@ func addLines(p *plot.Plot, a Axes, series []Series, first int) error {
 				return fmt.Errorf("charts: %q: %w", s.Name, err)
 			}
 			p.Add(poly)
-			p.Legend.Add(s.Legend(), poly)
+			AddLegend(p, s.Legend(), poly)
 			continue
 		}
 		xys := toXYs(s.Sorted())
@@ -272,7 +272,7 @@ func addLines(p *plot.Plot, a Axes, series []Series, first int) error {
 			p.Add(sc)
 			thumbs = append(thumbs, sc)
 		}
-		p.Legend.Add(s.Legend(), thumbs...)
+		AddLegend(p, s.Legend(), thumbs...)
 		var bad plotter.XYs
 		for _, pt := range s.Sorted() {
 			if pt.Disturbed {
@@ -287,7 +287,7 @@ func addLines(p *plot.Plot, a Axes, series []Series, first int) error {
 			sc.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}, Radius: vg.Points(6), Shape: draw.CrossGlyph{}}
 			p.Add(sc)
 			if !disturbedInLegend {
-				p.Legend.Add(DisturbedLegend, sc)
+				AddLegend(p, DisturbedLegend, sc)
 				disturbedInLegend = true
 			}
 		}

@@ -72,7 +72,7 @@ func LiveBytes(title string, lines []LiveLine) (*plot.Plot, error) {
 		if l.Peak != "" {
 			legend += "; at its peak: " + l.Peak
 		}
-		p.Legend.Add(legend, ln)
+		AddLegend(p, legend, ln)
 		peaks = append(peaks, pts[peak])
 		labels = append(labels, fmt.Sprintf("peak %.3g %s", pts[peak].Y, name))
 	}

@@ -45,7 +45,7 @@ func Utilization(title string, cores, gpus []Series) (*plot.Plot, error) {
 	}
 	if n > 0 {
 		src, note := cores[0].Source, cores[0].Note
-		p.Legend.Add(fmt.Sprintf("CPU, each of %d cores — %s", n, src.Describe(note)), first)
+		AddLegend(p, fmt.Sprintf("CPU, each of %d cores — %s", n, src.Describe(note)), first)
 		if mean := meanSeries(cores); len(mean) > 0 {
 			l, err := plotter.NewLine(toXYs(mean))
 			if err != nil {
@@ -55,7 +55,7 @@ func Utilization(title string, cores, gpus []Series) (*plot.Plot, error) {
 			l.LineStyle.Color = cpuColor
 			l.LineStyle.Width = vg.Points(2.2)
 			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("CPU, mean of %d cores", n), l)
+			AddLegend(p, fmt.Sprintf("CPU, mean of %d cores", n), l)
 		}
 	}
 	for i, s := range gpus {
@@ -69,7 +69,7 @@ func Utilization(title string, cores, gpus []Series) (*plot.Plot, error) {
 		l.LineStyle = lineStyle(1+i, s.Source)
 		l.LineStyle.Width = vg.Points(2.2)
 		p.Add(l)
-		p.Legend.Add(s.Legend(), l)
+		AddLegend(p, s.Legend(), l)
 		n++
 	}
 	if n == 0 {

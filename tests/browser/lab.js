@@ -133,6 +133,22 @@ window.__whygpu = (() => {
       });
       return out;
     },
+    // Outputs wider than their area: every output holding a chart (img, svg) or a table, with its
+    // scrollWidth and clientWidth, and each chart or table whose right edge passes the output's.
+    overflows() {
+      const out = [];
+      cells().forEach((c, i) => {
+        q('.jp-OutputArea-output', c).forEach((o) => {
+          const items = q('img, svg, table', o).filter((el) => !(el.tagName.toLowerCase() === 'svg' && el.parentElement.closest('svg')));
+          if (items.length === 0) return;
+          const box = o.getBoundingClientRect();
+          const wide = items.filter((el) => el.getBoundingClientRect().right > box.right + 1)
+            .map((el) => el.tagName.toLowerCase() + ' ' + Math.round(el.getBoundingClientRect().width) + 'px');
+          out.push({ cell: i + 1, scrollWidth: o.scrollWidth, clientWidth: o.clientWidth, wide });
+        });
+      });
+      return out;
+    },
     // Scrolls a cell into view (1-based number), top aligned.
     showCell(n, block) {
       const c = cells()[n - 1];

@@ -283,7 +283,30 @@ func (p *Page) CheckCharts() {
 		t.Fatalf("%s: no rendered chart of at least 200×100 px in the outputs (found %v)", p.Name, charts)
 	}
 	t.Logf("%s: %d chart(s) rendered: %v", p.Name, big, charts)
+	p.CheckNothingOverflows()
 	_, _ = Eval[bool](p.ctx, "showChart", 0)
 	time.Sleep(300 * time.Millisecond)
 	p.Shot("chart")
+}
+
+// CheckNothingOverflows fails when an output holding a chart or a table is wider than its area
+// (scrollWidth > clientWidth) or a chart or table reaches past its right edge: at JupyterLab's
+// default width (the browser's 1366 px window) a learner would see it cut.
+func (p *Page) CheckNothingOverflows() {
+	t := p.t
+	outs, err := Eval[[]map[string]any](p.ctx, "overflows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs {
+		sw, _ := o["scrollWidth"].(float64)
+		cw, _ := o["clientWidth"].(float64)
+		wide, _ := o["wide"].([]any)
+		if sw > cw || len(wide) > 0 {
+			_, _ = Eval[bool](p.ctx, "showCell", o["cell"], "center")
+			p.Shot(fmt.Sprintf("overflow-cell-%v", o["cell"]))
+			t.Errorf("%s: cell %v's output overflows: scrollWidth %v > clientWidth %v, too wide: %v", p.Name, o["cell"], sw, cw, wide)
+		}
+	}
+	t.Logf("%s: %d outputs with charts or tables checked for overflow", p.Name, len(outs))
 }
