@@ -70,6 +70,8 @@ func report(t *testing.T, lesson string, format string, args ...any) {
 
 var exerciseCall = regexp.MustCompile(`display\.Exercise\(([a-z]+\.[A-Za-z0-9]+),\s*([A-Za-z0-9_]+)\)`)
 
+var problemCall = regexp.MustCompile(`display\.Problem\([a-z]+\.[A-Za-z0-9]+,`)
+
 var placeholder = regexp.MustCompile(`(?m)^\s*return 0 // ← your formula`)
 
 // TestEveryLessonHasAnExercise: every exercise is complete, its key starts with its lesson's number,
@@ -138,8 +140,44 @@ func TestEveryLessonHasAnExercise(t *testing.T) {
 				found++
 			}
 		}
+		for _, c := range nb.Cells {
+			found += len(problemCall.FindAllString(string(c.Source), -1))
+		}
 		if found == 0 {
-			report(t, lesson, "%s: no learner-arithmetic cell (display.Exercise)", filepath.Base(path))
+			report(t, lesson, "%s: no learner-arithmetic cell (display.Problem or display.Exercise)", filepath.Base(path))
+		}
+	}
+}
+
+// TestEveryProblemIsSound: every registered applied problem (exercise.Register) is complete, keyed
+// by its lesson, not answered by a placeholder 0, and never fails: with nothing measured it is
+// either solved from the datasheet (its worked steps shown after an attempt, a hint after a wrong
+// one) or says which cell to run.
+func TestEveryProblemIsSound(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir()) // nothing kept
+	for _, p := range exercise.Problems() {
+		if err := p.Validate(); err != nil {
+			t.Error(err)
+			continue
+		}
+		if l := p.Lesson(); l < "01" || l > "11" {
+			t.Errorf("problem %s: not a lesson's key", p.Key)
+		}
+		if a := p.CheckAnswer(0); a.Status != exercise.NotAttempted || strings.Contains(a.Text(), "Worked answer") {
+			t.Errorf("problem %s: 0 is %v, want not attempted with nothing revealed", p.Key, a.Status)
+		}
+		a := p.CheckAnswer(1e-30)
+		switch a.Status {
+		case exercise.Off:
+			if len(a.Solution.Steps) < 2 || !strings.Contains(a.Text(), "Hint:") {
+				t.Errorf("problem %s: a wrong answer shows %d worked steps (want 2 or more) and the hint:\n%s", p.Key, len(a.Solution.Steps), a.Text())
+			}
+		case exercise.Unsolved:
+			if !strings.Contains(a.Err.Error(), "run") {
+				t.Errorf("problem %s: with nothing measured it does not say what to run: %v", p.Key, a.Err)
+			}
+		default:
+			t.Errorf("problem %s: an answer of 1e-30 is %v", p.Key, a.Status)
 		}
 	}
 }

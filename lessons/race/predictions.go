@@ -34,7 +34,7 @@ var (
 		Text:   "The race's training step at batch 1, run again at batch 2 (twice the work): how many times its batch-1 time will it take on xla:cpu? (a factor)",
 		Unit:   "×",
 		Answer: stepRatio,
-		Why:    "A batch-1 step is mostly fixed cost (calls, launches, reading the weights); twice its arithmetic adds little. Under about 1.3× the time is overhead-bound; near 2× the work sets it.",
+		Why:    "A batch-1 step is mostly fixed cost (calls, dispatch) and reading the weights, both the same at batch 2; its arithmetic is small. The ratio alone does not name the regime: the time budget does.",
 	}
 )
 
@@ -49,17 +49,17 @@ func stepRatio() (float64, error) {
 }
 
 // stepVerdict is the training step's pair of the live xla:cpu doubling test.
-func stepVerdict() (regime.Verdict, error) {
+func stepVerdict() (regime.Pair, error) {
 	rs, err := predict.Kept(KeepDouble, devices.CPU)
 	if err != nil {
-		return regime.Verdict{}, err
+		return regime.Pair{}, err
 	}
-	for _, v := range regime.Verdicts(rs) {
+	for _, v := range regime.Pairs(rs) {
 		if v.Base.Params[regime.ParamPair] == 0 && v.T1 > 0 { // Doubling.Pairs puts the step first
 			return v, nil
 		}
 	}
-	return regime.Verdict{}, fmt.Errorf("%s: the doubling test kept no training step on %s: run the doubling cell first", Lesson, devices.CPU)
+	return regime.Pair{}, fmt.Errorf("%s: the doubling test kept no training step on %s: run the doubling cell first", Lesson, devices.CPU)
 }
 
 // MineStepDoubling is lesson 01's recall card from the learner's own doubling test.
@@ -68,8 +68,9 @@ var MineStepDoubling = predict.Mine("01/mine-step-doubling", PredictStepDoubling
 		return fmt.Sprintf("Your batch-1 training step took %s× its time at twice the batch on xla:cpu. Which regime is it in, and why?", predict.Num(r))
 	},
 	func(r float64) string {
-		if r < regime.OverheadGrowth {
-			return fmt.Sprintf("Overhead-bound: twice the work in %s× the time (under %g×) means fixed costs — calls, dispatch, reading the weights — set the step's time, not its arithmetic.", predict.Num(r), regime.OverheadGrowth)
+		p, err := stepVerdict()
+		if err != nil {
+			return err.Error()
 		}
-		return fmt.Sprintf("Not overhead-bound on this run: %s× is at least %g×, so the work itself sets the time; on a busy machine re-run the cell (the spread says how noisy it was).", predict.Num(r), regime.OverheadGrowth)
+		return fmt.Sprintf("The time budget decides, not the ratio: %s. Twice the work in %s× the time says how the time responds; which budget explains it says why.", p.Verdict, predict.Num(r))
 	})

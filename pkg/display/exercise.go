@@ -63,3 +63,43 @@ func exerciseHTML(r exercise.Report) string {
 }</pre><div>%s</div></details></div>`, esc(r.Signature), esc(r.Answer), esc(r.Why))
 	return b.String()
 }
+
+// Problem checks the learner's answer to an applied problem and shows the verdict: 0 is "not
+// attempted" (the worked answer stays hidden and the card says how to answer); any other answer
+// shows whether it is within the tolerance, a hint when it is not, and the worked steps with their
+// numbers. It never fails the cell (a missing measurement is a note saying which cell to run) and
+// returns the attempt for a test or a later line to read.
+func Problem(p exercise.Problem, answer float64) exercise.Attempt {
+	a := p.CheckAnswer(answer)
+	if !InNotebook() {
+		fmt.Print(a.Text())
+		return a
+	}
+	send("", problemHTML(a), a.Text())
+	return a
+}
+
+var problemColors = map[exercise.ProblemStatus]string{
+	exercise.NotAttempted: "#999999", exercise.Off: "#e69f00", exercise.Close: "#009e73", exercise.Unsolved: "#0072b2",
+}
+
+func problemHTML(a exercise.Attempt) string {
+	esc := html.EscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div class="whygpu-problem" data-key="%s" data-status="%s" style="border-left:4px solid %s;padding:4px 8px">`,
+		esc(a.Key), esc(a.Status.String()), problemColors[a.Status])
+	fmt.Fprintf(&b, `<div><b>Problem:</b> %s</div>`, esc(a.Question))
+	fmt.Fprintf(&b, `<div>%s</div>`, esc(a.Headline()))
+	if a.Status == exercise.Off {
+		fmt.Fprintf(&b, `<div><b>Hint:</b> %s</div>`, esc(a.Hint))
+	}
+	if a.Status == exercise.Off || a.Status == exercise.Close {
+		b.WriteString(`<details><summary>Worked answer</summary><ol>`)
+		for _, s := range a.Solution.Steps {
+			fmt.Fprintf(&b, `<li>%s</li>`, esc(s))
+		}
+		b.WriteString(`</ol></details>`)
+	}
+	b.WriteString(`</div>`)
+	return b.String()
+}

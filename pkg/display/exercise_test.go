@@ -41,3 +41,31 @@ func TestExerciseHTML(t *testing.T) {
 		})
 	}
 }
+
+func TestProblemHTML(t *testing.T) {
+	p := exercise.Problem{Key: "xx/p", Unit: "ms", Question: "How long is <it>?", Hint: "start with the bytes",
+		Solve: func() (exercise.Solution, error) {
+			return exercise.Solution{Value: 3, Steps: []string{"14 GB ÷ 4.8 TB/s ≈ 2.9 ms"}}, nil
+		}}
+	for _, tc := range []struct {
+		answer float64
+		has    []string
+		not    []string
+	}{
+		{0, []string{`data-status="not attempted"`, "Not attempted yet", "How long is &lt;it&gt;?"}, []string{"Hint:", "4.8 TB/s", "<details>"}},
+		{1, []string{"Hint:", "Not yet", "<details>", "4.8 TB/s"}, nil},
+		{3, []string{"Right:", "4.8 TB/s"}, []string{"Hint:"}},
+	} {
+		h := problemHTML(p.CheckAnswer(tc.answer))
+		for _, s := range append(tc.has, `class="whygpu-problem"`) {
+			if !strings.Contains(h, s) {
+				t.Errorf("answer %v: HTML lacks %q:\n%s", tc.answer, s, h)
+			}
+		}
+		for _, s := range append(tc.not, "whygpu-error", "gonb-err") {
+			if strings.Contains(h, s) {
+				t.Errorf("answer %v: HTML has %q:\n%s", tc.answer, s, h)
+			}
+		}
+	}
+}
