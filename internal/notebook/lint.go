@@ -219,6 +219,9 @@ func lintExercise(nb *Notebook, add func(int, string, ...any)) {
 	add(-1, "a lesson needs one learner-arithmetic cell: the learner writes one of its formulas as a Go function (body %q) and a cell calls %s<lesson>.ExerciseX, TheirFunction) (lessons/AUTHORING.md, \"The learner does the arithmetic\")", Placeholder, ExerciseCall)
 }
 
+// GoingFurther starts the optional section after a lesson's recap: off the main path, kept and run.
+const GoingFurther = "## Going further (optional)"
+
 // lintSections checks that every "## " section but the last is closed by a recall check, and that
 // the last is the recap.
 func lintSections(nb *Notebook, add func(int, string, ...any)) {
@@ -229,6 +232,14 @@ func lintSections(nb *Notebook, add func(int, string, ...any)) {
 		}
 		for _, t := range markdownHeadings(c.Text()) {
 			hs = append(hs, heading{cell: i, title: t})
+		}
+	}
+	// Everything from "## Going further (optional)" on is off the main path (issue 33): it follows the
+	// recap and its sections are not checked here.
+	for k, h := range hs {
+		if strings.HasPrefix(h.title, GoingFurther) {
+			hs = hs[:k]
+			break
 		}
 	}
 	if len(hs) == 0 {

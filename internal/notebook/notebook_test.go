@@ -224,3 +224,13 @@ func TestSetupCheckNotebook(t *testing.T) {
 		t.Error(pr)
 	}
 }
+
+// TestGoingFurtherFollowsTheRecap: "## Going further (optional)" after the recap is off the main
+// path: its sections need no recall check and the recap still counts as the last section.
+func TestGoingFurtherFollowsTheRecap(t *testing.T) {
+	nb := lesson()
+	nb.Cells = append(nb.Cells, md(GoingFurther+"\n\n### Extra"), code("%%\nfmt.Println(2)"), md("## More, off the path"))
+	if msgs := lintMsgs(nb); len(msgs) != 0 {
+		t.Fatalf("a lesson with a Going further section has problems:\n%s", strings.Join(msgs, "\n"))
+	}
+}

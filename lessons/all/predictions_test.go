@@ -29,9 +29,11 @@ var questions = map[string]predict.Question{
 	"batching.PredictNarrowSpeedup": batching.PredictNarrowSpeedup, "batching.PredictWidth": batching.PredictWidth,
 	"datamovement.PredictUpload": datamovement.PredictUpload, "datamovement.PredictSync": datamovement.PredictSync,
 	"precision.PredictBF16": precision.PredictBF16, "precision.PredictUnderflow": precision.PredictUnderflow,
-	"precision.PredictInt8": precision.PredictInt8, "memory.PredictUpdateRate": memory.PredictUpdateRate,
+	"precision.PredictInt8": precision.PredictInt8, "precision.PredictTF32": precision.PredictTF32,
+	"precision.PredictDecode8": precision.PredictDecode8, "memory.PredictUpdateRate": memory.PredictUpdateRate,
 	"memory.PredictGrowth": memory.PredictGrowth, "memory.PredictLargest": memory.PredictLargest,
-	"feeding.PredictOneWorker": feeding.PredictOneWorker, "feeding.PredictFused": feeding.PredictFused,
+	"feeding.PredictOneWorker": feeding.PredictOneWorker, "feeding.PredictEightWorkers": feeding.PredictEightWorkers,
+	"memory.PredictStateH100": memory.PredictStateH100, "feeding.PredictFused": feeding.PredictFused,
 	"bigpicture.PredictMFU": bigpicture.PredictMFU, "bigpicture.PredictInference": bigpicture.PredictInference,
 	"smallgpt.PredictTokens": smallgpt.PredictTokens, "smallgpt.PredictContext": smallgpt.PredictContext,
 	"capstone.PredictDays": capstone.PredictDays, "capstone.PredictBest": capstone.PredictBest,
@@ -68,7 +70,12 @@ func TestEveryLessonPredictsTwice(t *testing.T) {
 			t.Errorf("%s and %s share the key %q", name, other, q.Key)
 		}
 		keys[q.Key] = name
-		if _, err := q.Answer(); err == nil {
+		if modeled(q) {
+			// A GPU question answered by the course's model: it needs no measurement, and says it is a model.
+			if v, err := q.Answer(); err != nil || v <= 0 || !strings.HasPrefix(q.Why, "Model") {
+				t.Errorf("%s: a modeled answer must be positive and its Why must start with \"Model\": %v %v %q", name, v, err, q.Why)
+			}
+		} else if _, err := q.Answer(); err == nil {
 			t.Errorf("%s: answered with nothing measured", name)
 		} else if !strings.Contains(err.Error(), "run") {
 			t.Errorf("%s: with nothing measured the error does not say what to run: %v", name, err)
@@ -143,6 +150,12 @@ func TestEveryLessonPredictsTwice(t *testing.T) {
 			t.Errorf("%s: %d predictions asked, %d revealed; every lesson needs at least two of each", filepath.Base(path), len(asked), revealed)
 		}
 	}
+}
+
+// modeled says whether q is a GPU question the course's model answers (its text says so: "(answered
+// by … a model)").
+func modeled(q predict.Question) bool {
+	return strings.Contains(q.Text, "(answered by") && strings.Contains(q.Text, "a model)")
 }
 
 // questionKeyOf is the lesson number of a card's package, from the questions of the same package.

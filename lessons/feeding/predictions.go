@@ -3,6 +3,7 @@ package feeding
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/predict"
@@ -56,3 +57,17 @@ var MineWorkers = predict.Mine("07/mine-workers", PredictOneWorker,
 	func(p float64) string {
 		return fmt.Sprintf("One worker feeds %s%% of what the device can eat, so about 100 / %s ≈ %s workers — but only while there are free cores; beyond them workers slow each other (oversubscription).", predict.Num(p), predict.Num(p), predict.Num(math.Ceil(100/p)))
 	})
+
+// PredictEightWorkers asks what eight loader workers instead of one buy the source's GPU node: a
+// 300 ms step fed batches that need 400 ms of CPU work each (the loader model Fed, cores to spare).
+var PredictEightWorkers = predict.Question{
+	Key:  "07/gpu-eight-workers",
+	Text: "GPU (answered by the loader model, a model): the source's GPU needs 300 ms per step and each batch needs 400 ms of CPU work. With 8 loader workers instead of 1 (cores to spare), how many times more steps per second? (a factor)",
+	Unit: "×",
+	Answer: func() (float64, error) {
+		one, _ := Fed(300*time.Millisecond, 400*time.Millisecond, 1)
+		eight, _ := Fed(300*time.Millisecond, 400*time.Millisecond, 8)
+		return float64(one) / float64(eight), nil
+	},
+	Why: "Model, not measured: one worker delivers a batch every 400 ms; from two workers on, batches arrive faster than the 300 ms step, so the GPU sets the pace: 400 ÷ 300 ≈ 1.33×, and the other six workers buy nothing.",
+}

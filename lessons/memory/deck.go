@@ -23,7 +23,7 @@ var Deck = &recall.Deck{
 			{ID: "temps", Question: "Why are XLA's temporaries not simply gradients + activations?",
 				Answer: "XLA plans buffers by liveness: a gradient consumed right away by the fused optimizer update may never be a buffer of its own, and buffers whose lifetimes do not overlap share memory. At small batch the temporaries are below the formula; as activations grow with the batch they dominate."},
 			{ID: "rss", Question: "Why is the process's measured memory more than XLA's plan?",
-				Answer: "The process also holds the plugin's code, the compiler's working memory, host staging copies of the batch, the Go runtime, and memory the allocator keeps for reuse; aliasing is 0 because donation happens at run time, so old and new state can both be live. XLA's figure is the executable's own plan, not the whole process."},
+				Answer: "The process also holds the plugin's code, the compiler's working memory, host staging copies of the batch, the Go runtime, and memory the allocator keeps for reuse; aliasing is 0 because this program was compiled without donated inputs — aliasing is decided at compile time (JAX: donate_argnums) — so XLA plans the old and the new state side by side, a choice of GoMLX's step, not of how training steps work. XLA's figure is the executable's own plan, not the whole process."},
 		}},
 		{ID: "sizing", Title: "Sizing a transformer's step, checked against XLA", Cards: []recall.Card{
 			{ID: "zero", Question: "Mixed-precision Adam on N_d data-parallel devices: what does each ZeRO stage divide by N_d, and what does it leave alone?",

@@ -26,7 +26,7 @@ func Ledger(w workloads.MLP) []Row {
 	return []Row{
 		{"weights", m.Parameters, per(m.Parameters), fmt.Sprintf("%d parameters × %d bytes (%s)", w.NumParams(), w.ParamType().Size(), w.ParamType())},
 		{"gradients", m.Gradients, per(m.Gradients), "one per parameter, same dtype"},
-		{"optimizer state", m.OptimizerState, per(m.OptimizerState), "Adam: first and second moment per parameter (SGD: none)"},
+		{"optimizer state", m.OptimizerState, per(m.OptimizerState), "Adam: first and second moment per parameter (plain SGD: none; SGD with momentum: one)"},
 		{"activations", m.Activations, 0, fmt.Sprintf("every layer's output for %d samples, kept for the backward pass", w.Batch)},
 		{"batch", m.Batch, 0, "the inputs and targets"},
 	}
@@ -69,11 +69,13 @@ func (p PerParam) Total() int {
 	return t
 }
 
-// Recipes are the usual bytes-per-parameter budgets of training: plain float32 SGD, float32 Adam,
+// Recipes are the usual bytes-per-parameter budgets of training: plain float32 SGD, SGD with
+// momentum (one buffer per parameter), float32 Adam,
 // and mixed-precision Adam (16-bit weights and gradients for the math, float32 master weights and
 // moments), the "about 16 bytes per parameter" of the source text.
 var Recipes = []PerParam{
 	{"float32, SGD", []Part{{"f32 weights", 4}, {"f32 gradients", 4}}},
+	{"float32, SGD with momentum", []Part{{"f32 weights", 4}, {"f32 gradients", 4}, {"f32 momentum", 4}}},
 	{"float32, Adam", []Part{{"f32 weights", 4}, {"f32 gradients", 4}, {"f32 Adam m", 4}, {"f32 Adam v", 4}}},
 	{"mixed precision (bf16/f16), Adam", []Part{{"16-bit weights", 2}, {"16-bit gradients", 2}, {"f32 master weights", 4}, {"f32 Adam m", 4}, {"f32 Adam v", 4}}},
 }
@@ -124,7 +126,7 @@ func FitTable() units.Table {
 		note string
 	}{{8, "source FAQ: most vision nets at modest batch"}, {24, "source FAQ: comfortable"}, {40, "source FAQ: LLM fine-tuning wants this or more"},
 		{80, "H100 SXM (datasheet)"}, {141, "H200 SXM (datasheet)"}}
-	bpp := float64(Recipes[2].Total())
+	bpp := float64(mixedAdam.Total())
 	var rows [][]string
 	for _, s := range sizes {
 		rows = append(rows, []string{fmt.Sprintf("%.0f GB", s.gb), units.Plain(s.gb*1e9/bpp) + " parameters", s.note})

@@ -24,7 +24,7 @@ func TestRecipes(t *testing.T) {
 	for _, c := range []struct {
 		i    int
 		want int
-	}{{0, 8}, {1, 16}, {2, 16}} {
+	}{{0, 8}, {1, 12}, {2, 16}, {3, 16}} {
 		if got := Recipes[c.i].Total(); got != c.want {
 			t.Errorf("%s: %d bytes/param, want %d", Recipes[c.i].Recipe, got, c.want)
 		}

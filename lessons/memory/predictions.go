@@ -58,3 +58,18 @@ var MineLargest = predict.Mine("06/mine-largest", PredictLargest,
 		perSample := (metric(hi, ParamMeasured) - metric(lo, ParamMeasured)) / float64(max(1, hi.Params["batch"]-lo.Params["batch"]))
 		return fmt.Sprintf("From your two ends: about %s MB per extra sample, so about %s MB at batch %d (measured growth is noisy on a CPU: the process's peak RSS also holds the runtime).", predict.Num(perSample/1e6), predict.Num(mb+perSample*float64(hi.Params["batch"])/1e6), 2*hi.Params["batch"])
 	})
+
+// PredictStateH100 asks how many 80 GB H100s a 7B model's training state fills under mixed-precision
+// Adam, activations aside: a model (the recipe's bytes per parameter against the datasheet's 80 GB).
+var PredictStateH100 = predict.Question{
+	Key:  "06/gpu-state-7b",
+	Text: "GPU (answered by the H100 datasheet, a model): a 7B-parameter model trained with Adam in mixed precision. Its weights, gradients and optimizer state alone, before any activation, fill how many 80 GB H100s? (a factor)",
+	Unit: "H100s",
+	Answer: func() (float64, error) {
+		return 7e9 * float64(mixedAdam.Total()) / H100Bytes, nil
+	},
+	Why: "Model, not measured: 16 bytes per parameter (2 + 2 for the 16-bit weights and gradients, 4 for the float32 master copy, 4 + 4 for Adam's moments) × 7e9 = 112 GB, 1.4 H100s: no single H100 trains it without sharding (lesson 10) or offload.",
+}
+
+// H100Bytes is an H100 SXM's memory as its datasheet says it: 80 GB (10⁹ bytes each).
+const H100Bytes = 80e9

@@ -11,9 +11,9 @@ var Deck = &recall.Deck{
 			{ID: "cpu16", Question: "Why is a 16-bit matmul no faster than float32 on a CPU without a 16-bit matrix path?",
 				Answer: "The arithmetic still runs at float32 speed (the values are converted to float32 and back); only the bytes halve. A compute-bound matmul gains nothing, and the conversions can make small ones slower — like the source's numpy float16, done in software, which came out slowest."},
 			{ID: "gpu16", Question: "What do tensor cores change for 16-bit, by the H100 datasheet?",
-				Answer: "Dense bf16/f16 matrix throughput is about 989 TFLOP/s against 67 TFLOP/s of plain float32: roughly 15× the FP32 rate (TF32 about 7×)."},
+				Answer: "Dense bf16/f16 matrix throughput is about 989 TFLOP/s against 67 TFLOP/s of plain float32: roughly 15× the FP32 rate; TF32 494.5 TFLOP/s, about 7.4×; FP8 1,979 TFLOP/s, about 30×."},
 			{ID: "tf32", Question: "What is TF32, and where does it exist?",
-				Answer: "float32's 8-bit exponent with a 10-bit mantissa, used by NVIDIA tensor cores for float32 matmuls (accumulating in float32). Only on CUDA GPUs (Ampere and later); CPUs have no TF32."},
+				Answer: "A tensor-core format: float32's 8-bit exponent with a 10-bit mantissa, used for float32 matmuls when the framework allows it (accumulating in float32). NVIDIA GPUs since Ampere; no CPU multiplies it. XLA uses it by default; PyTorch only for cuDNN convolutions unless you call torch.set_float32_matmul_precision(\"high\")."},
 		}},
 		{ID: "underflow", Title: "float16 underflow", Cards: []recall.Card{
 			{ID: "limit", Question: "Below what magnitude does a float16 value become zero, and what happens between that and 6.1e-5?",

@@ -190,17 +190,18 @@ func short(p string) string {
 	return p
 }
 
-// GPUPeakTable is the H100/H200 datasheet peaks per precision (a model, not a measurement), with
-// each one's ratio to plain float32: what tensor cores buy.
+// GPUPeakTable is the H100/H200 datasheet peaks per precision (a model, not a measurement: the two
+// are the same GH100 chip, so one row each), with each one's ratio to plain float32: what tensor
+// cores buy. TF32 and FP8 are tensor-core formats: no CPU multiplies them.
 func GPUPeakTable() units.Table {
+	g := datasheet.H100
 	var rows [][]string
-	for _, g := range []datasheet.GPU{datasheet.H100, datasheet.H200} {
-		for _, p := range []string{"float64", "float32", workloads.TF32, "bfloat16", "float16"} {
-			peak := g.Peak(p)
-			rows = append(rows, []string{g.Model, p, units.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/g.Peak("float32")), "datasheet (dense)"})
-		}
+	for _, p := range []string{"float64", "float32", workloads.TF32, "bfloat16", "float16", "fp8"} {
+		peak := g.Peak(p)
+		rows = append(rows, []string{p, units.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/g.Peak("float32"))})
 	}
-	return units.Table{Origins: []units.Origin{units.Model("NVIDIA H100 and H200 SXM datasheets (dense figures)")}, Header: []string{"GPU", "precision", "peak", "vs plain float32", "source"}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Model("NVIDIA H100 and H200 SXM datasheets, dense figures (the sparse headline figures are twice these)")},
+		Header: []string{"precision (H100 = H200)", "peak", "vs plain float32"}, Rows: rows}
 }
 
 // CPUFlags says what this CPU reports about 16-bit arithmetic.

@@ -135,8 +135,8 @@ func TestMixedAndDTypesOnGoBackend(t *testing.T) {
 	if _, rows := DTypeTable(rs).Parts(); rows[1][6] != "1.00×" {
 		t.Errorf("dtype table %v", rows)
 	}
-	if _, rows := GPUPeakTable().Parts(); len(rows) != 10 {
-		t.Errorf("GPU peaks %v", rows)
+	if _, rows := GPUPeakTable().Parts(); len(rows) != 6 || rows[2][2] != "7.4×" || rows[5][1] != "1.98 PFLOP/s" {
+		t.Errorf("GPU peaks (want TF32 ≈ 7.4× plain FP32, FP8 1,979 TFLOP/s dense) %v", rows)
 	}
 	if CPUFlags() == "" {
 		t.Error("no CPU flags")
@@ -159,5 +159,33 @@ func TestMixedTableReadsOldRecordings(t *testing.T) {
 		if !slices.Equal(rows[0], want[0]) || h[3] != "loss: first → after 60 steps" {
 			t.Errorf("%s: %q %q, want %q", tc.name, h, rows[0], want[0])
 		}
+	}
+}
+
+// TestSumOrders: the in-order sum repeats bit for bit, every order stays close to the float64 sum,
+// and at least one other order changes the bits (float32 addition is not associative).
+func TestSumOrders(t *testing.T) {
+	s, err := SumOrders(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Again {
+		t.Error("the in-order sum changed on a rerun")
+	}
+	differ := false
+	for i, v := range s.Sum {
+		if rel := math.Abs(float64(v)-s.Exact) / math.Abs(s.Exact); rel > 1e-3 {
+			t.Errorf("%s: relative error %g", s.Order[i], rel)
+		}
+		differ = differ || math.Float32bits(v) != math.Float32bits(s.Sum[0])
+	}
+	if !differ {
+		t.Error("no order changed the bits: the demonstration shows nothing")
+	}
+	if _, rows := SumTable(s).Parts(); len(rows) != 4 {
+		t.Errorf("table %v", rows)
+	}
+	if _, err := SumOrders(2); err == nil {
+		t.Error("2 values accepted")
 	}
 }

@@ -3,9 +3,11 @@ package precision
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/datasheet"
 	"github.com/gpu-course/whygpu/pkg/devices"
 	"github.com/gpu-course/whygpu/pkg/predict"
 	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // Predictions of lesson 05.
@@ -90,4 +92,38 @@ var PredictInt8 = predict.Question{
 		return f32.Seconds() / i8.Seconds(), nil
 	},
 	Why: "An int8 value is a quarter of a float32's bytes and, on a CPU with int8 dot products (VNNI) or AMX tiles, several times the operations per cycle; without them the integers go through a plain vector path.",
+}
+
+// PredictTF32 asks, for a GPU, what letting float32 matmuls run as TF32 buys: the datasheet's
+// ratio of the two peaks (a model of a compute-bound step, not a measurement).
+var PredictTF32 = predict.Question{
+	Key:  "05/gpu-tf32",
+	Text: "GPU (answered by the H100 datasheet, a model): a compute-bound float32 step on an H100, with TF32 switched on and nothing else changed: how many times faster? (a factor)",
+	Unit: "×",
+	Answer: func() (float64, error) {
+		return datasheet.H100.Peak(workloads.TF32) / datasheet.H100.Peak("float32"), nil
+	},
+	Why: "Model, not measured: TF32 runs float32 matmuls on the tensor cores (494.5 against 67 TFLOP/s dense); bfloat16 doubles that again. It is the default in XLA and for PyTorch's cuDNN convolutions, not for PyTorch's float32 matmuls.",
+}
+
+// PredictDecode8 asks how much 8-bit weights speed up batch-1 decoding of a 7B model on an H200:
+// both time budgets from the datasheet (a model), the larger one sets the time.
+var PredictDecode8 = predict.Question{
+	Key:  "05/gpu-decode-fp8",
+	Text: "GPU (answered by the H200 datasheet, a model): a 7B-parameter model generates one token at a time; its weights go from bfloat16 to 8 bits. How many times faster per token? (a factor)",
+	Unit: "×",
+	Answer: func() (float64, error) {
+		return DecodeCost(2, "bfloat16") / DecodeCost(1, "fp8"), nil
+	},
+	Why: "Model, not measured: one token reads every weight once for two FLOPs each, so the memory budget (14 GB ÷ 4.8 TB/s ≈ 3 ms) dwarfs the compute budget (≈ 0.01 ms); halving the bytes halves the time, and the 2× faster FP8 math does not matter.",
+}
+
+// DecodeCost is the modeled cost of one batch-1 decoding step per weight on an H200, in bytes'
+// worth of HBM time: each weight is read once (bytesPerWeight) and used for 2 FLOPs, which cost
+// 2 ÷ the ridge point (the precision's dense peak over the bandwidth, both from the datasheet); the
+// larger of the two budgets sets the time. Only ratios of it mean anything.
+func DecodeCost(bytesPerWeight float64, precision string) float64 {
+	g := datasheet.H200
+	ridge := g.Peak(precision) / g.Bandwidth() // FLOPs per byte at which the two budgets are equal
+	return max(2/ridge, bytesPerWeight)
 }

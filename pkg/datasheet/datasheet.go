@@ -22,7 +22,7 @@ import (
 // Peak FLOP/s are keyed by dtype name as GoMLX spells it ("float64", "float32", "bfloat16",
 // "float16") plus "tf32" for float32 matmuls on tensor cores. A zero or missing entry means unknown.
 type Ceilings struct {
-	PeakFLOPS      map[string]float64 `json:"peak_flops"`                      // FLOP/s by dtype name or "tf32"
+	PeakFLOPS      map[string]float64 `json:"peak_flops"`                      // FLOP/s by dtype name, "tf32" or "fp8" (Hopper's 8-bit floats)
 	BandwidthBytes float64            `json:"bandwidth_bytes_per_s,omitempty"` // main-memory bytes/s (0: unknown)
 	// Source says where the figures come from: "datasheet: ..." or "model: ..." (never a measurement;
 	// measured ceilings live in package measure).
@@ -81,7 +81,7 @@ var (
 		Source:      "datasheet: NVIDIA H100 Tensor Core GPU Architecture whitepaper (H100 SXM5: 132 SMs × 128 FP32 cores, 1.98 GHz boost, 2048 threads per SM)",
 		MemoryBytes: 80 << 30,
 		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera},
+			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera, "fp8": 1979 * tera},
 			BandwidthBytes: 3.35 * tera,
 			Source:         "datasheet: NVIDIA H100 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3 3.35 TB/s)",
 		},
@@ -96,7 +96,7 @@ var (
 		Source:      "datasheet: NVIDIA H200 SXM (the H100 SXM5's GH100 configuration with HBM3e: 132 SMs × 128 FP32 cores, 1.98 GHz boost)",
 		MemoryBytes: 141 << 30,
 		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera},
+			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera, "fp8": 1979 * tera},
 			BandwidthBytes: 4.8 * tera,
 			Source:         "datasheet: NVIDIA H200 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3e 4.8 TB/s)",
 		},
