@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
@@ -28,10 +31,12 @@ import (
 //
 // importRecording checks it and puts it where lessons read recordings.
 const (
-	archiveTop    = "recording"
-	maxImportFile = 32 << 20  // bytes per file in an archive
-	maxImportAll  = 256 << 20 // bytes in all
-	maxRunLog     = 1 << 20   // a run log larger than this is left out of lessons/reference (it stays in the archive)
+	archiveTop       = "recording"
+	maxImportFile    = 32 << 20  // bytes per file in an archive
+	maxImportAll     = 256 << 20 // bytes in all, names included
+	maxImportEntries = 4096      // entries (files and folders): a recording of every experiment has a few hundred
+	maxImportName    = 512       // bytes in an entry's name: the longest a recording writes is under 150
+	maxRunLog        = 1 << 20   // a run log larger than this is left out of lessons/reference (it stays in the archive)
 )
 
 // importRecording unpacks the archive file into experiments.ReferenceDir()/<gpu-slug>/ and checks,
@@ -59,15 +64,30 @@ func importRecording(file string, w io.Writer) error {
 	if merged.Model != "" && merged.Model != man.Model {
 		return fmt.Errorf("record -import: %s already holds a recording of %q, not %q", devDir, merged.Model, man.Model)
 	}
+	runDir, logs := runLogs(devDir, man, files)
+	targets := []string{filepath.Join(devDir, "record.json")}
+	for rel := range install {
+		targets = append(targets, filepath.Join(devDir, filepath.FromSlash(rel)))
+	}
+	for rel := range logs {
+		targets = append(targets, filepath.Join(runDir, rel))
+	}
+	for _, p := range targets {
+		if err := noSymlinkUnder(experiments.ReferenceDir(), p); err != nil {
+			return fmt.Errorf("record -import: %w", err)
+		}
+	}
 	if err := installResults(devDir, install, merged, man, ok); err != nil {
 		return err
 	}
-	runDir, logs, err := installRunLogs(devDir, man, files)
-	if err != nil {
-		return err
+	for rel, b := range logs {
+		if err := writeFile(filepath.Join(runDir, rel), b); err != nil {
+			return fmt.Errorf("record -import: %w", err)
+		}
 	}
+	names := slices.Sorted(maps.Keys(logs))
 	fmt.Fprintf(w, "import: %d experiment(s) of %s (%s, recorded %s) → %s; run logs → %s (%s)\n",
-		len(ok), man.Model, man.Device, man.Updated.Format("2006-01-02"), devDir, runDir, strings.Join(logs, ", "))
+		len(ok), man.Model, man.Device, man.Updated.Format("2006-01-02"), devDir, runDir, strings.Join(names, ", "))
 	return readBack(w, man, ok)
 }
 
@@ -102,6 +122,9 @@ func checkArchive(file string, files map[string][]byte, slug string, man *Manife
 			}
 		}
 		install[e.File] = b
+		if want := strings.TrimSuffix(e.File, ".json") + ".svg"; e.Chart != "" && e.Chart != want {
+			return nil, nil, fmt.Errorf("record -import: %s: %s: chart %q is not its results' own chart %q", file, e.ID, e.Chart, want)
+		}
 		if e.Chart != "" {
 			if svg, found := files[refPrefix+e.Chart]; found {
 				install[e.Chart] = svg
@@ -137,23 +160,44 @@ func installResults(devDir string, install map[string][]byte, merged, man *Manif
 	return nil
 }
 
-// installRunLogs copies the archive's top-level files (the run's logs, each at most maxRunLog
-// bytes) to devDir/runs/<recording time>/ and returns that directory and the logs' names.
-func installRunLogs(devDir string, man *Manifest, files map[string][]byte) (string, []string, error) {
+// runLogs picks the archive's top-level files (the run's logs, each at most maxRunLog bytes) to
+// copy to devDir/runs/<recording time>/, and returns that directory and the logs by name.
+func runLogs(devDir string, man *Manifest, files map[string][]byte) (string, map[string][]byte) {
 	runDir := filepath.Join(devDir, "runs", man.Updated.UTC().Format("20060102T150405Z"))
-	var logs []string
+	logs := map[string][]byte{}
 	for name, b := range files {
 		rel := strings.TrimPrefix(name, archiveTop+"/")
 		if strings.Contains(rel, "/") || len(b) > maxRunLog {
 			continue
 		}
-		if err := writeFile(filepath.Join(runDir, rel), b); err != nil {
-			return "", nil, fmt.Errorf("record -import: %w", err)
-		}
-		logs = append(logs, rel)
+		logs[rel] = b
 	}
-	sort.Strings(logs)
-	return runDir, logs, nil
+	return runDir, logs
+}
+
+// noSymlinkUnder refuses a path p under root when anything on the way from root to p that exists
+// already (a device's folder, a lesson's folder, the file) is a symbolic link: an import writes into
+// lessons/reference/ and nowhere else, whatever was planted there.
+func noSymlinkUnder(root, p string) error {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s is not under %s", p, root)
+	}
+	at := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, part)
+		info, err := os.Lstat(at)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symlink: an import writes only real files and folders under %s (remove the link, then import again)", at, root)
+		}
+	}
+	return nil
 }
 
 // readBack reads every imported experiment the way lessons do and prints what they will show
@@ -207,7 +251,7 @@ func readArchive(file string) (map[string][]byte, error) {
 	}
 	tr := tar.NewReader(gz)
 	files := map[string][]byte{}
-	total := 0
+	total, entries := 0, 0
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -215,6 +259,15 @@ func readArchive(file string) (map[string][]byte, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading the archive (cut short?): %w", err)
+		}
+		if entries++; entries > maxImportEntries {
+			return nil, fmt.Errorf("%d entries, more than %d: not a recording", entries, maxImportEntries)
+		}
+		if len(h.Name) > maxImportName {
+			return nil, fmt.Errorf("an entry %q… with a name of %d bytes, more than %d: not a recording", h.Name[:60], len(h.Name), maxImportName)
+		}
+		if total += len(h.Name); total > maxImportAll {
+			return nil, fmt.Errorf("more than %d bytes in all", maxImportAll)
 		}
 		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
 		switch {
@@ -319,9 +372,18 @@ func checkProvenance(p results.Provenance, man *Manifest, slug string) error {
 	return nil
 }
 
+// writeFile writes b to p, refusing to follow a symlink at p (noSymlinkUnder checks the folders).
 func writeFile(p string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(p, b, 0o644)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
