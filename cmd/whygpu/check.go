@@ -10,17 +10,19 @@ import (
 	"strings"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/exercise"
 	"github.com/gpu-course/whygpu/pkg/experiments"
 )
 
 func init() {
-	register("check", "lint notebooks: kernel, stripped outputs, objectives, recall checks, recap, gofmt, imports", check)
+	register("check", "lint notebooks: kernel, stripped outputs, objectives, recall checks, recap, problems, gofmt, imports", check)
 }
 
 func check(args []string) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	strip := fs.Bool("strip", false, "first clear the outputs and execution counts of the notebooks (rewrites them)")
 	quiet := fs.Bool("q", false, "print problems and the summary only")
+	words := fs.Bool("words", false, "also print each notebook's main-path Markdown words (the budget of lessons/AUTHORING.md: ≤ 1,300 a lesson, ≤ 12,000 for 01–11)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: whygpu check [-strip] [-q] [notebook.ipynb | dir ...]
 
@@ -36,6 +38,11 @@ the notebook and the cell (numbered from 1, top to bottom, Markdown cells includ
 	cfg, err := notebook.LoadConfig(root)
 	if err != nil {
 		return fmt.Errorf("check: reading go.mod: %w", err)
+	}
+	for _, p := range exercise.Problems() {
+		if p.Formula != "" {
+			cfg.Formulas = append(cfg.Formulas, notebook.Formula{Lesson: p.Lesson(), Key: p.Key, Formula: p.Formula})
+		}
 	}
 	paths, err := notebookPaths(root, fs.Args())
 	if err != nil {
@@ -57,6 +64,9 @@ the notebook and the cell (numbered from 1, top to bottom, Markdown cells includ
 				return err
 			}
 			fmt.Printf("%s: outputs stripped\n", nb.Path)
+		}
+		if *words {
+			fmt.Printf("%s: %d main-path words\n", nb.Path, notebook.MainPathWords(nb))
 		}
 		ps := notebook.Lint(nb, cfg)
 		for _, pr := range ps {

@@ -24,6 +24,27 @@ const (
 	Placeholder  = "return 0 // ← your formula"
 )
 
+// ProblemCall is what an applied-problem cell calls (pkg/exercise's Problem); AnswerPlaceholder is
+// the comment of the learner's answer, which the cell ships as 0.
+const (
+	ProblemCall       = "display.Problem("
+	AnswerPlaceholder = "// ← your answer"
+)
+
+// GoingFurther is the exact heading of the optional section at a lesson's end: everything from its
+// cell on is off the main path (kept and run, but not counted in the word budget, and after the recap).
+const GoingFurther = "## Going further (optional)"
+
+var answerZero = regexp.MustCompile(`:=\s*0(\.0*)?\s*` + regexp.QuoteMeta(AnswerPlaceholder))
+
+// Formula is an applied problem's expected relation, as the prose would print it ("2·B·D·H",
+// "peak ÷ bandwidth"): a lesson must not print it above its problem cells.
+type Formula struct {
+	Lesson  string // "02"
+	Key     string // the problem's key, to name it
+	Formula string
+}
+
 // Problem is one lint finding.
 type Problem struct {
 	Notebook string // path as given
@@ -46,6 +67,9 @@ func (p Problem) String() string {
 type Config struct {
 	Module  string   // this module's path, e.g. github.com/gpu-course/whygpu
 	Allowed []string // module paths required in go.mod (pinned)
+	// Formulas are the registered problems' expected formulas (cmd/whygpu fills them from
+	// exercise.Problems()); a lesson printing one in Markdown above its problem cells fails.
+	Formulas []Formula
 }
 
 // LoadConfig reads the module path and the required modules from <root>/go.mod.
@@ -199,48 +223,104 @@ func Lint(nb *Notebook, cfg Config) []Problem {
 	if isLesson {
 		lintSections(nb, add)
 		lintExercise(nb, add)
+		lintFormulas(nb, num, cfg.Formulas, add)
 	}
 	return ps
 }
 
-// lintExercise checks that a lesson asks the learner to write one of its formulas: a code cell
-// calling display.Exercise, shipped with the placeholder body (the worked answer is in the fold the
-// check shows, not in the committed cell).
+// lintExercise checks that a lesson has a learner-arithmetic cell: an applied problem
+// (display.Problem, the learner's answer shipped as 0 with the comment "// ← your answer") or a
+// formula exercise (display.Exercise, shipped with the placeholder body).
 func lintExercise(nb *Notebook, add func(int, string, ...any)) {
+	found := false
 	for i, c := range nb.Cells {
-		if c.Type != "code" || !strings.Contains(c.Text(), ExerciseCall) {
+		if c.Type != "code" {
 			continue
 		}
-		if !strings.Contains(c.Text(), Placeholder) {
-			add(i, "the learner-arithmetic cell must declare the learner's function with the body %q (the worked answer belongs in the exercise's fold, not in the cell)", Placeholder)
+		if strings.Contains(c.Text(), ProblemCall) {
+			found = true
+			if !answerZero.MatchString(c.Text()) {
+				add(i, "the applied-problem cell must ship the learner's answer as 0 with the comment %q (e.g. `answer := 0.0 %s, in GB/s`): the worked answer is revealed after an attempt, not typed in the cell", AnswerPlaceholder, AnswerPlaceholder)
+			}
 		}
-		return
+		if strings.Contains(c.Text(), ExerciseCall) {
+			found = true
+			if !strings.Contains(c.Text(), Placeholder) {
+				add(i, "the learner-arithmetic cell must declare the learner's function with the body %q (the worked answer belongs in the exercise's fold, not in the cell)", Placeholder)
+			}
+		}
 	}
-	add(-1, "a lesson needs one learner-arithmetic cell: the learner writes one of its formulas as a Go function (body %q) and a cell calls %s<lesson>.ExerciseX, TheirFunction) (lessons/AUTHORING.md, \"The learner does the arithmetic\")", Placeholder, ExerciseCall)
+	if !found {
+		add(-1, "a lesson needs a learner-arithmetic cell: an applied problem (%s<lesson>.ProblemX, answer)) or a formula exercise (%s<lesson>.ExerciseX, TheirFunction)) (lessons/AUTHORING.md, \"The learner does the arithmetic\")", ProblemCall, ExerciseCall)
+	}
 }
 
-// GoingFurther starts the optional section after a lesson's recap: off the main path, kept and run.
-const GoingFurther = "## Going further (optional)"
+// lintFormulas fails a lesson that prints one of its problems' expected formulas in a Markdown cell
+// above its last problem cell: the learner would transcribe it instead of working it out.
+func lintFormulas(nb *Notebook, num string, formulas []Formula, add func(int, string, ...any)) {
+	last := -1
+	for i, c := range nb.Cells {
+		if c.Type == "code" && strings.Contains(c.Text(), ProblemCall) {
+			last = i
+		}
+	}
+	if last < 0 {
+		return
+	}
+	for _, f := range formulas {
+		want := normalizeFormula(f.Formula)
+		if f.Lesson != num || len([]rune(want)) < 3 {
+			continue
+		}
+		for i, c := range nb.Cells[:last] {
+			if c.Type == "markdown" && strings.Contains(normalizeFormula(c.Text()), want) {
+				add(i, "prints the expected formula %q of problem %s above its cell (cell %d): the learner must work it out, so say what to find, not the relation", f.Formula, f.Key, last+1)
+			}
+		}
+	}
+}
+
+// formulaSigns unifies how a formula may be written: multiplication as ·, division as /, no spaces,
+// no Markdown emphasis or code ticks, lower case.
+var formulaSigns = strings.NewReplacer("×", "·", "*", "·", "⋅", "·", "÷", "/", "`", "", " ", "", "\t", "", "\n", "", "\u00a0", "", "−", "-")
+
+func normalizeFormula(s string) string {
+	s = strings.ReplaceAll(s, "**", "")
+	return strings.ToLower(formulaSigns.Replace(s))
+}
 
 // lintSections checks that every "## " section but the last is closed by a recall check, and that
 // the last is the recap.
 func lintSections(nb *Notebook, add func(int, string, ...any)) {
 	var hs []heading
+	further := -1 // the Going further heading's index in hs
 	for i, c := range nb.Cells {
-		if c.Type != "markdown" {
+		if c.Type != "markdown" || further >= 0 {
 			continue
 		}
 		for _, t := range markdownHeadings(c.Text()) {
+			if t == GoingFurther {
+				if !strings.HasPrefix(strings.TrimSpace(c.Text()), GoingFurther) {
+					add(i, "the cell with %q must start with it (everything from that cell on is off the main path)", GoingFurther)
+				}
+				further = len(hs)
+				hs = append(hs, heading{cell: i, title: t})
+				break
+			}
+			if strings.HasPrefix(strings.ToLower(t), "## going further") {
+				add(i, "write the optional section's heading exactly %q (got %q)", GoingFurther, t)
+			}
 			hs = append(hs, heading{cell: i, title: t})
 		}
 	}
 	// Everything from "## Going further (optional)" on is off the main path (issue 33): it follows the
 	// recap and its sections are not checked here.
-	for k, h := range hs {
-		if strings.HasPrefix(h.title, GoingFurther) {
-			hs = hs[:k]
-			break
+	if further >= 0 {
+		if further == 0 {
+			add(hs[0].cell, "%q cannot come before the main path's sections and recap", GoingFurther)
+			return
 		}
+		hs = hs[:further] // the main path; the recap is its last section
 	}
 	if len(hs) == 0 {
 		add(-1, `a lesson needs sections ("## " headings), each closed by a recall check, and a final "## Recap"`)

@@ -234,3 +234,53 @@ func TestGoingFurtherFollowsTheRecap(t *testing.T) {
 		t.Fatalf("a lesson with a Going further section has problems:\n%s", strings.Join(msgs, "\n"))
 	}
 }
+
+func TestGoingFurther(t *testing.T) {
+	nb := lesson()
+	nb.Cells = append(nb.Cells, md(GoingFurther+"\n\noff the main path"), code("%%\nfmt.Println(1)"), md("## More depth\n\nno recall check needed"))
+	if msgs := lintMsgs(nb); len(msgs) != 0 {
+		t.Fatalf("a lesson with a Going further section has problems:\n%s", strings.Join(msgs, "\n"))
+	}
+	nb = lesson()
+	nb.Cells = append(nb.Cells, md("## Going further\n\nx"))
+	if msgs := strings.Join(lintMsgs(nb), "\n"); !strings.Contains(msgs, "exactly") {
+		t.Errorf("a misspelt Going further heading passed:\n%s", msgs)
+	}
+	nb = lesson() // the recap after Going further: the main path has no recap at its end
+	nb.Cells = append(nb.Cells[:9], md(GoingFurther), md("## Recap"))
+	if msgs := strings.Join(lintMsgs(nb), "\n"); !strings.Contains(msgs, "recap") {
+		t.Errorf("a recap after Going further passed:\n%s", msgs)
+	}
+}
+
+func TestProblemCells(t *testing.T) {
+	withProblem := func(cell string) *Notebook {
+		nb := lesson()
+		nb.Cells[6] = code(cell)
+		return nb
+	}
+	good := "%%\nanswer := 0.0 // ← your answer, in samples (work it out on paper first)\ndisplay.Problem(race.ProblemRidge, answer)"
+	if msgs := lintMsgs(withProblem(good)); len(msgs) != 0 {
+		t.Fatalf("a good problem cell has problems:\n%s", strings.Join(msgs, "\n"))
+	}
+	expectOne(t, withProblem("%%\nanswer := 206.0 // ← your answer\ndisplay.Problem(race.ProblemRidge, answer)"), "ship the learner's answer as 0")
+	nb := withProblem("%%\nfmt.Println(1)")
+	expectOne(t, nb, "learner-arithmetic cell")
+
+	// The expected formula printed above the problem fails, however it is spaced or multiplied.
+	cfg := testCfg
+	cfg.Formulas = []Formula{{Lesson: "01", Key: "01/ridge", Formula: "2·B·D·H ÷ bytes"}}
+	nb = withProblem(good)
+	if ps := Lint(nb, cfg); len(ps) != 0 {
+		t.Fatalf("no formula printed, yet: %v", ps)
+	}
+	nb.Cells[2] = md("## Latency vs throughput\n\nThe count is `2 × B × D × H / bytes`, see.")
+	ps := Lint(nb, cfg)
+	if len(ps) != 1 || !strings.Contains(ps[0].String(), "01/ridge") || ps[0].Cell != 3 {
+		t.Errorf("the formula above the problem: %v", ps)
+	}
+	cfg.Formulas[0].Lesson = "02" // another lesson's formula may be printed here
+	if ps := Lint(nb, cfg); len(ps) != 0 {
+		t.Errorf("another lesson's formula: %v", ps)
+	}
+}

@@ -24,6 +24,10 @@ type Problem struct {
 	Unit      string  // what the answer counts: "GB/s", "ms", "samples", "workers"
 	Tolerance float64 // relative; 0 means DefaultProblemTolerance
 	Hint      string  // shown under a wrong answer, before the worked steps: the first step, not the formula
+	// Formula is the relation the learner must find, as prose would print it ("peak ÷ bandwidth",
+	// "2·B·D·H"): `whygpu check` fails the lesson's notebook if it appears in Markdown above its
+	// problem cells (spacing, ×/*/· and ÷/"/" do not matter). Empty: not checked.
+	Formula string
 	// Solve computes the answer and the worked steps, each with its numbers. An error (a measurement
 	// not made yet: say which cell to run) is shown as a note, never as a failure of the cell.
 	Solve func() (Solution, error)
