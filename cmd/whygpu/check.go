@@ -23,8 +23,9 @@ func check(args []string) error {
 	strip := fs.Bool("strip", false, "first clear the outputs and execution counts of the notebooks (rewrites them)")
 	quiet := fs.Bool("q", false, "print problems and the summary only")
 	words := fs.Bool("words", false, "also print each notebook's main-path Markdown words (the budget of lessons/AUTHORING.md: ≤ 1,300 a lesson, ≤ 12,000 for 01–11)")
+	giveIDs := fs.Bool("ids", false, "first give every cell without a (unique, valid) id a fresh one (rewrites the notebooks that lack some)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: whygpu check [-strip] [-q] [notebook.ipynb | dir ...]
+		fmt.Fprintln(fs.Output(), `usage: whygpu check [-strip] [-ids] [-q] [notebook.ipynb | dir ...]
 
 Lints the course's notebooks (default: every notebooks/*.ipynb of the checkout) against the
 conventions of lessons/AUTHORING.md and exits non-zero when any problem is found. Problems name
@@ -59,11 +60,21 @@ the notebook and the cell (numbered from 1, top to bottom, Markdown cells includ
 			continue
 		}
 		nb.Path = relPath(p)
-		if *strip && nb.Strip() {
+		stripped := *strip && nb.Strip()
+		ided := 0
+		if *giveIDs {
+			ided = nb.GiveIDs()
+		}
+		if stripped || ided > 0 {
 			if err := nb.Write(p); err != nil {
 				return err
 			}
-			fmt.Printf("%s: outputs stripped\n", nb.Path)
+			if stripped {
+				fmt.Printf("%s: outputs stripped\n", nb.Path)
+			}
+			if ided > 0 {
+				fmt.Printf("%s: %d cell(s) given an id\n", nb.Path, ided)
+			}
 		}
 		if *words {
 			fmt.Printf("%s: %d main-path words\n", nb.Path, notebook.MainPathWords(nb))

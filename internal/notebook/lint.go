@@ -173,8 +173,19 @@ func Lint(nb *Notebook, cfg Config) []Problem {
 		whole("file name %q must be NN-topic.ipynb (two digits, a hyphen, lower-case words joined by hyphens)", name+".ipynb")
 	}
 
-	// Cells: outputs, paths, Go.
+	// Cells: ids, outputs, paths, Go.
+	ids := map[string]int{}
 	for i, c := range nb.Cells {
+		switch first, dup := ids[c.ID]; {
+		case c.ID == "":
+			add(i, "the cell has no id (nbformat 4.5 requires one; nbformat warns that it will be an error): run `go run ./cmd/whygpu check -ids` (or save the notebook from JupyterLab)")
+		case !cellIDRe.MatchString(c.ID):
+			add(i, "cell id %q is not 1–64 letters, digits, '-' or '_' (nbformat 4.5): run `go run ./cmd/whygpu check -ids`", c.ID)
+		case dup:
+			add(i, "cell id %q is also cell %d's: ids must be unique: run `go run ./cmd/whygpu check -ids`", c.ID, first+1)
+		default:
+			ids[c.ID] = i
+		}
 		if m := AbsolutePath.FindString(c.Text()); m != "" {
 			add(i, "absolute path %q of an author's machine: use paths relative to the notebook, or results.CacheDir / os.TempDir", m)
 		}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -152,9 +153,33 @@ func NewCellID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// cellIDRe is nbformat 4.5's pattern for a cell id (1–64 letters, digits, '-' or '_').
+var cellIDRe = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// GiveIDs gives a fresh id to every cell without a valid one, or whose id an earlier cell already
+// has (nbformat 4.5 requires unique ids; nbformat warns that a missing id will be an error). It
+// reports how many cells it changed.
+func (nb *Notebook) GiveIDs() int {
+	seen := map[string]bool{}
+	n := 0
+	for _, c := range nb.Cells {
+		if !cellIDRe.MatchString(c.ID) || seen[c.ID] {
+			c.ID = NewCellID()
+			for seen[c.ID] {
+				c.ID = NewCellID()
+			}
+			n++
+		}
+		seen[c.ID] = true
+	}
+	return n
+}
+
 // Marshal writes the notebook as nbformat does (one-space indent, sorted keys, source as a list of
-// lines, no HTML escaping), so files written by Go and by JupyterLab diff cleanly.
+// lines, no HTML escaping), so files written by Go and by JupyterLab diff cleanly. Every cell is
+// written with an id: a cell without one gets a fresh id first (GiveIDs).
 func (nb *Notebook) Marshal() ([]byte, error) {
+	nb.GiveIDs()
 	cells := make([]any, 0, len(nb.Cells))
 	for _, c := range nb.Cells {
 		m := map[string]any{
@@ -162,9 +187,7 @@ func (nb *Notebook) Marshal() ([]byte, error) {
 			"metadata":  orEmpty(c.Metadata),
 			"source":    c.Source.Lines(),
 		}
-		if c.ID != "" {
-			m["id"] = c.ID
-		}
+		m["id"] = c.ID
 		if c.Type == "code" {
 			outs := make([]any, 0, len(c.Outputs))
 			for _, o := range c.Outputs {

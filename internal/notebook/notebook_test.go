@@ -11,9 +11,11 @@ import (
 var testCfg = Config{Module: "github.com/gpu-course/whygpu", Allowed: []string{"github.com/janpfeifer/gonb", "gonum.org/v1/plot"}}
 
 func md(s string) *Cell {
-	return &Cell{Type: "markdown", Source: Source(s), Metadata: map[string]any{}}
+	return &Cell{Type: "markdown", Source: Source(s), Metadata: map[string]any{}, ID: NewCellID()}
 }
-func code(s string) *Cell { return &Cell{Type: "code", Source: Source(s), Metadata: map[string]any{}} }
+func code(s string) *Cell {
+	return &Cell{Type: "code", Source: Source(s), Metadata: map[string]any{}, ID: NewCellID()}
+}
 
 // lesson builds a notebook that passes every rule; tests break one rule at a time.
 func lesson() *Notebook {
@@ -98,6 +100,9 @@ func TestRules(t *testing.T) {
 		{"exercise answered in the cell", func(nb *Notebook) {
 			nb.Cells[6].Source = "func F(x float64) float64 {\n\treturn 2 * x\n}\n\n%%\ndisplay.Exercise(race.ExerciseF, F)"
 		}, []string{"cell 7", "return 0 // ← your formula"}},
+		{"no cell id", func(nb *Notebook) { nb.Cells[3].ID = "" }, []string{"cell 4", "has no id", "whygpu check -ids"}},
+		{"bad cell id", func(nb *Notebook) { nb.Cells[3].ID = "a b" }, []string{"cell 4", `"a b"`, "nbformat 4.5"}},
+		{"duplicate cell id", func(nb *Notebook) { nb.Cells[5].ID = nb.Cells[2].ID }, []string{"cell 6", "also cell 3's"}},
 		{"expectation", func(nb *Notebook) { nb.Cells[3].Metadata["whygpu"] = map[string]any{"expect": []any{"picture"}} }, []string{"cell 4", `"picture"`}},
 	}
 	for _, tc := range cases {
@@ -200,6 +205,33 @@ func TestRoundTrip(t *testing.T) {
 	back.Cells[3].Outputs = []map[string]any{{"output_type": "stream"}}
 	if !back.Strip() || back.Strip() {
 		t.Error("Strip should report a change once")
+	}
+}
+
+// TestWritersGiveIDs: a notebook written from Go has an id on every cell, unique, and the ids it had
+// are kept (whygpu new, whygpu check -strip/-ids all write through Marshal).
+func TestWritersGiveIDs(t *testing.T) {
+	nb := lesson()
+	kept := nb.Cells[0].ID
+	nb.Cells[1].ID = ""
+	nb.Cells[4].ID = nb.Cells[3].ID
+	b, err := nb.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Path = nb.Path
+	if msgs := lintMsgs(back); len(msgs) != 0 {
+		t.Fatalf("written notebook has problems:\n%s", strings.Join(msgs, "\n"))
+	}
+	if back.Cells[0].ID != kept {
+		t.Errorf("cell 1's id %q was replaced by %q", kept, back.Cells[0].ID)
+	}
+	if back.GiveIDs() != 0 {
+		t.Error("GiveIDs changed a notebook whose cells all have unique ids")
 	}
 }
 
