@@ -1,6 +1,6 @@
 """Autocomplete (Tab) and inspection (Shift-Tab) through the Jupyter protocol, as JupyterLab asks for them.
 
-Starts the course kernel, runs a lesson's usual first cell (it imports pkg/display), then, in a later cell
+Starts the course kernel, runs a lesson's usual first cell (it imports pkg/view/display), then, in a later cell
 as a learner types it, asks for completions of `display.Ma` until one offers `Markdown` and for the
 inspection of `display.Markdown` until it shows the function's documentation. Each request is repeated
 (GoNB answers an error while gopls is still busy) until it works or the deadline passes; the timeline says
@@ -24,7 +24,7 @@ import time
 from jupyter_client.manager import start_new_kernel
 
 KERNEL = "whygpu"
-FIRST_CELL = 'import "github.com/gpu-course/whygpu/pkg/display"\n\n%%\ndisplay.Markdown("first cell")\n'
+FIRST_CELL = 'import "github.com/gpu-course/whygpu/pkg/view/display"\n\n%%\ndisplay.Markdown("first cell")\n'
 # A later cell: the import is the first cell's, as every lesson is written.
 COMPLETE = "%%\ndisplay.Ma"
 INSPECT = '%%\ndisplay.Markdown("x")'

@@ -190,7 +190,7 @@ if [ "$WARM" = 1 ]; then
   # gopls (autocomplete in the notebooks) keeps what it learned of every package in its file cache
   # ($GOPLSCACHE or ~/.cache/gopls), keyed by the files' paths and contents and by gopls' own binary. The
   # warm-up asks for one completion the way a learner's Tab does: the course kernel, a first cell that
-  # imports pkg/display, then `display.Ma` in a later cell (kernels/autocomplete_probe.py). That fills the
+  # imports pkg/view/display, then `display.Ma` in a later cell (kernels/autocomplete_probe.py). That fills the
   # cache with exactly what the first lesson's kernel will read, and checks that autocomplete answers.
   say "warming gopls' cache: one Tab through the course kernel (kernels/autocomplete_probe.py)"
   if ! JUPYTER_PATH="$VENV/share/jupyter" GOPROXY=off timeout 900 \

@@ -95,7 +95,7 @@ def test_autocomplete_after_a_fresh_setup(tmp_path, monkeypatch):
 
     gopls' cache is a new one (GOPLSCACHE in tmp_path), filled only by the set-up's own warm-up
     (kernels/autocomplete_probe.py, the one Tab scripts/setup.sh asks), never by the kernels of other tests.
-    Then two new kernels, each a learner opening a lesson, run its first cell (import pkg/display) and ask in
+    Then two new kernels, each a learner opening a lesson, run its first cell (import pkg/view/display) and ask in
     a later cell for the completion of `display.Ma` and the inspection of `display.Markdown` (one kernel asks
     Tab first, the other Shift-Tab first); each first answer must come within AUTOCOMPLETE_BOUND_S after the
     first cell. The timelines are printed (`pytest -s`) with the machine's load.

@@ -75,7 +75,7 @@ def test_budget_uses_the_container_limit_and_a_killed_cell_is_explained(limited_
     assert "refused before allocating" in text(out) and "container limit 2.00 GiB" in text(out), text(out)
 
     # a cell that really allocates 4 GiB is killed by the kernel's out-of-memory killer ...
-    status, out = run(kc, 'import _ "github.com/gpu-course/whygpu/pkg/display"\n\n%%\n'
+    status, out = run(kc, 'import _ "github.com/gpu-course/whygpu/pkg/view/display"\n\n%%\n'
                           'var keep [][]byte\nfor i := 0; i < 64; i++ {\n'
                           '\tb := make([]byte, 64<<20)\n\tfor j := 0; j < len(b); j += 4096 { b[j] = 1 }\n'
                           '\tkeep = append(keep, b)\n}\nfmt.Println("allocated", len(keep)*64, "MiB")\n')

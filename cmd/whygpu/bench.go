@@ -14,16 +14,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/bench"
-	"github.com/gpu-course/whygpu/pkg/hlo"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/bench"
+	"github.com/gpu-course/whygpu/pkg/measure/hlo"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/shirou/gopsutil/v4/process"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -147,7 +147,7 @@ func startWorker(python string) (*jaxWorker, error) {
 	script := filepath.Join(experiments.Root(), "scripts", "bench_jax.py")
 	cmd := exec.Command(python, script)
 	cmd.Stderr = os.Stderr
-	cmd.Env = append(hlo.PeerEnv(), "JAX_PLATFORMS=cpu") // not the course's XLA dump flags (pkg/hlo)
+	cmd.Env = append(hlo.PeerEnv(), "JAX_PLATFORMS=cpu") // not the course's XLA dump flags (pkg/measure/hlo)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

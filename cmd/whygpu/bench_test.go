@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/bench"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/bench"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 func TestRatioText(t *testing.T) {

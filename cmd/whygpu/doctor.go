@@ -12,9 +12,9 @@ import (
 
 	"github.com/gomlx/go-xla/pjrt"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 )
 
 func init() {
@@ -188,7 +188,7 @@ func (c *checkup) autoInstall() {
 func noGPULine(recorded []string, model string) string {
 	if len(recorded) == 0 {
 		return "none, and no GPU recording in lessons/reference: every GPU number in the lessons is the course's GPU model of an " +
-			model + " (pkg/gpumodel), drawn as a band and labeled as a model, until someone records one (whygpu record on a GPU)"
+			model + " (pkg/model/gpumodel), drawn as a band and labeled as a model, until someone records one (whygpu record on a GPU)"
 	}
 	return "none: lessons show the GPU recordings in lessons/reference (" + strings.Join(recorded, ", ") +
 		") where they exist, labeled as recorded, and the course's GPU model of an " + model + " (a labeled band) for every size nobody recorded"

@@ -119,7 +119,7 @@ func autocompleteTimeline(t probeTimeline) []string {
 		cache = "~/.cache/gopls"
 	}
 	lines := []string{
-		fmt.Sprintf("kernel ready at %.1f s; first cell (imports pkg/display) ended at %.1f s (%s)", t.KernelReadyS, t.FirstCellS, t.FirstCellStatus),
+		fmt.Sprintf("kernel ready at %.1f s; first cell (imports pkg/view/display) ended at %.1f s (%s)", t.KernelReadyS, t.FirstCellS, t.FirstCellStatus),
 	}
 	for _, r := range []struct {
 		what string

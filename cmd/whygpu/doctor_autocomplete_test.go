@@ -36,7 +36,7 @@ func TestAutocompleteTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(autocompleteTimeline(tl), "\n")
-	for _, w := range []string{"first cell (imports pkg/display) ended at 10.8 s (ok)", "10.8 s: error, no after 8.1 s",
+	for _, w := range []string{"first cell (imports pkg/view/display) ended at 10.8 s (ok)", "10.8 s: error, no after 8.1 s",
 		"19.4 s: ok, answered after 2.1 s", "load average 9.2 → 9.4 on 2 CPUs", "~/.cache/gopls"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("timeline lacks %q:\n%s", w, got)

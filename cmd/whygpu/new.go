@@ -13,7 +13,7 @@ import (
 	"text/template"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
 func init() {

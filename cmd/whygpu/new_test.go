@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
 // checkoutCopy copies what `new` and a build of lessons/ need into a temporary directory: go.mod,

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/gpu-course/whygpu/pkg/bench"
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/bench"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
 func init() {

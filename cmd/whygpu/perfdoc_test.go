@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
 // TestPerfDocIsRendered: docs/performance.md is exactly what `whygpu perfdoc` renders from its

@@ -13,11 +13,11 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
 
 	// Every lesson package: their init functions register the experiments this command runs.
 	_ "github.com/gpu-course/whygpu/lessons/all"

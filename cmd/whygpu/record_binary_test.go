@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // TestPrebuiltBinaryRecordsWithoutGoOrCheckout builds whygpu the way it is carried to a GPU machine

@@ -19,8 +19,9 @@ import (
 
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
 
 // The archive scripts/gpu-record.sh brings back from a GPU machine (recording.tar.gz):
@@ -214,7 +215,7 @@ func readBack(w io.Writer, man *Manifest, ok []ManifestEntry) error {
 		if len(rs) != e.Results || !rs[0].Provenance.Recorded {
 			return fmt.Errorf("record -import: lessons read %d result(s) of %s recorded on %s, want %d", len(rs), e.ID, man.Model, e.Results)
 		}
-		lines := experiments.ModelVersus(rs)
+		lines := stepcharts.ModelVersus(rs)
 		switch e.ID {
 		case "02-roofline/critical-batch":
 			lines = append(lines, roofline.ModelVersus(rs)...)

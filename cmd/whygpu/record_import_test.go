@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // The attacks of issue 37 on `whygpu record -import`: each test crafts the archive an attacker would

@@ -14,10 +14,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/hlo"
+	"github.com/gpu-course/whygpu/pkg/measure/hlo"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
 func init() {
@@ -90,7 +90,7 @@ tests/test_notebooks.py.`)
 // kernelEnv is this process's environment with what the course kernel needs to be found and to find
 // the checkout: JUPYTER_PATH (the checkout's kernel spec) and WHYGPU_ROOT, unless already set.
 func kernelEnv(root string) []string {
-	env := hlo.PeerEnv() // the kernel's cells set their own XLA_FLAGS (pkg/hlo), not this process's
+	env := hlo.PeerEnv() // the kernel's cells set their own XLA_FLAGS (pkg/measure/hlo), not this process's
 	if os.Getenv("JUPYTER_PATH") == "" {
 		env = append(env, "JUPYTER_PATH="+filepath.Join(root, ".venv", "share", "jupyter"))
 	}
@@ -256,7 +256,7 @@ func ExecutedProblems(nb *notebook.Notebook) []string {
 	return ps
 }
 
-// The marks of pkg/display's origin badges and of its tables in an executed cell's HTML.
+// The marks of pkg/view/display's origin badges and of its tables in an executed cell's HTML.
 const (
 	badgeMark       = `class="whygpu-badge"`
 	unstatedMark    = `data-origin="unstated"`

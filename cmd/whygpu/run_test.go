@@ -9,7 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/internal/devicetest"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
 func executed(t *testing.T, cells ...*notebook.Cell) *notebook.Notebook {
@@ -29,7 +29,7 @@ func htmlOut(h string) map[string]any {
 	return map[string]any{"output_type": "display_data", "data": map[string]any{"text/html": h}}
 }
 
-// badge is an output holding one origin badge, as pkg/display draws it.
+// badge is an output holding one origin badge, as pkg/view/display draws it.
 func badge(origin string) map[string]any {
 	return htmlOut(`<div class="whygpu-badges"><span class="whygpu-badge" data-origin="` + origin + `">…</span></div>`)
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
-	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
 var recallCall = regexp.MustCompile(`display\.Recall\(\w+\.Deck, "([^"]+)"\)`)

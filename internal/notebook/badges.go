@@ -13,10 +13,10 @@ import (
 const BadgeRule = `lessons/AUTHORING.md, "Every number is labeled: the origin badge"`
 
 // bypasses are the calls that would put a chart or a table on the screen without its origin badge
-// (pkg/display draws the badge from what the chart or table carries): package name → function ("" for
+// (pkg/view/display draws the badge from what the chart or table carries): package name → function ("" for
 // any function of the package) → what to use instead.
 var bypasses = map[string]map[string]string{
-	"gonbui":  {"": "only pkg/display knows GoNB"},
+	"gonbui":  {"": "only pkg/view/display knows GoNB"},
 	"display": {"HTML": "raw HTML has no origin"},
 	"charts":  {"SVG": "a rendered chart has lost its origin", "PNG": "a rendered chart has lost its origin"},
 }
@@ -24,7 +24,7 @@ var bypasses = map[string]map[string]string{
 // rawMarkup are the string fragments of a chart or a table typed into a cell.
 var rawMarkup = []string{"<svg", "<table", "<img"}
 
-// lintBadges checks that a code cell shows charts and tables only through pkg/display's functions
+// lintBadges checks that a code cell shows charts and tables only through pkg/view/display's functions
 // that draw their origin badges (display.Plot, display.Chart, display.Table, display.Results, …): no
 // gonbui, no display.HTML, no rendered SVG or PNG, no chart or table markup typed in the cell.
 func lintBadges(path string, i int, c *Cell) []Problem {

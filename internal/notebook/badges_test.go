@@ -17,7 +17,7 @@ func TestBadgeRule(t *testing.T) {
 		{"results through display.ResultsTable", "%%\nrs, err := roofline.Measure()\nif display.Error(err) == nil {\n\tdisplay.ResultsTable(\"x\", rs)\n}", nil},
 		{"prose through display.Markdown", "%%\ndisplay.Markdown(bigpicture.Summary())", nil},
 		{"a word svg in a comment", "%%\n// the chart is an <svg> image\ndisplay.Plot(roofline.Chart())", nil},
-		{"gonbui.DisplayHTML", "%%\ngonbui.DisplayHTML(\"<b>x</b>\")", []string{"cell 4", "line 2: gonbui.DisplayHTML", "only pkg/display knows GoNB", "origin badge"}},
+		{"gonbui.DisplayHTML", "%%\ngonbui.DisplayHTML(\"<b>x</b>\")", []string{"cell 4", "line 2: gonbui.DisplayHTML", "only pkg/view/display knows GoNB", "origin badge"}},
 		{"gonbui imported", "import \"github.com/janpfeifer/gonb/gonbui\"\n\n%%\nfmt.Println(1)", []string{"line 1: importing github.com/janpfeifer/gonb/gonbui"}},
 		{"display.HTML", "%%\ndisplay.HTML(lesson.TableHTML())", []string{"line 2: display.HTML", "raw HTML has no origin"}},
 		{"a rendered SVG", "%%\np, _ := roofline.Chart()\nsvg, _ := charts.SVG(p, 0, 0)\nfmt.Println(len(svg))", []string{"line 3: charts.SVG", "lost its origin"}},

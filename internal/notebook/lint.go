@@ -18,13 +18,13 @@ const Kernel = "whygpu"
 const RecallCall = "display.Recall("
 
 // ExerciseCall is what a learner-arithmetic cell calls: the learner's formula, checked
-// (pkg/exercise). Placeholder is the body such a cell ships with, so the answer is the learner's.
+// (pkg/teach/exercise). Placeholder is the body such a cell ships with, so the answer is the learner's.
 const (
 	ExerciseCall = "display.Exercise("
 	Placeholder  = "return 0 // ← your formula"
 )
 
-// ProblemCall is what an applied-problem cell calls (pkg/exercise's Problem); AnswerPlaceholder is
+// ProblemCall is what an applied-problem cell calls (pkg/teach/exercise's Problem); AnswerPlaceholder is
 // the comment of the learner's answer, which the cell ships as 0.
 const (
 	ProblemCall       = "display.Problem("

@@ -27,7 +27,7 @@ func lesson() *Notebook {
 		},
 		Cells: []*Cell{
 			md("# 01 · The race\n\n**Objectives**\n\n- one\n\n**Time:** about 20 minutes\n"),
-			code("import \"github.com/gpu-course/whygpu/pkg/display\"\n"),
+			code("import \"github.com/gpu-course/whygpu/pkg/view/display\"\n"),
 			md("## Latency vs throughput\n\ntext"),
 			code("%%\nfor i := 0; i < 3; i++ {\n\tfmt.Println(i)\n}"),
 			code("%%\ndisplay.Recall(\"01-race\", 1)"),
@@ -134,7 +134,7 @@ func TestGofmtOfCells(t *testing.T) {
 	clean := []string{
 		"",
 		"import \"fmt\"",
-		"import (\n\t\"fmt\"\n\n\t\"github.com/gpu-course/whygpu/pkg/display\"\n)\n\n%%\nfmt.Println(display.InNotebook())",
+		"import (\n\t\"fmt\"\n\n\t\"github.com/gpu-course/whygpu/pkg/view/display\"\n)\n\n%%\nfmt.Println(display.InNotebook())",
 		"func f(x int) int {\n\treturn x * 2\n}\n\n%%\nfmt.Println(f(2))",
 		"%%\nif err != nil {\n\treturn\n}\ns := `line\n\tindented in the raw string\nend`\n_ = s",
 		"!echo hello \\\n  world\n%%\nfmt.Println(1)",

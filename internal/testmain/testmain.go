@@ -1,5 +1,5 @@
 // Package testmain is the TestMain of packages whose tests load the XLA PJRT plugin. It imports
-// nothing of the course, so every package can use it (pkg/devices included, which
+// nothing of the course, so every package can use it (pkg/hw/devices included, which
 // internal/devicetest imports).
 package testmain
 

@@ -12,11 +12,11 @@ import (
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
-	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
 // Decks is every lesson's recall deck, in lesson order: the spaced-recall review that opens each
-// lesson draws its cards from them (pkg/recall's review.json, written by `go generate ./pkg/recall`).
+// lesson draws its cards from them (pkg/teach/recall's review.json, written by `go generate ./pkg/teach/recall`).
 func Decks() []*recall.Deck {
 	return []*recall.Deck{race.Deck, roofline.Deck, batching.Deck, datamovement.Deck, precision.Deck, memory.Deck,
 		feeding.Deck, bigpicture.Deck, smallgpt.Deck, dataparallel.Deck, capstone.Deck}

@@ -13,9 +13,9 @@ import (
 	"github.com/gpu-course/whygpu/lessons/precision"
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // timed is a live xla:cpu result, quiet or with a neighbour using 70% of a core while it ran.

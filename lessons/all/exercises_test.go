@@ -18,7 +18,7 @@ import (
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
-	"github.com/gpu-course/whygpu/pkg/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
 // exercises is every "write the formula" cell of a lesson, by the name a notebook cell uses, with

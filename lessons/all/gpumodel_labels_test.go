@@ -13,12 +13,13 @@ import (
 	"github.com/gpu-course/whygpu/lessons/bigpicture"
 	"github.com/gpu-course/whygpu/lessons/datamovement"
 	"github.com/gpu-course/whygpu/lessons/race"
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
 
 // cpuResult is a fake live xla:cpu step result at a size.
@@ -44,20 +45,20 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 	for _, b := range race.Batches {
 		sweep = append(sweep, cpuResult(b, batching.Narrow, time.Duration(20+b)*time.Microsecond))
 	}
-	lane := experiments.BandLane(gpumodel.StepEstimate(experiments.CourseMLP(1, 64)))
+	lane := stepcharts.BandLane(gpumodel.StepEstimate(experiments.CourseMLP(1, 64)))
 	for name, text := range map[string]string{
-		"race lane":                    lane.Device + " " + lane.TimeText() + " " + lane.Describe(),
-		"race.ModelTable":              race.ModelTable(1, 64).String(),
-		"race.FLOPTable":               race.FLOPTable().String(),
-		"experiments.TimeSeries":       legends(experiments.TimeSeries(sweep, experiments.Batch)),
-		"experiments.ThroughputSeries": legends(experiments.ThroughputSeries(sweep, experiments.Batch)),
-		"experiments.CrossoverLine":    experiments.CrossoverLine(experiments.TimeSeries(sweep, experiments.Batch), "batch"),
-		"batching.Occupancy":           batching.OccupancyTable(sweep, batching.Narrow).String(),
-		"batching.PeakShare":           batching.PeakShareTable(sweep).String(),
-		"datamovement.GPUModel":        rows(datamovement.GPUModelRows(datamovement.ResidentModel("laptop"))),
-		"datamovement.Transfer":        rows(datamovement.SourceTransferTable()),
-		"bigpicture.ModelRates":        rows(bigpicture.EstimateTable(bigpicture.SourceRun, bigpicture.ModelRates())),
-		"RaceSummary with model":       charts.RaceSummary([]charts.Lane{{Device: devices.CPU, Time: 30 * time.Microsecond}, lane}),
+		"race lane":                   lane.Device + " " + lane.TimeText() + " " + lane.Describe(),
+		"race.ModelTable":             race.ModelTable(1, 64).String(),
+		"race.FLOPTable":              race.FLOPTable().String(),
+		"stepcharts.TimeSeries":       legends(stepcharts.TimeSeries(sweep, experiments.Batch)),
+		"stepcharts.ThroughputSeries": legends(stepcharts.ThroughputSeries(sweep, experiments.Batch)),
+		"stepcharts.CrossoverLine":    stepcharts.CrossoverLine(stepcharts.TimeSeries(sweep, experiments.Batch), "batch"),
+		"batching.Occupancy":          batching.OccupancyTable(sweep, batching.Narrow).String(),
+		"batching.PeakShare":          batching.PeakShareTable(sweep).String(),
+		"datamovement.GPUModel":       rows(datamovement.GPUModelRows(datamovement.ResidentModel("laptop"))),
+		"datamovement.Transfer":       rows(datamovement.SourceTransferTable()),
+		"bigpicture.ModelRates":       rows(bigpicture.EstimateTable(bigpicture.SourceRun, bigpicture.ModelRates())),
+		"RaceSummary with model":      charts.RaceSummary([]charts.Lane{{Device: devices.CPU, Time: 30 * time.Microsecond}, lane}),
 	} {
 		if err := gpumodel.CheckLabeled(text); err != nil {
 			t.Errorf("%s: %v\n%s", name, err, text)
@@ -69,7 +70,7 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 	if lane.Source != charts.Model || !lane.Banded() {
 		t.Errorf("the model lane must be a band drawn as a model: %+v", lane)
 	}
-	for _, s := range experiments.TimeSeries(sweep, experiments.Batch) {
+	for _, s := range stepcharts.TimeSeries(sweep, experiments.Batch) {
 		if s.Source == charts.Model && !s.Banded() {
 			t.Errorf("model series %q is a line, not a band", s.Name)
 		}
@@ -112,7 +113,7 @@ func TestStepsAreModeledWithCountedKernels(t *testing.T) {
 	}
 }
 
-// No place but pkg/gpumodel computes GPU time: no FLOPs ÷ a peak, bytes ÷ a bandwidth, or launch
+// No place but pkg/model/gpumodel computes GPU time: no FLOPs ÷ a peak, bytes ÷ a bandwidth, or launch
 // constants in lesson or package code (ratios of two peaks or bandwidths are fine).
 func TestOnlyGPUModelComputesGPUTime(t *testing.T) {
 	root := filepath.Join("..", "..")
@@ -131,7 +132,7 @@ func TestOnlyGPUModelComputesGPUTime(t *testing.T) {
 			sc := bufio.NewScanner(f)
 			for n := 1; sc.Scan(); n++ {
 				if line := sc.Text(); timeOf.MatchString(line) && !strings.HasPrefix(strings.TrimSpace(line), "//") {
-					t.Errorf("%s:%d computes GPU time outside pkg/gpumodel: %s", p, n, strings.TrimSpace(line))
+					t.Errorf("%s:%d computes GPU time outside pkg/model/gpumodel: %s", p, n, strings.TrimSpace(line))
 				}
 			}
 			return nil

@@ -19,8 +19,8 @@ var graphRunning = map[string]bool{"Exec": true, "NewExec": true, "Graph": true,
 var graphBuilding = []string{"github.com/gomlx/gomlx/ml/layers", "github.com/gomlx/gomlx/ml/zoo"}
 
 // TestOnlyWorkloadsBuildsGraphs keeps "every graph lives in pkg/workloads" true for pkg/ too, where
-// a package may import GoMLX's graph package to compile and run what a workload built (pkg/train's
-// trainers, pkg/hlo's readers), never to create nodes: it fails on any use of the graph package
+// a package may import GoMLX's graph package to compile and run what a workload built (pkg/workloads/train's
+// trainers, pkg/measure/hlo's readers), never to create nodes: it fails on any use of the graph package
 // other than graphRunning, and on any import of GoMLX's layers, outside pkg/workloads. (Lessons may
 // not import the graph package at all: TestNoLessonImportsAnother.)
 func TestOnlyWorkloadsBuildsGraphs(t *testing.T) {

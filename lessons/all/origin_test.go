@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // Every lesson table says where its rows come from, and says "measured live" only for results

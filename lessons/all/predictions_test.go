@@ -19,7 +19,7 @@ import (
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // questions is every prediction a lesson notebook asks, by the name a notebook cell uses.

@@ -10,11 +10,12 @@ import (
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -74,7 +75,7 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 		want       []string
 	}{
 		{"race lane", lane.Device + " " + lane.TimeText() + " " + lane.Describe(), []string{"model vs recording: +100%"}},
-		{"experiments.TimeSeries", legends(experiments.TimeSeries(sweep, experiments.Batch)), []string{"recorded on NVIDIA H200", experiments.StepModelName}},
+		{"stepcharts.TimeSeries", legends(stepcharts.TimeSeries(sweep, experiments.Batch)), []string{"recorded on NVIDIA H200", stepcharts.StepModelName}},
 		{"batching.Occupancy", batching.OccupancyTable(sweep, 64).String(), []string{"model vs recording: +100%", "model vs recording: +0%"}},
 		{"batching.Crossover", batching.Crossover(sweep, 64), []string{"model vs recording: +100%", "model vs recording: +0%", "batch 256 × hidden 64"}},
 		{"batching.PeakShare", batching.PeakShareTable(sweep).String(), []string{"model vs recording: +100%"}},
@@ -95,7 +96,7 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 	if lane.Source != charts.Recorded {
 		t.Errorf("with a recording at this size the race's GPU lane is %v, want the recording", lane.Source)
 	}
-	for _, s := range experiments.TimeSeries(sweep, experiments.Batch) {
+	for _, s := range stepcharts.TimeSeries(sweep, experiments.Batch) {
 		if s.Source == charts.Model && !s.Banded() {
 			t.Errorf("model series %q beside the recording is a line, not a band", s.Name)
 		}

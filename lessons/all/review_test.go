@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
-// TestReviewCardsAreCurrent checks pkg/recall/review.json still holds the lessons' decks. Decks
+// TestReviewCardsAreCurrent checks pkg/teach/recall/review.json still holds the lessons' decks. Decks
 // change as lessons are edited, so a few changed cards are only logged (regenerate when convenient:
-// `go generate ./pkg/recall`); the test fails when a lesson's deck is missing from the file or more
+// `go generate ./pkg/teach/recall`); the test fails when a lesson's deck is missing from the file or more
 // than a quarter of the file's cards are no longer in any deck.
 func TestReviewCardsAreCurrent(t *testing.T) {
 	want, err := recall.ReviewCards(Decks()...)
@@ -37,14 +37,14 @@ func TestReviewCardsAreCurrent(t *testing.T) {
 	}
 	for _, d := range Decks() {
 		if !lessons[d.Lesson] {
-			t.Errorf("review.json has no card of %s: run `go generate ./pkg/recall`", d.Lesson)
+			t.Errorf("review.json has no card of %s: run `go generate ./pkg/teach/recall`", d.Lesson)
 		}
 	}
 	if gone > 0 || len(got) != len(want) {
-		t.Logf("review.json differs from the decks: %d of its %d cards changed, the decks have %d: run `go generate ./pkg/recall`", gone, len(got), len(want))
+		t.Logf("review.json differs from the decks: %d of its %d cards changed, the decks have %d: run `go generate ./pkg/teach/recall`", gone, len(got), len(want))
 	}
 	if gone*4 > len(got) {
-		t.Errorf("review.json is stale (%d of %d cards changed): run `go generate ./pkg/recall`", gone, len(got))
+		t.Errorf("review.json is stale (%d of %d cards changed): run `go generate ./pkg/teach/recall`", gone, len(got))
 	}
 }
 

@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -131,7 +132,7 @@ func TestPeakShareTable(t *testing.T) {
 	if len(tab.Rows) != 4 {
 		t.Fatalf("rows:\n%s", tab)
 	}
-	if tab.Rows[2][0] != experiments.StepModelName || !strings.Contains(tab.Rows[2][1], "not a measurement") {
+	if tab.Rows[2][0] != stepcharts.StepModelName || !strings.Contains(tab.Rows[2][1], "not a measurement") {
 		t.Errorf("model row: %v", tab.Rows[2])
 	}
 }

@@ -5,9 +5,9 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 
 	"github.com/gomlx/compute/dtypes"
@@ -29,7 +30,7 @@ func gpuTime(rs []results.Result, batch, hidden int) (sec float64, source string
 		if r.Provenance.Device == devices.CUDA && r.Params["batch"] == batch && r.Params["hidden"] == hidden {
 			src, note := fromresult.Source(r.Provenance)
 			from := "xla:cuda, " + src.Describe(note)
-			if v := experiments.ModelVersus([]results.Result{r}); len(v) > 0 {
+			if v := stepcharts.ModelVersus([]results.Result{r}); len(v) > 0 {
 				from += "; " + v[0]
 			}
 			return r.Seconds(), from
@@ -58,7 +59,7 @@ func OccupancyTable(rs []results.Result, hidden int) units.Table {
 		fmt.Sprintf("CPU lanes the outputs could fill (of %d, model; parallelism, not busy lanes)", cpuLanes),
 		"xla:cpu time per step (no results)", "GPU time per step", "GPU time from"}}
 	t.From(results.Origins(rs)...)
-	t.From(units.Formula("B·H outputs per hidden layer"), units.Model("SMs busy and the GPU time: pkg/gpumodel's tiles, waves and kernels; CPU lanes: the course's CPU model"))
+	t.From(units.Formula("B·H outputs per hidden layer"), units.Model("SMs busy and the GPU time: pkg/model/gpumodel's tiles, waves and kernels; CPU lanes: the course's CPU model"))
 	var batches []int
 	cpu := map[int]float64{}
 	why := map[int]string{}
@@ -154,8 +155,8 @@ func PeakShareTable(sweeps ...[]results.Result) units.Table {
 				gpuEnds = append(gpuEnds, r)
 			}
 		}
-		t.Notes = append(t.Notes, experiments.ModelVersus(gpuEnds)...)
-		if !experiments.HasLiveGPU(rs) {
+		t.Notes = append(t.Notes, stepcharts.ModelVersus(gpuEnds)...)
+		if !stepcharts.HasLiveGPU(rs) {
 			hidden := rs[0].Params["hidden"]
 			peak := gpumodel.Default().GPU.Peak(workloads.TF32)
 			for _, b := range []int{lo, hi} {
@@ -163,7 +164,7 @@ func PeakShareTable(sweeps ...[]results.Result) units.Table {
 				e := gpumodel.StepEstimate(w)
 				lo, hi := w.FLOPs()/e.High.Seconds(), w.FLOPs()/e.Low.Seconds()
 				t.From(units.Model(e.Note()))
-				t.Rows = append(t.Rows, []string{experiments.StepModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
+				t.Rows = append(t.Rows, []string{stepcharts.StepModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
 					e.Band(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"),
 					units.SI(peak, "FLOP/s") + " (" + workloads.TF32 + ")",
 					fmt.Sprintf("%.2g–%.2g%%", 100*lo/peak, 100*hi/peak)})

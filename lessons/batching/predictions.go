@@ -3,8 +3,8 @@ package batching
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // Predictions of lesson 03.

@@ -3,8 +3,8 @@ package batching
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // Sizes is a sweep the learner writes in a cell: one hidden width and the batch sizes to time.

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // liveCPU is rs's live xla:cpu results, sorted by batch.

@@ -15,15 +15,16 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/datasheet"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -440,12 +441,12 @@ func WhereTimeGoes(z StepSizes) (units.Table, error) {
 
 // ModelCard is the GPU model's card as markdown: the published GPU measurements it is checked
 // against, each with its source and the model's band for the same work (gpumodel.CardMarkdown),
-// then the model against every recording under lessons/reference/ (experiments.CardVersus: one
+// then the model against every recording under lessons/reference/ (stepcharts.CardVersus: one
 // line saying there is none yet until a GPU run is recorded; a failure to read one is shown, not
 // dropped), and the card's origins for its badges (display.MarkdownTable): figures others published
 // on the GPUs each row names, and the course's model.
 func ModelCard() (string, []units.Origin) {
-	lines, err := experiments.CardVersus()
+	lines, err := stepcharts.CardVersus()
 	if err != nil {
 		lines = append(lines, "model vs recording: reading lessons/reference/ failed: "+err.Error())
 	}

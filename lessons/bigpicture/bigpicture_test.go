@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -104,7 +105,7 @@ func TestModelCardListsRecordings(t *testing.T) {
 	if len(origins) != 2 || origins[0].Kind != units.Recorded || origins[1].Kind != units.Modeled {
 		t.Errorf("the card's badges: got %v, want the published figures (recorded) and the model", origins)
 	}
-	if !strings.Contains(card, "**Model vs recording**") || !strings.Contains(card, experiments.NoRecordingYet) {
+	if !strings.Contains(card, "**Model vs recording**") || !strings.Contains(card, stepcharts.NoRecordingYet) {
 		t.Errorf("the card's model-vs-recording part is missing:\n%s", card[max(0, len(card)-600):])
 	}
 }

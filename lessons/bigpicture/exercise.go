@@ -3,9 +3,9 @@ package bigpicture
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/datasheet"
-	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // ExerciseStepSeconds is lesson 08's formula for the learner: one optimizer step's time from 6·N

@@ -1,6 +1,6 @@
 package capstone
 
-import "github.com/gpu-course/whygpu/pkg/recall"
+import "github.com/gpu-course/whygpu/pkg/teach/recall"
 
 // Deck is the capstone's recall checks, one section per "## " section of the notebook.
 var Deck = &recall.Deck{

@@ -1,6 +1,6 @@
 package capstone
 
-import "github.com/gpu-course/whygpu/pkg/recall"
+import "github.com/gpu-course/whygpu/pkg/teach/recall"
 
 // The recall cards of the section "Energy per training FLOP", the notebook's last before the recap:
 // added after the others so the deck's order stays the notebook's.

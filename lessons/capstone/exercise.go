@@ -3,9 +3,9 @@ package capstone
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/datasheet"
-	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // ExerciseRunDays is the capstone's formula for the learner: a whole run's time in days from 6·N·T,

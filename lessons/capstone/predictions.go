@@ -3,7 +3,7 @@ package capstone
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // Predictions of the capstone.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 func TestTransfersRefused(t *testing.T) {

@@ -4,7 +4,7 @@
 // The XLA CPU plugin exposes several devices (4 by default) that all run on this machine's cores:
 // the lesson uses them to check that a data-parallel step (GoMLX SPMD, gradients summed with
 // AllReduce) computes the same update as one device, and to time the all-reduce itself — correctness
-// and communication, never speed-up. Interconnect numbers for GPUs come from pkg/gpumodel's link
+// and communication, never speed-up. Interconnect numbers for GPUs come from pkg/model/gpumodel's link
 // models, labeled as models.
 package dataparallel
 
@@ -15,18 +15,18 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/corpus"
-	"github.com/gpu-course/whygpu/pkg/data"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/recall"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/train"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/corpus"
+	"github.com/gpu-course/whygpu/pkg/workloads/data"
+	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
 // Lesson is the lesson id: the notebook's file name without ".ipynb".

@@ -3,9 +3,9 @@ package dataparallel
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // ExerciseRing is lesson 10's formula for the learner: the time of a ring all-reduce, checked

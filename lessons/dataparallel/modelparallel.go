@@ -5,9 +5,9 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
 )
 
 // This file is the section "Splitting the model": tensor parallelism's activation traffic per

@@ -1,7 +1,7 @@
 package dataparallel
 
 import (
-	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
 // The recall cards of the section "Splitting the model", the notebook's last before the recap:

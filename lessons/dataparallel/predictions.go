@@ -3,7 +3,7 @@ package dataparallel
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // Predictions of lesson 10.

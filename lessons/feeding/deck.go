@@ -1,6 +1,6 @@
 package feeding
 
-import "github.com/gpu-course/whygpu/pkg/recall"
+import "github.com/gpu-course/whygpu/pkg/teach/recall"
 
 // Deck is the lesson's recall checks: one section per "## " section of the notebook.
 var Deck = &recall.Deck{

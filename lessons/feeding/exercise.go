@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // ExerciseBusy is lesson 07's formula for the learner: the share of the time a device is busy when

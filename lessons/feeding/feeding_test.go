@@ -8,13 +8,13 @@ import (
 	"github.com/gomlx/compute/dtypes"
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
-	"github.com/gpu-course/whygpu/pkg/data"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/train"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/data"
+	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }

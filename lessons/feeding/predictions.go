@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // Predictions of lesson 07.

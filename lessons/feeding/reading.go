@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // TestReadWorkers: the measured share beside the model's, per live run.

@@ -7,14 +7,14 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/hlo"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/regime"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/stepshares"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/hlo"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/stepshares"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -130,7 +130,7 @@ func FusionChain(s experiments.Scale, fused bool) workloads.ElementwiseChain {
 }
 
 // KernelsOf compiles the chain (on a small array: the kernel count does not depend on its size)
-// and counts the kernels and fused operations XLA made of all its executables (pkg/hlo).
+// and counts the kernels and fused operations XLA made of all its executables (pkg/measure/hlo).
 func KernelsOf(dev *devices.Device, w workloads.ElementwiseChain) (kernels, fusedOps int, err error) {
 	small := w
 	small.N = 1024

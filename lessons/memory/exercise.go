@@ -1,7 +1,7 @@
 package memory
 
 import (
-	"github.com/gpu-course/whygpu/pkg/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
 // mixedAdam is the mixed-precision Adam recipe of Recipes: the source text's 16 bytes per parameter.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 

@@ -4,12 +4,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/hlo"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/hlo"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -36,7 +36,7 @@ func init() {
 }
 
 // CompiledMemory measures one batch: it compiles the step and reads the figures XLA planned for it
-// (pkg/hlo), then times a few steps while tracking the peak memory growth (as MeasureBatch:
+// (pkg/measure/hlo), then times a few steps while tracking the peak memory growth (as MeasureBatch:
 // process peak RSS on the CPU devices, GPU memory in use on a GPU), counted from base bytes in use
 // (0: from now). Everything lands in the result's Params.
 func CompiledMemory(dev *devices.Device, w workloads.MLP, base uint64) (results.Result, error) {

@@ -3,8 +3,8 @@ package memory
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/predict"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // Predictions of lesson 06, both answered by the batch sweep (SweepHere).

@@ -3,10 +3,10 @@ package memory
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/predict"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // ReadSweep says what the learner's batch sweep shows at its largest batch: the activations' share

@@ -1,8 +1,8 @@
 package memory
 
 import (
-	"github.com/gpu-course/whygpu/pkg/memsize"
-	"github.com/gpu-course/whygpu/pkg/sizing"
+	"github.com/gpu-course/whygpu/lessons/memory/sizing"
+	"github.com/gpu-course/whygpu/pkg/model/memsize"
 )
 
 // Lesson09 is lesson 09's GPT at a micro-batch (the step this machine compiles).

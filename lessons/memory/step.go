@@ -9,16 +9,16 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/hlo"
-	"github.com/gpu-course/whygpu/pkg/memsize"
-	"github.com/gpu-course/whygpu/pkg/train"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/hlo"
+	"github.com/gpu-course/whygpu/pkg/model/memsize"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
-// The sizing formula (pkg/memsize) beside the memory XLA compiles for lesson 09's GPT step.
+// The sizing formula (pkg/model/memsize) beside the memory XLA compiles for lesson 09's GPT step.
 
 // Limits of a step compiled here: XLA compiles on this CPU in seconds up to about these sizes.
 const (
@@ -180,7 +180,7 @@ func (m StepMemory) peakNote(n int) string {
 // CompareTable shows Compare for each step, with its origin.
 func CompareTable(ms []StepMemory) units.Table {
 	t := units.NewTable("step", "XLA figure", "XLA (compiled)", "formula", "XLA ÷ formula", "the formula counts", "the difference")
-	t.From([]units.Origin{units.Formula("XLA's memory plan of the compiled step beside pkg/memsize's formula")}...)
+	t.From([]units.Origin{units.Formula("XLA's memory plan of the compiled step beside pkg/model/memsize's formula")}...)
 	for _, m := range ms {
 		s := m.Sizing.Setting
 		for _, c := range m.Compare() {

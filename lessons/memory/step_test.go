@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/memsize"
+	"github.com/gpu-course/whygpu/pkg/model/memsize"
 )
 
 func lesson09(b, s, l, d int) memsize.Setting {

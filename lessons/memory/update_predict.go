@@ -1,9 +1,9 @@
 package memory
 
 import (
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/predict"
-	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
 // PredictUpdateRate: the rate Adam's update streams its bytes at on this CPU.

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 )
 
 // The update's sizes: the default passes, each refusal says why, and its bytes are 28 per parameter.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // Sums are one set of float32 values added in several orders: float32 addition is not associative,

@@ -5,10 +5,10 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/predict"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 

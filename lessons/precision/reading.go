@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // The Read… functions say in one sentence what the learner's kept results show, so the notebook's

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 func timed(dev, dtype, precision string, d time.Duration) results.Result {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // The section's sizes: the defaults pass, and each refusal says why.

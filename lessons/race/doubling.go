@@ -3,11 +3,11 @@ package race
 import (
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/regime"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -17,7 +17,7 @@ const (
 	DoublingName = "double-the-work"
 )
 
-// Doubling is lesson 01's first measurement, the course's one frame (pkg/regime): three workloads,
+// Doubling is lesson 01's first measurement, the course's one frame (pkg/model/regime): three workloads,
 // each timed at its size and at twice the work, so the learner sees all three regimes before any
 // theory — a batch-1 training step (overhead-bound), y = a·x + b over many values (memory-bandwidth-
 // bound) and a large matmul (compute-bound).

@@ -6,8 +6,8 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -39,7 +39,7 @@ func FLOPTable() units.Table {
 	cpuPeak := cpu.Peak("float32")
 	gpu := GPU.GPU.Ceilings
 	gpuPeak := gpu.Peak(ModelPrecision)
-	t := units.Table{Origins: []units.Origin{units.Formula("2·B·D·H per forward pass, ≈ 3× for a training step"), units.Model(cpu.Source), units.Model(gpu.Source), units.Model("the whole step's band: pkg/gpumodel, kernel by kernel")}, Header: []string{"B", "D", "H", "independent dot products (B·H, each of length D)",
+	t := units.Table{Origins: []units.Origin{units.Formula("2·B·D·H per forward pass, ≈ 3× for a training step"), units.Model(cpu.Source), units.Model(gpu.Source), units.Model("the whole step's band: pkg/model/gpumodel, kernel by kernel")}, Header: []string{"B", "D", "H", "independent dot products (B·H, each of length D)",
 		"forward FLOPs (2·B·D·H)", "forward + backward (≈ 3×)", "arithmetic alone at this CPU's f32 peak", "arithmetic alone at the " + short(GPU.GPU.Model) + "'s " + strings.ToUpper(ModelPrecision) + " peak (datasheet)",
 		"whole training step on the " + short(GPU.GPU.Model) + " (GPU model band, not a measurement)", "source"}}
 	for _, l := range Layers {

@@ -3,9 +3,9 @@ package race
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/datasheet"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // CPUFacts reads this machine's CPU (model, cores, clock, SIMD) and its model ceilings.

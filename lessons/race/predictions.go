@@ -3,9 +3,9 @@ package race
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/predict"
-	"github.com/gpu-course/whygpu/pkg/regime"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // Predictions of lesson 01: the learner guesses, the cells below measure, Reveal compares.

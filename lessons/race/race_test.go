@@ -11,13 +11,14 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/internal/lessontest"
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
-	"github.com/gpu-course/whygpu/pkg/hlo"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/hlo"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -80,7 +81,7 @@ func TestModel(t *testing.T) {
 	if top := gpumodel.StepEstimate(experiments.CourseMLP(Batches[len(Batches)-1], Hiddens[len(Hiddens)-1])); top.High < e.High*3/2 {
 		t.Errorf("the GPU lane barely moves over the grid: %s at the start, %s at the largest size", e.Band(), top.Band())
 	}
-	lane := experiments.BandLane(gpumodel.StepEstimate(w))
+	lane := stepcharts.BandLane(gpumodel.StepEstimate(w))
 	if lane.Source != charts.Model || !lane.Banded() || !strings.Contains(lane.Describe(), "not a measurement") || !strings.Contains(lane.Describe(), "band") {
 		t.Errorf("the model lane must be a labeled band, not a measurement: %q", lane.Describe())
 	}
@@ -181,7 +182,7 @@ func TestCrossoverLine(t *testing.T) {
 	for _, b := range Batches {
 		rs = append(rs, fake(devices.CPU, b, 64, time.Duration(5+5*b)*time.Microsecond, false))
 	}
-	line := experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")
+	line := stepcharts.CrossoverLine(stepcharts.TimeSeries(rs, experiments.Batch), "batch")
 	// CPU = 5 µs + 5 µs·b passes the model band's two ends (≈ 23 µs and ≈ 92 µs) at batch ≈ 3.6 and ≈ 17.
 	m := regexp.MustCompile(`^crossover: somewhere between batch ≈ ([0-9.]+) and ≈ ([0-9.]+), .*xla:cpu measured live vs H200 \(model\) datasheet model \(H200 SXM model band`).FindStringSubmatch(line)
 	if m == nil {
@@ -195,7 +196,7 @@ func TestCrossoverLine(t *testing.T) {
 	}
 	// The control: the same crossover with the model's launch cost at its low and its high end; the
 	// low end (one CUDA graph) moves the crossover to smaller batches than the high one (a stream).
-	ends := experiments.LaunchEndCrossovers(rs, "batch", experiments.Batch)
+	ends := stepcharts.LaunchEndCrossovers(rs, "batch", experiments.Batch)
 	if len(ends) != 2 || !strings.Contains(ends[0], "CUDA graph") || !strings.Contains(ends[1], "on a stream") {
 		t.Fatalf("launch-cost crossovers: %q", ends)
 	}
@@ -214,15 +215,15 @@ func TestCrossoverLine(t *testing.T) {
 	for _, b := range Batches {
 		rs = append(rs, fake(devices.CUDA, b, 64, 5*time.Microsecond, true))
 	}
-	line = experiments.CrossoverLine(experiments.TimeSeries(rs, experiments.Batch), "batch")
+	line = stepcharts.CrossoverLine(stepcharts.TimeSeries(rs, experiments.Batch), "batch")
 	if !strings.HasPrefix(line, "crossover: none between batch 1 and 512") || !strings.Contains(line, "recorded on test xla:cuda, 2026-11-30") ||
 		!strings.HasSuffix(line, "xla:cuda is faster throughout") {
 		t.Errorf("crossover line with a recorded GPU faster everywhere: %q", line)
 	}
-	if ends := experiments.LaunchEndCrossovers(rs, "batch", experiments.Batch); ends != nil {
+	if ends := stepcharts.LaunchEndCrossovers(rs, "batch", experiments.Batch); ends != nil {
 		t.Errorf("with a recorded GPU its curve decides the crossover, not the model's launch cost: %q", ends)
 	}
-	if s := experiments.TimeSeries(rs, experiments.Batch); len(s) != 3 || s[2].Source != charts.Model || !s[2].Banded() {
+	if s := stepcharts.TimeSeries(rs, experiments.Batch); len(s) != 3 || s[2].Source != charts.Model || !s[2].Banded() {
 		t.Errorf("with a recorded GPU the model's band stays beside it: %d series", len(s))
 	}
 	// A GPU measured live replaces the model.
@@ -230,7 +231,7 @@ func TestCrossoverLine(t *testing.T) {
 	for _, b := range Batches {
 		live = append(live, fake(devices.CUDA, b, 64, 5*time.Microsecond, false))
 	}
-	for _, s := range experiments.TimeSeries(live, experiments.Batch) {
+	for _, s := range stepcharts.TimeSeries(live, experiments.Batch) {
 		if s.Source == charts.Model {
 			t.Errorf("with a GPU measured live there is no model series, got %q", s.Name)
 		}
@@ -313,7 +314,7 @@ func TestRace(t *testing.T) {
 	}
 	gpu := false
 	for _, l := range lanes {
-		gpu = gpu || strings.HasPrefix(l.Device, devices.CUDA) || l.Device == experiments.StepModelName
+		gpu = gpu || strings.HasPrefix(l.Device, devices.CUDA) || l.Device == stepcharts.StepModelName
 	}
 	if !gpu {
 		t.Errorf("no GPU lane (live, recorded or model): %+v", lanes)

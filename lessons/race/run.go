@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -28,7 +29,7 @@ func goEstimate(w workloads.MLP) time.Duration {
 // Run is the race: one training step of experiments.CourseMLP(batch, hidden), timed live on every XLA device here
 // (xla:cpu, and xla:cuda when there is a GPU), on GoMLX's pure-Go backend when the step is small
 // enough (GoBudget), and — when there is no GPU here — a GPU lane recorded on a real GPU at this
-// size, or else the datasheet model (experiments.BandLane). It is a display.RaceFunc.
+// size, or else the datasheet model (stepcharts.BandLane). It is a display.RaceFunc.
 func Run(batch, hidden int) ([]charts.Lane, error) {
 	w := experiments.CourseMLP(batch, hidden)
 	devs, err := devices.Accelerated()
@@ -102,12 +103,12 @@ func GPULane(batch, hidden int) charts.Lane {
 	instead := "the course's GPU model"
 	if r, ok := RecordedStep(batch, hidden); ok {
 		lane = fromresult.Lane(r)
-		if v := experiments.ModelVersus([]results.Result{r}); len(v) > 0 {
+		if v := stepcharts.ModelVersus([]results.Result{r}); len(v) > 0 {
 			lane.Note += "; " + v[0]
 		}
 		instead = "the recording"
 	} else {
-		lane = experiments.BandLane(gpumodel.StepEstimate(experiments.CourseMLP(batch, hidden)))
+		lane = stepcharts.BandLane(gpumodel.StepEstimate(experiments.CourseMLP(batch, hidden)))
 	}
 	if note := devices.GPUFailureNote(devices.GPUFailure(), instead); note != "" {
 		lane.Note = note + "; " + lane.Note
@@ -131,7 +132,7 @@ func Describe(batch, hidden int) string {
 			r.Provenance.Model, r.Provenance.Date.Format("2006-01-02"))
 	}
 	model := fmt.Sprintf("the %s lane, the course's GPU model of the step on an %s, drawn as a band from its optimistic to its pessimistic end (assumptions below), not a measurement.",
-		experiments.StepModelName, short(GPU.GPU.Model))
+		stepcharts.StepModelName, short(GPU.GPU.Model))
 	if gpuErr != nil {
 		return devices.GPUFailureNote(gpuErr, model)
 	}

@@ -7,15 +7,16 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/bench"
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/bench"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
+	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -234,7 +235,7 @@ func fixedCostNotes(rs []results.Result) []string {
 func SplitChart(rs []results.Result) (*plot.Plot, error) {
 	series := fromresult.Series(rs, func(r results.Result) float64 { return float64(r.Params["side"]) }, results.Result.Seconds)
 	if !experiments.HasGPU(rs) {
-		m := charts.Series{Name: experiments.StepModelName, Source: charts.Model}
+		m := charts.Series{Name: stepcharts.StepModelName, Source: charts.Model}
 		for _, side := range SplitSides {
 			w := Split(SplitBudget, side)
 			e := gpumodel.EstimateMatMul(w.one())

@@ -9,14 +9,14 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -119,7 +119,7 @@ func BatchSweepOnEachDevice(progress func(done, total int)) ([]results.Result, e
 func seriesName(r results.Result) string { return r.Provenance.Device + " " + r.DType }
 
 // BatchChart draws GFLOP/s against batch size, one line per device and dtype, with each device's
-// measured matmul ceiling as a flat line and the H200's modeled band (pkg/gpumodel) for bfloat16.
+// measured matmul ceiling as a flat line and the H200's modeled band (pkg/model/gpumodel) for bfloat16.
 func BatchChart(rs []results.Result) (*plot.Plot, error) {
 	var series []charts.Series
 	idx := map[string]int{}
@@ -162,7 +162,7 @@ func BatchChart(rs []results.Result) (*plot.Plot, error) {
 		X: "batch size B [rows]", Y: "throughput [FLOP/s]", LogX: true, LogY: true}, series...)
 }
 
-// h200Band is pkg/gpumodel's band for the same matmuls in bfloat16 on an H200 — each product's own
+// h200Band is pkg/model/gpumodel's band for the same matmuls in bfloat16 on an H200 — each product's own
 // kernel time, without the per-launch and per-execution fixed costs (Assumptions.KernelOnly), so the
 // chart shows the memory→compute bend it is about — unless a GPU was
 // measured live (then the real curve is on the chart); beside a GPU recording it stays, so the two
@@ -182,7 +182,7 @@ func h200Band(rs []results.Result, d int) charts.Series {
 	m := gpumodel.Default()
 	m.A = m.A.KernelOnly()
 	s := charts.Series{Name: m.Name() + " bfloat16, kernel time only", Source: charts.Model,
-		Note: fmt.Sprintf("pkg/gpumodel, not a measurement: the product's own roofline (tiles on %d SMs, operand bytes at HBM bandwidth), without the fixed cost per launch and per execution, so the memory→compute bend shows", m.GPU.SMs)}
+		Note: fmt.Sprintf("pkg/model/gpumodel, not a measurement: the product's own roofline (tiles on %d SMs, operand bytes at HBM bandwidth), without the fixed cost per launch and per execution, so the memory→compute bend shows", m.GPU.SMs)}
 	for _, b := range bs {
 		w := workloads.MatMul{M: b, K: d, N: d, Type: dtypes.BFloat16}
 		e := m.Estimate(gpumodel.MatMul(b, d, d, "bfloat16", w.Bytes()))

@@ -3,10 +3,10 @@ package roofline
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/datasheet"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/exercise"
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
 // ExerciseRidge is lesson 02's formula for the learner: the ridge point, checked against

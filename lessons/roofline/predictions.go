@@ -3,9 +3,9 @@ package roofline
 import (
 	"fmt"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/predict"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
 // Predictions of lesson 02.

@@ -3,7 +3,7 @@
 //
 // It computes arithmetic intensities from the workloads' own FLOP and byte formulas, puts the source
 // texts' datasheet and model numbers (an H100 SXM and an illustrative 64-core CPU socket, both from
-// the course's datasheet table, pkg/datasheet) next to the ceilings measured on this machine (measure.MeasureCeilings), and
+// the course's datasheet table, pkg/hw/datasheet) next to the ceilings measured on this machine (measure.MeasureCeilings), and
 // measures matmuls of a few sizes, a layernorm and an elementwise op on every device present, to
 // place them on a roofline chart. Results recorded on a GPU (`whygpu record`) are shown next to the
 // live ones when they exist; until then the GPU appears only as datasheet roofs, labeled as a model.
@@ -15,14 +15,14 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/datasheet"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -32,7 +32,7 @@ const Lesson = "02-roofline"
 // KeepPoints is the name the measured points are kept under between cells.
 const KeepPoints = Lesson + "-points"
 
-// The machines the lesson quotes, by their names in the datasheet table (pkg/datasheet).
+// The machines the lesson quotes, by their names in the datasheet table (pkg/hw/datasheet).
 const (
 	H100 = "NVIDIA H100 SXM"
 	H200 = "NVIDIA H200 SXM"

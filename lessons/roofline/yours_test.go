@@ -7,7 +7,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
 func TestSizesRefused(t *testing.T) {

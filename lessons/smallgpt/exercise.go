@@ -3,9 +3,9 @@ package smallgpt
 import (
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/datasheet"
-	"github.com/gpu-course/whygpu/pkg/exercise"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
 // ExerciseMFU is lesson 09's formula for the learner: model FLOPs utilization in percent, checked

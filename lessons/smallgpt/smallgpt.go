@@ -1,7 +1,7 @@
 // Package smallgpt is the code behind notebooks/09-small-gpt.ipynb: a small GPT, trained live.
 //
 // The model is workloads.GPT (GoMLX's transformer layers, character tokens, the course's own prose
-// from pkg/corpus). Notebook cells stay thin: they call the functions here. Every GoNB cell is a new
+// from pkg/workloads/corpus). Notebook cells stay thin: they call the functions here. Every GoNB cell is a new
 // process, so what a later cell needs (the training run, the sweep) is kept on disk.
 package smallgpt
 
@@ -14,18 +14,18 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/gpu-course/whygpu/pkg/charts"
-	"github.com/gpu-course/whygpu/pkg/corpus"
-	"github.com/gpu-course/whygpu/pkg/data"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/experiments"
-	"github.com/gpu-course/whygpu/pkg/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
-	"github.com/gpu-course/whygpu/pkg/recall"
-	"github.com/gpu-course/whygpu/pkg/results"
-	"github.com/gpu-course/whygpu/pkg/train"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
+	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/corpus"
+	"github.com/gpu-course/whygpu/pkg/workloads/data"
+	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
@@ -489,7 +489,7 @@ func freshMatmulCeiling(dev *devices.Device) (float64, error) {
 	return best, nil
 }
 
-// GPUModelRow is the MFU band of the GPU-scale model on the course's GPU model (pkg/gpumodel):
+// GPUModelRow is the MFU band of the GPU-scale model on the course's GPU model (pkg/model/gpumodel):
 // the step's FLOPs over the modeled step time band, over the H200's TF32 peak. A model, not a
 // measurement.
 func GPUModelRow() []string {

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/data"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/data"
 )
 
 // Unsynced is one workload timed two ways, for the "timing without waiting lies" lesson.

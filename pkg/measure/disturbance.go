@@ -11,8 +11,8 @@ import (
 
 	"github.com/shirou/gopsutil/v4/cpu"
 
-	"github.com/gpu-course/whygpu/pkg/cgroup"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/hw/cgroup"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // Probe counts what other processes do from its start; Stop returns the Disturbance.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // runHelper runs, in a helper process, a busy loop (a competing program) or a measurement inside a

@@ -6,8 +6,8 @@ import (
 
 	"github.com/shirou/gopsutil/v4/process"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // MemoryUsage is one reading of the memory in use.

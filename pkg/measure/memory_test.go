@@ -3,7 +3,7 @@ package measure
 import (
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 func TestReadMemory(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/monitor"
+	"github.com/gpu-course/whygpu/pkg/measure/monitor"
 )
 
 // Peak tracks the peak memory of the process (CPU devices: VmHWM, the kernel's high-water mark of

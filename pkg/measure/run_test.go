@@ -9,8 +9,8 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/internal/testmain"
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/results"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 // fakeClock advances by the next programmed step on every Now, so a timed call of fn lasts exactly one

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gomlx/gomlx/core/graph"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // Allocate asks dev for a rows×cols float32 buffer filled with ones — a real allocation of

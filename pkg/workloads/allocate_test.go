@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // TestAllocate allocates small buffers for real (they fit) and refuses impossible sizes before

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // BenchmarkMatMul times float32 matmuls on xla:cpu and the Go backend and reports GFLOP/s:
@@ -152,7 +152,7 @@ func benchStep(b *testing.B, device string, batch int) {
 	}
 }
 
-// warmUp compiles tr's step and runs it once, as the training loops of pkg/train do before timing.
+// warmUp compiles tr's step and runs it once, as the training loops of pkg/workloads/train do before timing.
 func warmUp(tr *Trainer) error {
 	if _, err := tr.Compile(); err != nil {
 		return err

@@ -8,8 +8,8 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
-	"github.com/gpu-course/whygpu/pkg/units"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // ElementwiseChain applies Ops elementwise operations to N elements, alternating x·a and x + b
@@ -92,7 +92,7 @@ func chainOp(i int, x *graph.Node) *graph.Node {
 }
 
 // Executables builds the chain on dev without compiling it: one executable (fused) or one per op,
-// in order. The caller finalizes them. pkg/hlo.Inspect shows what XLA makes of each.
+// in order. The caller finalizes them. pkg/measure/hlo.Inspect shows what XLA makes of each.
 func (w ElementwiseChain) Executables(dev *devices.Device) ([]*graph.Exec, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // openDevice opens a device for a test (devicetest.Open: a missing XLA CPU plugin fails under make test).

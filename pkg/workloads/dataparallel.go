@@ -13,7 +13,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/support/exceptions"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // DataParallel is one SGD training step of an MLP (the MLP workload's model: tanh between layers,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // TestDataParallelEqualsSingleDevice checks the SPMD step over 2 and 4 devices against the

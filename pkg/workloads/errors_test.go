@@ -7,7 +7,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // TestBadInputsAreErrors: invalid shapes, dtypes a backend lacks and workloads too large for memory

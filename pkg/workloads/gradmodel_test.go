@@ -7,12 +7,12 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // TestGradModelAgainstFloat64 runs the model's gradients graph (loss scale 1) and one SGD step on
 // random parameters and a random batch, and compares them with MLP's float64 reference of the same
-// shapes (pkg/train's GradLab runs these two graphs).
+// shapes (pkg/workloads/train's GradLab runs these two graphs).
 func TestGradModelAgainstFloat64(t *testing.T) {
 	for _, tc := range []struct {
 		dev string

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // TestInt8MatMulExact runs the int8 product on xla:cpu and checks it equals the host's integer

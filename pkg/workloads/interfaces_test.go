@@ -1,7 +1,7 @@
 package workloads
 
 import (
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"

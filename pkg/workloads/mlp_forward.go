@@ -6,7 +6,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // MLPForward is the forward pass alone of an MLP in float32 (no loss, no backward pass, no update):

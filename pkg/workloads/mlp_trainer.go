@@ -13,13 +13,13 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/gpu-course/whygpu/pkg/devices"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 )
 
 // Trainer is an MLP prepared on a device: its parameters, optimizer state and current batch live on
 // the device, and each Step updates them there.
 //
-// A Trainer is not safe for concurrent use; pkg/train's loops drive it from one goroutine at a time.
+// A Trainer is not safe for concurrent use; pkg/workloads/train's loops drive it from one goroutine at a time.
 type Trainer struct {
 	w    MLP
 	dev  *devices.Device

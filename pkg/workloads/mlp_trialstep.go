@@ -9,10 +9,10 @@ import (
 
 // TrialStep compiles the training step, runs it once as a trial on the current state — nothing
 // donated, nothing kept: the trainer's state, loss and step count are unchanged — and returns the
-// compiled step graph, for pkg/hlo to read what XLA made of it (its kernels, its planned memory).
+// compiled step graph, for pkg/measure/hlo to read what XLA made of it (its kernels, its planned memory).
 //
 // name, if not "", renames the step's executable first; it takes effect only before the step is
-// first compiled (pkg/hlo.DumpName gives a name XLA dumps the optimized HLO of).
+// first compiled (pkg/measure/hlo.DumpName gives a name XLA dumps the optimized HLO of).
 func (t *Trainer) TrialStep(name string) (g *graph.Graph, err error) {
 	if t.err != nil {
 		return nil, t.err

@@ -75,7 +75,7 @@ func TestCourseInJupyterLab(t *testing.T) {
 		p.CheckAutocomplete()
 	})
 
-	// The sizing widget (display.Panel over pkg/sizing, lesson 06's) on a fixture notebook: it
+	// The sizing widget (display.Panel over lessons/memory/sizing, lesson 06's) on a fixture notebook: it
 	// renders, and typing a new micro-batch redraws it in place.
 	t.Run("96-panel", func(t *testing.T) {
 		if err := copyFile(filepath.Join("testdata", "96-panel.ipynb"), filepath.Join(lab.Dir, "96-panel.ipynb")); err != nil {

@@ -118,7 +118,7 @@ window.__whygpu = (() => {
       return out;
     },
     // Rendered charts: <img> and <svg> in outputs, with their rendered size and the text of the first
-    // visible origin badge (pkg/display's .whygpu-badge) in the same cell ('' when none shows).
+    // visible origin badge (pkg/view/display's .whygpu-badge) in the same cell ('' when none shows).
     charts() {
       const out = [];
       cells().forEach((c, i) => {
@@ -171,7 +171,7 @@ window.__whygpu = (() => {
       const c = cells()[n - 1];
       return c ? q('.jp-OutputArea-output', c).map((o) => o.textContent).join('\n') : '';
     },
-    // --- The race widget (pkg/display race.go: its documented data-race-* hooks) ---
+    // --- The race widget (pkg/view/display race.go: its documented data-race-* hooks) ---
     // Live race controls on the page: id, data-race-live, and the cell (1-based) they are in.
     races() {
       return q('.whygpu-race-controls[id]').map((c) => ({
@@ -226,7 +226,7 @@ window.__whygpu = (() => {
       return true;
     },
 
-    // --- The panel widget (pkg/display panel.go: its documented data-panel-* hooks) ---
+    // --- The panel widget (pkg/view/display panel.go: its documented data-panel-* hooks) ---
     // Panel controls on the page: id, data-panel-live, and the cell (1-based) they are in.
     panels() {
       return q('.whygpu-panel-controls[id]').map((c) => ({
@@ -268,7 +268,7 @@ window.__whygpu = (() => {
       return b && !b.disabled && visible(b) ? center(b) : null;
     },
 
-    // --- The recall check (pkg/recall: its documented hooks) ---
+    // --- The recall check (pkg/teach/recall: its documented hooks) ---
     // The first recall check: is its first answer visible, the counters of the page.
     recall() {
       const root = q('.whygpu-recall')[0];

@@ -259,7 +259,7 @@ func (p *Page) Errors() []map[string]any {
 }
 
 // CheckCharts: at least one chart (<img> or <svg>) of non-trivial size is rendered in the outputs,
-// and every such chart's cell shows its origin badge (pkg/display's .whygpu-badge, visible).
+// and every such chart's cell shows its origin badge (pkg/view/display's .whygpu-badge, visible).
 func (p *Page) CheckCharts() {
 	t := p.t
 	charts, err := Eval[[]map[string]any](p.ctx, "charts")

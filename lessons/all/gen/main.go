@@ -1,6 +1,6 @@
-// Command gen writes pkg/recall/review.json, the cards of every lesson's deck that the
+// Command gen writes pkg/teach/recall/review.json, the cards of every lesson's deck that the
 // spaced-recall reviews draw from (lessons do not import each other). Run it with
-// `go generate ./pkg/recall` (from the repository root).
+// `go generate ./pkg/teach/recall` (from the repository root).
 package main
 
 import (
@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/gpu-course/whygpu/lessons/all"
-	"github.com/gpu-course/whygpu/pkg/recall"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
 func main() {
@@ -16,7 +16,7 @@ func main() {
 	if err == nil {
 		var b []byte
 		if b, err = recall.MarshalReview(cards); err == nil {
-			err = os.WriteFile("review.json", b, 0o644) // go generate runs in pkg/recall
+			err = os.WriteFile("review.json", b, 0o644) // go generate runs in pkg/teach/recall
 		}
 	}
 	if err != nil {

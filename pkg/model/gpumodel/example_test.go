@@ -1,0 +1,21 @@
+package gpumodel_test
+
+import (
+	"fmt"
+
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+)
+
+// The band for one 4096² TF32 matrix product on the H200, with its assumptions.
+func ExampleModel_Estimate() {
+	m := gpumodel.Default()
+	w := gpumodel.MatMul(4096, 4096, 4096, "float32", 3*4096*4096*4)
+	e := m.Estimate(w)
+	fmt.Println(e.Label())
+	fmt.Println(e.Bound, "tiles:", e.Tiles, "waves:", e.Waves)
+	fmt.Println(e.Assumptions()[2])
+	// Output:
+	// H200 SXM model: 322 µs – 512 µs (a band, not a measurement)
+	// compute-bound tiles: 1024 waves: 8
+	// kernels per execution: 1 (one GEMM kernel)
+}

@@ -1,0 +1,76 @@
+package gpumodel
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+)
+
+// Link is a model of the connection gradients travel over when several GPUs train one model: its
+// nominal bandwidth per direction, the fraction of it a collective reaches and the latency of one
+// message, each a range (optimistic end first).
+type Link struct {
+	Name       string  // e.g. "NVLink 4 (H200)"
+	BytesPerS  float64 // nominal bytes/s one GPU sends (and receives) at once, per direction
+	Efficiency Range   // fraction of BytesPerS a ring all-reduce reaches (Low: the larger fraction)
+	Latency    Range   // seconds per message step (Low: the smaller)
+	Source     string  // where the numbers come from
+}
+
+// The links the course compares. The fractions and latencies are typical of published NCCL
+// all-reduce benchmarks (nccl-tests "bus bandwidth" for large messages; a few µs per step); they
+// are assumptions, not measurements.
+var (
+	// NVLinkH200: the H200 SXM datasheet's 900 GB/s NVLink is the sum of both directions, 450 GB/s
+	// each way.
+	NVLinkH200 = Link{Name: datasheet.H200.NVLink + " (H200 SXM)", BytesPerS: datasheet.H200.NVLinkBytes, Efficiency: Range{0.85, 0.75}, Latency: Range{2.5e-6, 7e-6},
+		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); 2.5–7 µs per step (calibrated on a 2-GPU small all-reduce of ≈6 µs, NVIDIA/nccl#1259); ring only: NCCL's default NVLS is faster on NVSwitch systems"}
+	// Net400G is a 400 Gb/s network port per GPU (InfiniBand NDR or 400 GbE with RDMA).
+	Net400G = Link{Name: "400 Gb/s network", BytesPerS: 400e9 / 8, Efficiency: Range{0.9, 0.7}, Latency: Range{5e-6, 20e-6},
+		Source: "400 Gb/s = 50 GB/s per direction; 70–90% reached, 5–20 µs per step (assumed)"}
+	// Net100G is a 100 Gb/s network port per GPU.
+	Net100G = Link{Name: "100 Gb/s network", BytesPerS: 100e9 / 8, Efficiency: Range{0.9, 0.7}, Latency: Range{5e-6, 30e-6},
+		Source: "100 Gb/s = 12.5 GB/s per direction; 70–90% reached, 5–30 µs per step (assumed)"}
+)
+
+// Links are the modeled links, fastest first.
+var Links = []Link{NVLinkH200, Net400G, Net100G}
+
+// RingAllReduce is the model's band for summing bytes of gradients across n GPUs with a ring
+// all-reduce: a reduce-scatter and an all-gather of n−1 steps each, every GPU sending
+// bytes/n per step, so each GPU sends 2·(n−1)/n · bytes in all:
+//
+//	time = 2·(n−1)/n · bytes / (efficiency · bandwidth) + 2·(n−1) · latency
+//
+// For n < 2 there is nothing to exchange: zero.
+func (l Link) RingAllReduce(bytes float64, n int) (low, high time.Duration) {
+	if n < 2 {
+		return 0, 0
+	}
+	sent := 2 * float64(n-1) / float64(n) * bytes
+	steps := float64(2 * (n - 1))
+	at := func(eff, lat float64) time.Duration {
+		return time.Duration((sent/(eff*l.BytesPerS) + steps*lat) * 1e9)
+	}
+	return at(l.Efficiency.Low, l.Latency.Low), at(l.Efficiency.High, l.Latency.High)
+}
+
+// Label is how a band of this link is shown: "NVLink 4 (H200 SXM) model, 8 GPUs: 1.2 ms – 2.0 ms
+// (a band, not a measurement)".
+func (l Link) Label(bytes float64, n int) string {
+	lo, hi := l.RingAllReduce(bytes, n)
+	return fmt.Sprintf("%s model, %d GPUs: %s – %s (a band, not a measurement)", l.Name, n, round3(lo), round3(hi))
+}
+
+func round3(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	case d >= time.Microsecond:
+		return d.Round(10 * time.Nanosecond).String()
+	}
+	return d.String()
+}

@@ -1,0 +1,114 @@
+package regime
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// A CPU-like device: 1 TFLOP/s and 50 GB/s measured, ridge 20 FLOP/byte.
+const cpuFLOPS, cpuBW = 1e12, 50e9
+
+func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+func budget(w interface {
+	FLOPs() float64
+	Bytes() float64
+}, t time.Duration) Budget {
+	return Budget{FLOPs: w.FLOPs(), Bytes: w.Bytes(), Measured: t, CeilingFLOPS: cpuFLOPS, CeilingBytesPerSec: cpuBW}
+}
+
+// TestFlatTimeBelowTheRidgeIsMemoryBound is the case the old doubling test got wrong: a matmul
+// dominated by its 4096×4096 weights, at batch 8 and 16 (far below the ridge batch), takes the same
+// time at both batches because it reads the same 64 MiB of weights. Flat time when the work doubles,
+// and memory-bandwidth-bound, not overhead-bound.
+func TestFlatTimeBelowTheRidgeIsMemoryBound(t *testing.T) {
+	const d = 4096
+	w8 := workloads.MatMul{M: 8, K: d, N: d, Type: dtypes.Float32}
+	w16 := workloads.MatMul{M: 16, K: d, N: d, Type: dtypes.Float32}
+	if r := w16.FLOPs() / w8.FLOPs(); r != 2 {
+		t.Fatalf("doubling the batch gave %v× the FLOPs", r)
+	}
+	if r := w16.Bytes() / w8.Bytes(); r > 1.01 {
+		t.Fatalf("the weights should dominate the bytes: batch 16 moves %.3f× batch 8's", r)
+	}
+	// T_memory ≈ 67 MB ÷ 50 GB/s ≈ 1.35 ms; measured 1.6 ms at both batches: flat.
+	for _, w := range []workloads.MatMul{w8, w16} {
+		v := budget(w, ms(1.6)).Classify()
+		if v.Regime != Memory {
+			t.Errorf("batch %d, flat 1.6 ms: %s, want %s", w.M, v, Memory)
+		}
+		if v.TMemory < 1.3e-3 || v.TMemory > 1.4e-3 || v.TCompute > v.TMemory/2 {
+			t.Errorf("batch %d: T_memory %g s, T_compute %g s", w.M, v.TMemory, v.TCompute)
+		}
+		if !strings.Contains(v.String(), "bytes explain") {
+			t.Errorf("verdict line %q", v)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	big := workloads.Square(2048, dtypes.Float32) // 17 GFLOP on 50 MB: intensity 341 ≫ ridge 20
+	tests := []struct {
+		name string
+		b    Budget
+		want string
+	}{
+		{"large matmul near the compute ceiling", budget(big, ms(25)), Compute},
+		{"large copy near the bandwidth ceiling", budget(workloads.Copy{N: 32 << 20, Type: dtypes.Float32}, ms(6)), Memory},
+		// A batch-1 MLP step: 8×8 matmuls, microseconds of dispatch for nanoseconds of work.
+		{"tiny matmul, 50 µs of dispatch", budget(workloads.Square(8, dtypes.Float32), 50*time.Microsecond), Overhead},
+		{"no time", Budget{FLOPs: 1, Bytes: 1, CeilingFLOPS: 1, CeilingBytesPerSec: 1}, Unknown},
+		{"no ceilings", Budget{FLOPs: 1, Bytes: 1, Measured: time.Second}, Unknown},
+	}
+	for _, tc := range tests {
+		v := tc.b.Classify()
+		if v.Regime != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, v, tc.want)
+		}
+		if tc.want != Unknown && (v.Explained <= 0 || v.TMeasured != tc.b.Measured.Seconds()) {
+			t.Errorf("%s: %+v", tc.name, v)
+		}
+	}
+	// At the edge: the larger budget explains just under a quarter → overhead; just over → its regime.
+	edge := Budget{FLOPs: 0, Bytes: 1e6, CeilingFLOPS: 1, CeilingBytesPerSec: 1e9} // T_memory 1 ms
+	edge.Measured = ms(4.1)
+	if v := edge.Classify(); v.Regime != Overhead {
+		t.Errorf("1 ms of bytes in 4.1 ms: %s", v)
+	}
+	edge.Measured = ms(3.9)
+	if v := edge.Classify(); v.Regime != Memory {
+		t.Errorf("1 ms of bytes in 3.9 ms: %s", v)
+	}
+}
+
+func TestTable(t *testing.T) {
+	mk := func(pair, size int, med time.Duration, flops, bytes float64) results.Result {
+		r := results.Result{Label: "w", FLOPs: flops, Bytes: bytes, CeilingFLOPS: 1e12, CeilingBytesPerSec: 1e10,
+			Params: map[string]int{ParamPair: pair, ParamSize: size}}
+		r.Stats.Min, r.Stats.Median = med, med
+		return r
+	}
+	rs := []results.Result{
+		mk(0, 1, 10*time.Microsecond, 1e3, 1e3), mk(0, 2, 11*time.Microsecond, 2e3, 2e3), // overhead
+		mk(1, 1, time.Millisecond, 1e6, 1e7), mk(1, 2, time.Millisecond, 2e6, 1e7), // flat, bytes explain it
+		mk(2, 1, time.Millisecond, 1e9, 1e6), mk(2, 2, 2*time.Millisecond, 2e9, 1e6), // compute
+	}
+	ps := Pairs(rs)
+	if len(ps) != 3 {
+		t.Fatalf("%d pairs, want 3", len(ps))
+	}
+	for i, want := range []string{Overhead, Memory, Compute} {
+		if ps[i].Verdict.Regime != want || ps[i].VerdictTwo.Regime != want {
+			t.Errorf("pair %d: %s / %s, want %s", i, ps[i].Verdict.Regime, ps[i].VerdictTwo.Regime, want)
+		}
+	}
+	if s := Table(rs).String(); !strings.Contains(s, "1.00×") || !strings.Contains(s, Memory) || !strings.Contains(s, "T_memory") {
+		t.Errorf("table:\n%s", s)
+	}
+}
