@@ -10,14 +10,16 @@ Run on the host (docker/README.md, "A classroom on one machine" has every step):
     python3 -m venv /opt/whygpu-hub
     /opt/whygpu-hub/bin/pip install -r docker/jupyterhub/requirements-hub.txt
     npm install -g configurable-http-proxy@5.3.0
-    docker network create -o com.docker.network.bridge.enable_icc=false \\
+    docker network create --internal -o com.docker.network.bridge.enable_icc=false \\
+      -o com.docker.network.bridge.name=whygpu-seats \\
       --subnet 172.30.24.0/24 --gateway 172.30.24.1 whygpu-seats
-    WHYGPU_TEACHERS=teacher WHYGPU_TEACHER_PASSWORD='a long password' \\
+    WHYGPU_TEACHERS=teacher WHYGPU_TEACHER_PASSWORD_FILE=/root/whygpu-teacher-password \\
       WHYGPU_SSL_CERT=/etc/ssl/hub.crt WHYGPU_SSL_KEY=/etc/ssl/hub.key \\
       /opt/whygpu-hub/bin/jupyterhub -f docker/jupyterhub/jupyterhub_config.py
 
 Settings, all from the environment:
-    WHYGPU_TEACHERS, WHYGPU_TEACHER_PASSWORD   the admins and their first password (required, course_login.py)
+    WHYGPU_TEACHERS, WHYGPU_TEACHER_PASSWORD_FILE   the admins and their first password (required), and the
+                         login limits: course_login.py lists them
     WHYGPU_HUB_STATE     the hub's own directory (database, cookie secret, pid files), outside the
                          checkout; default /var/lib/whygpu-hub, made mode 0700
     WHYGPU_SSL_CERT, WHYGPU_SSL_KEY   the hub's TLS certificate and key: learners connect with https
@@ -28,7 +30,12 @@ Settings, all from the environment:
     WHYGPU_SUBDOMAIN_HOST  e.g. https://hub.school.example: each server on its own subdomain (wildcard DNS
                          and certificate); only then may teachers open learners' servers
     WHYGPU_TEACHER_ACCESS  "yes": teachers may open learners' servers even without subdomains
-    WHYGPU_NETWORK       the seats' Docker network, default whygpu-seats (inter-container traffic off)
+    WHYGPU_NETWORK       the seats' Docker network, default whygpu-seats: --internal (no route out of it)
+                         and inter-container traffic off; the hub refuses to start a seat on anything else
+    WHYGPU_SEAT_DISK     each seat's writable layer, default 10G (Docker's storage-opt size: overlay2 on
+                         xfs mounted with pquota, btrfs or zfs); "off" where the storage driver cannot
+    WHYGPU_SHARED_DISK   "yes": accept the hub's state on the filesystem of Docker's data (a learner who
+                         fills it stops the hub too); otherwise seats start only when they differ
     WHYGPU_HUB_CONNECT_IP  the host's address on that network, default 172.30.24.1
     WHYGPU_CPU_IMAGE     default whygpu:cpu      WHYGPU_GPU_IMAGE   default whygpu:cuda
     WHYGPU_GPUS          GPU ids or UUIDs to hand out, e.g. "0,1,2,3" (default: all that nvidia-smi lists)
@@ -74,6 +81,10 @@ GPU_POOL, CPU_POOL = seats.Pool(GPUS), seats.Pool(SEAT_CPUS)
 # (chosen, not measured: far above a lesson's processes and threads, low enough to stop a fork loop).
 SEAT = {CPU_IMAGE: {"mem": "4G", "cpus": 2}, GPU_IMAGE: {"mem": "8G", "cpus": 4}}
 PIDS_LIMIT = 2048
+# Disk per seat: the container's writable layer (what a learner writes outside ~/work). ~/work itself is a
+# volume, outside that limit: docker/README.md, "Security", says how to bound it.
+SEAT_DISK = env.get("WHYGPU_SEAT_DISK", "10G")
+SHARED_DISK = env.get("WHYGPU_SHARED_DISK") == "yes"
 
 # --- the hub's own state: outside the checkout, so `docker build .` can never copy it into the image ---
 STATE = os.path.abspath(env.get("WHYGPU_HUB_STATE", "/var/lib/whygpu-hub"))
@@ -131,6 +142,8 @@ if SUBDOMAIN:
         refuse("WHYGPU_SUBDOMAIN_HOST is an https:// address with a wildcard certificate")
     c.JupyterHub.subdomain_host = SUBDOMAIN
 configure_login(c, env, "jupyterhub_config.py", subdomains=bool(SUBDOMAIN))
+if env.get("WHYGPU_PUBLIC_URL") and not env.get("WHYGPU_PROXY_HOPS"):
+    c.CourseAuthenticator.proxy_hops = 2  # the TLS proxy appends the learner's address, the hub's proxy its own
 
 # --- how many seats at once: what fits (cores and memory), starts a few at a time ----------------------
 FIT = seats.seats_that_fit(len(SEAT_CPUS), seats.host_memory(), SEAT[CPU_IMAGE]["cpus"] if PINNED else 0.5)
@@ -213,6 +226,8 @@ async def host_config(spawner):
         "pids_limit": PIDS_LIMIT,
         "cap_drop": ["ALL"], "security_opt": ["no-new-privileges:true"],
     }
+    if SEAT_DISK != "off":
+        cfg["storage_opt"] = {"size": SEAT_DISK}  # past it, writes fail with "No space left on device"
     gpu, cpus = await _devices(spawner)
     if cpus:
         cfg["cpuset_cpus"] = cpus  # cores of its own: XLA and Go see (and use) only these
@@ -224,7 +239,8 @@ async def host_config(spawner):
 
 
 async def before_start(spawner):
-    """A new start chooses its devices again, on a network where seats cannot reach each other."""
+    """A new start chooses its devices again, on an internal network where seats cannot reach each other,
+    with a disk limit (docker/README.md, "Security")."""
     forget_devices(spawner)
     try:
         net = await spawner.docker("inspect_network", NETWORK)
@@ -235,6 +251,32 @@ async def before_start(spawner):
     if icc != "false":
         raise web.HTTPError(503, f"the seats' network {NETWORK} lets containers reach each other: recreate it "
                                  "with -o com.docker.network.bridge.enable_icc=false (docker/README.md)")
+    if net.get("Internal") is not True:
+        raise web.HTTPError(503, f"the seats' network {NETWORK} routes out (the internet, the LAN, a cloud VM's "
+                                 "metadata service at 169.254.169.254): recreate it with --internal (docker/README.md)")
+    await _check_disks(spawner)
+
+
+async def _check_disks(spawner):
+    """A seat starts only with a disk limit Docker enforces, and with the hub's state on another filesystem
+    than Docker's data (unless the teacher chose otherwise: WHYGPU_SEAT_DISK=off, WHYGPU_SHARED_DISK=yes)."""
+    info = await spawner.docker("info")
+    if SEAT_DISK != "off":
+        driver = info.get("Driver", "")
+        backing = dict((k, v) for k, v in (info.get("DriverStatus") or [])).get("Backing Filesystem", "")
+        if not (driver in ("btrfs", "zfs") or (driver in ("overlay2", "overlay") and backing == "xfs")):
+            raise web.HTTPError(503, f"Docker's storage driver {driver} on {backing or '?'} cannot limit a seat's "
+                                     f"disk (WHYGPU_SEAT_DISK={SEAT_DISK}): put Docker's data on xfs mounted with "
+                                     "pquota (or btrfs, zfs), or set WHYGPU_SEAT_DISK=off to run without a limit")
+    root = info.get("DockerRootDir", "")
+    try:
+        same = bool(root) and os.stat(root).st_dev == os.stat(STATE).st_dev
+    except OSError:
+        same = False  # Docker's data is not visible from here (a remote engine): nothing shared
+    if same and not SHARED_DISK:
+        raise web.HTTPError(503, f"the hub's state ({STATE}) is on the filesystem of Docker's data ({root}): a "
+                                 "learner filling it would stop the hub. Move WHYGPU_HUB_STATE to another "
+                                 "filesystem, or set WHYGPU_SHARED_DISK=yes to accept that")
 
 
 def forget_devices(spawner):

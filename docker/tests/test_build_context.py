@@ -12,7 +12,10 @@ import pytest
 from _classroom import ROOT, build_context
 
 HUB_STATE = ["jupyterhub.sqlite", "jupyterhub.sqlite-journal", "jupyterhub_cookie_secret", "jupyterhub.pid",
-             "jupyterhub-proxy.pid", "internal-ssl/hub-ca/hub-ca.key"]
+             "jupyterhub-proxy.pid", "internal-ssl/hub-ca/hub-ca.key",
+             # secrets a teacher keeps beside the checkout (issue 37): TLS key and certificate, an .env for
+             # compose, the teachers' first-password file (WHYGPU_TEACHER_PASSWORD_FILE)
+             "hub.key", "hub.pem", "hub.crt", ".env", ".env.local", "teacher-password"]
 WHERE = ["", "docker/", "docker/jupyterhub/"]  # the repository root (the documented cwd), and the config's folder
 
 

@@ -38,7 +38,8 @@ from _classroom import BUILD, HUB_DIR, ROOT, free_port
 
 VALUES = HUB_DIR / "z2jh-values.yaml"
 COURSE_VENV = ROOT / ".venv"
-TEACHER_PW = "the teacher's own secret"
+TEACHER_PW = "the teachers' first secret"    # from WHYGPU_TEACHER_PASSWORD_FILE
+TEACHER_OWN = "the teacher's own, chosen at first login"
 PASSWORDS = {"ada": "ada's long passphrase", "bo": "bo keeps another one", "cy": "cy's own passphrase"}
 
 
@@ -49,10 +50,13 @@ def hub_python():
 
 def hub_env(tmp, **extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("WHYGPU_")}
+    pw_file = tmp / "teacher-password"
+    pw_file.write_text(TEACHER_PW + "\n")
+    pw_file.chmod(0o600)
     env.update({
         "PATH": f"{_classroom.HUB_VENV}/bin:{os.environ['PATH']}",
         "WHYGPU_TEACHERS": "teacher",
-        "WHYGPU_TEACHER_PASSWORD": TEACHER_PW,
+        "WHYGPU_TEACHER_PASSWORD_FILE": str(pw_file),
         "WHYGPU_HUB_STATE": str(tmp / "state"),
         "WHYGPU_HUB_CONNECT_IP": "127.0.0.1",
         "WHYGPU_GPUS": "",
@@ -113,7 +117,9 @@ c.Spawner.post_stop_hook = None
 @pytest.fixture(scope="module")
 def hub(hub_python, tmp_path_factory):
     before = checkout_files()
-    with running_hub(tmp_path_factory.mktemp("hub-login"), WHYGPU_MAX_SEATS="1") as h:
+    # small limits, so the flood tests reach them quickly (the defaults: course_login.py)
+    with running_hub(tmp_path_factory.mktemp("hub-login"), WHYGPU_MAX_SEATS="1", WHYGPU_MAX_PENDING="10",
+                     WHYGPU_SIGNUPS_PER_ADDRESS="3") as h:
         yield dict(h, before=before)
 
 
@@ -128,16 +134,31 @@ def test_tls_when_a_certificate_is_given(hub_python, tmp_path):
             requests.get(h["base"].replace("https://", "http://") + "/hub/api", timeout=10)
         s = requests.Session()
         s.get(h["base"] + "/hub/login", timeout=30, verify=str(cert))
-        r = s.post(h["base"] + "/hub/login", data={"username": "teacher", "password": TEACHER_PW, "_xsrf": xsrf(s)},
+        set_own_password(h, s, "teacher", TEACHER_PW, TEACHER_OWN, verify=str(cert))
+        r = s.post(h["base"] + "/hub/login", data={"username": "teacher", "password": TEACHER_OWN, "_xsrf": xsrf(s)},
                    allow_redirects=False, timeout=30, verify=str(cert))
         assert r.status_code == 302, r.text[:500]
         login_cookies = [c for c in s.cookies if c.name.startswith("jupyterhub-")]
         assert login_cookies and all(c.secure for c in login_cookies), [(c.name, c.secure) for c in s.cookies]
 
 
-def browser(hub):
+class _From(requests.adapters.HTTPAdapter):
+    """Connections from a loopback address of one's own (any 127.x.y.z is this machine): each attack
+    comes from its own client address, as from another machine."""
+
+    def __init__(self, ip):
+        self.ip = ip
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs["source_address"] = (self.ip, 0)
+        return super().init_poolmanager(*args, **kwargs)
+
+
+def browser(hub, source="127.0.0.1", **headers):
     s = requests.Session()
-    s.get(hub["base"] + "/hub/login", timeout=30)  # the _xsrf cookie
+    s.mount("http://", _From(source))
+    s.get(hub["base"] + "/hub/login", timeout=30, headers=headers)  # the _xsrf cookie
     return s
 
 
@@ -145,26 +166,50 @@ def xsrf(s):
     return s.cookies.get("_xsrf", path="/hub/") or s.cookies.get("_xsrf")
 
 
-def login(hub, name, password):
-    """A browser session logged in as name, or None when the hub refuses."""
-    s = browser(hub)
+REFUSALS = ("Invalid username or password", "not been authorized", "choose your own", "Too many failed logins")
+
+
+def try_login(hub, name, password, source="127.0.0.1", **headers):
+    """(session, response) of a login as name from source."""
+    s = browser(hub, source, **headers)
     r = s.post(hub["base"] + "/hub/login", data={"username": name, "password": password, "_xsrf": xsrf(s)},
-               allow_redirects=False, timeout=30)
+               allow_redirects=False, timeout=60, headers=headers)
+    return s, r
+
+
+def login(hub, name, password, source="127.0.0.1"):
+    """A browser session logged in as name, or None when the hub refuses."""
+    s, r = try_login(hub, name, password, source)
     if r.status_code == 302:
         return s
-    assert r.status_code == 200 and "Invalid username or password" in r.text or "not been authorized" in r.text, \
+    assert r.status_code in (200, 429) and any(m in r.text for m in REFUSALS), \
         f"login as {name!r}: {r.status_code}, not a refusal:\n" + r.text[:1000]
     return None
 
 
-def sign_up(hub, name, password):
-    s = browser(hub)
+def sign_up(hub, name, password, source="127.0.0.1", status=200):
+    s = browser(hub, source)
     s.get(hub["base"] + "/hub/signup", timeout=30)
     r = s.post(hub["base"] + "/hub/signup", data={
         "username": name, "signup_password": password, "signup_password_confirmation": password,
-        "_xsrf": xsrf(s)}, timeout=30)
-    assert r.status_code == 200, r.text[:500]
+        "_xsrf": xsrf(s)}, timeout=60)
+    assert r.status_code == status, r.text[:500]
     return r.text
+
+
+def set_own_password(hub, s, name, given, own, verify=True):
+    """At /hub/set-password, replace a password someone else set (the teachers' first one, a reset)."""
+    s.get(hub["base"] + "/hub/set-password", timeout=30, verify=verify)
+    r = s.post(hub["base"] + "/hub/set-password", data={
+        "username": name, "old_password": given, "new_password": own, "new_password_confirmation": own,
+        "_xsrf": xsrf(s)}, timeout=60, verify=verify)
+    assert r.status_code == 200 and "Your password is set" in r.text, r.text[:2000]
+
+
+def approve(teacher, hub, name):
+    """The teacher approves name as the authorize page does: its button POSTs with the XSRF token."""
+    r = teacher.post(f"{hub['base']}/hub/authorize/{name}", data={"_xsrf": xsrf(teacher)}, timeout=30)
+    assert r.status_code == 200, r.text[:500]
 
 
 def token_for(session, hub, name):
@@ -181,22 +226,28 @@ def api(hub, token, method, path, **kw):
 
 @pytest.fixture(scope="module")
 def learners(hub):
-    """ada, bo and cy signed up; the teacher approves ada and bo (cy waits)."""
-    for name, pw in PASSWORDS.items():
-        sign_up(hub, name, pw)
-    teacher = login(hub, "teacher", TEACHER_PW)
-    assert teacher, "the teacher's account (from WHYGPU_TEACHER_PASSWORD) does not log in:\n" + \
-        hub["log"].read_text()[-3000:]
+    """ada, bo and cy signed up (each from an address of their own); the teacher approves ada and bo (cy
+    waits). The teacher's first login replaces the first password (test_first_teacher_password_...)."""
+    for i, (name, pw) in enumerate(PASSWORDS.items()):
+        sign_up(hub, name, pw, source=f"127.0.1.{i + 1}")
+    teacher = browser(hub)
+    set_own_password(hub, teacher, "teacher", TEACHER_PW, TEACHER_OWN)
+    teacher = login(hub, "teacher", TEACHER_OWN)
+    assert teacher, "the teacher's account does not log in:\n" + hub["log"].read_text()[-3000:]
     for name in ("ada", "bo"):
-        r = teacher.get(f"{hub['base']}/hub/authorize/{name}", timeout=30)
-        assert r.status_code == 200, r.text[:500]
+        approve(teacher, hub, name)
     return teacher
 
 
 def test_teacher_account_exists_before_anyone_signs_up(hub):
-    page = sign_up(hub, "teacher", "a learner's attempt at it")
+    sign_up(hub, "teacher", "a learner's attempt at it", source="127.0.1.9")
     assert not login(hub, "teacher", "a learner's attempt at it"), "a sign-up took over the teacher's name"
-    assert "already in use" in page, page[:1000]
+
+
+def test_first_teacher_password_must_be_replaced(hub):
+    """The first password came from a file (not the command line); it logs no one in until replaced."""
+    _, r = try_login(hub, "teacher", TEACHER_PW, source="127.0.1.10")
+    assert r.status_code == 200 and "choose your own" in r.text, r.text[:1000]
 
 
 def test_a_sign_up_waits_for_the_teacher(hub, learners):
@@ -224,7 +275,7 @@ def test_tokens_reach_only_their_own_server(hub, learners):
     ada_s = login(hub, "ada", PASSWORDS["ada"])
     ada = token_for(ada_s, hub, "ada")
     cy_pw, name = PASSWORDS["cy"], "cy"
-    learners.get(f"{hub['base']}/hub/authorize/{name}", timeout=30)  # the teacher approves cy now
+    approve(learners, hub, name)  # the teacher approves cy now
     cy = token_for(login(hub, name, cy_pw), hub, name)
     teacher = token_for(learners, hub, "teacher")
 
@@ -263,15 +314,16 @@ def test_hub_state_stays_out_of_the_checkout(hub, learners):
 
 # --- the hub refuses to start ------------------------------------------------------------------------
 @pytest.mark.parametrize("env, why", [
-    ({"WHYGPU_TEACHER_PASSWORD": ""}, "WHYGPU_TEACHER_PASSWORD"),
-    ({"WHYGPU_TEACHER_PASSWORD": "short"}, "WHYGPU_TEACHER_PASSWORD"),
+    ({"WHYGPU_TEACHER_PASSWORD_FILE": ""}, "WHYGPU_TEACHER_PASSWORD"),
+    ({"WHYGPU_TEACHER_PASSWORD_FILE": "", "WHYGPU_TEACHER_PASSWORD": "short"}, "WHYGPU_TEACHER_PASSWORD"),
+    ({"WHYGPU_TEACHER_PASSWORD_FILE": "/nonexistent/password"}, "WHYGPU_TEACHER_PASSWORD_FILE"),
     ({"WHYGPU_TEACHERS": ""}, "WHYGPU_TEACHERS"),
     ({"WHYGPU_HUB_URL": "http://:8000"}, "without TLS"),
     ({"WHYGPU_HUB_URL": "http://0.0.0.0:8000"}, "without TLS"),
     ({"WHYGPU_HUB_URL": "https://:8000"}, "WHYGPU_SSL_CERT"),
     ({"WHYGPU_SSL_CERT": "/nonexistent.crt"}, "WHYGPU_SSL_KEY"),
     ({"WHYGPU_HUB_STATE": str(ROOT / "hub-state")}, "inside the checkout"),
-], ids=["no teacher password", "short password", "no teachers", "all interfaces, http", "0.0.0.0, http",
+], ids=["no teacher password", "short password", "no password file", "no teachers", "all interfaces, http", "0.0.0.0, http",
         "https without a certificate", "certificate without key", "state in the checkout"])
 def test_hub_refuses_to_start(hub_python, tmp_path, env, why):
     p = subprocess.run([str(_classroom.HUB_VENV / "bin" / "jupyterhub"), "-f", str(HUB_DIR / "jupyterhub_config.py")],
@@ -364,3 +416,185 @@ def test_z2jh_values_secure_defaults():
     sc = v["hub"]["config"]["KubeSpawner"]["container_security_context"]
     assert sc["capabilities"]["drop"] == ["ALL"] and sc["allowPrivilegeEscalation"] is False
     assert v["hub"]["config"]["JupyterHub"]["active_server_limit"] > 0
+
+
+# --- issue 37: the attacks that broke, performed against the real hub ---------------------------------
+# Each comes from a loopback address of its own (127.0.2.x), as from another machine; the hub sees the
+# address configurable-http-proxy saw (X-Forwarded-For), not what a client claims.
+def refused_for_address(r):
+    return r.status_code == 429 and "Too many failed logins" in r.text
+
+
+def test_attack1_a_stranger_cannot_lock_the_teacher_out(hub, learners):
+    stranger = "127.0.2.1"
+    for _ in range(3 * 5):
+        assert not login(hub, "teacher", "a guess at the teacher's", source=stranger)
+    assert login(hub, "teacher", TEACHER_OWN), "the stranger's wrong passwords locked the teacher out"
+    _, r = try_login(hub, "teacher", TEACHER_OWN, source=stranger)
+    assert r.status_code != 302, "the lockout holds for the address that guessed, even with the right password"
+
+
+def test_attack2_spraying_is_limited_per_address(hub, learners):
+    sprayer = "127.0.2.2"
+    answers = [try_login(hub, f"name{i}", "Summer2026!", source=sprayer)[1] for i in range(40)]
+    limited = [r for r in answers if refused_for_address(r)]
+    assert len(limited) >= 40 - 20, f"40 names tried from one address, {len(limited)} refused for the address"
+    # the address waits even with a right password; from elsewhere the name logs in
+    assert refused_for_address(try_login(hub, "bo", PASSWORDS["bo"], source=sprayer)[1])
+    assert login(hub, "bo", PASSWORDS["bo"], source="127.0.2.3")
+
+
+def test_attack2_a_client_cannot_claim_another_address(hub, learners):
+    claimer = "127.0.2.4"
+    for i in range(25):
+        fake = f"10.9.{i}.{i}"
+        _, r = try_login(hub, "ada", "wrong", source=claimer, **{"X-Real-Ip": fake, "X-Forwarded-For": fake})
+        assert r.status_code in (200, 429), r.text[:500]
+    _, r = try_login(hub, "ada", "wrong", source=claimer, **{"X-Real-Ip": "10.9.99.1", "X-Forwarded-For": "10.9.99.1"})
+    assert refused_for_address(r), "headers the client sent reset its failure count"
+
+
+def test_attack2_login_storms_leave_the_hub_responsive(hub, learners):
+    """Six anonymous clients posting logins: the hub's API still answers quickly (bcrypt runs off the
+    event loop). Before the fix, 9 ms became 0.3–1.9 s."""
+    import statistics
+    import threading
+
+    def latency():
+        t = time.perf_counter()
+        requests.get(hub["base"] + "/hub/api", timeout=30)
+        return time.perf_counter() - t
+
+    quiet = statistics.median(latency() for _ in range(10))
+    stop = threading.Event()
+
+    def storm(i):
+        s = browser(hub, f"127.0.3.{i}")
+        while not stop.is_set():
+            s.post(hub["base"] + "/hub/login", data={"username": f"ada{i}", "password": "x" * 12, "_xsrf": xsrf(s)},
+                   timeout=60)
+
+    threads = [threading.Thread(target=storm, args=(i,), daemon=True) for i in range(1, 7)]
+    for t in threads:
+        t.start()
+    time.sleep(1)
+    try:
+        busy = [latency() for _ in range(15)]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+    print(f"hub API latency: quiet median {quiet * 1e3:.1f} ms, under the storm median "
+          f"{statistics.median(busy) * 1e3:.1f} ms, max {max(busy) * 1e3:.1f} ms (load {os.getloadavg()[0]:.1f})")
+    assert statistics.median(busy) < 0.15, busy
+
+
+def test_attack3_login_time_does_not_tell_which_names_exist(hub, learners):
+    import statistics
+
+    def timed(name):
+        t = time.perf_counter()
+        _, r = try_login(hub, name, "not the password", source="127.0.2.5")
+        assert r.status_code == 200 and INVALID_TEXT in r.text, r.text[:500]
+        return time.perf_counter() - t
+
+    real, missing = [], []
+    for _ in range(4):
+        real.append(timed("cy"))
+        missing.append(timed("nobody-by-this-name"))
+    r, m = statistics.median(real), statistics.median(missing)
+    print(f"login refusal: a real name {r * 1e3:.0f} ms, a missing one {m * 1e3:.0f} ms")
+    assert 0.5 < r / m < 2, f"a real name takes {r:.3f} s to refuse, a missing one {m:.3f} s"
+
+
+INVALID_TEXT = "Invalid username or password"
+
+
+def test_attack3_signup_does_not_tell_which_names_exist(hub, learners):
+    taken = sign_up(hub, "ada", "someone else's passphrase", source="127.0.2.6")
+    free = sign_up(hub, "eve-new", "someone else's passphrase", source="127.0.2.6")
+    assert "already in use" not in taken
+    msg = re.compile(r'<div class="alert[^"]*" role="alert">(.*?)</div>', re.S)
+    assert msg.search(taken).group(1).strip() == msg.search(free).group(1).strip(), (taken[-1500:], free[-1500:])
+    assert login(hub, "ada", PASSWORDS["ada"]), "a sign-up under a taken name changed its password"
+
+
+def test_attack5_cross_site_requests_approve_and_discard_nothing(hub, learners):
+    sign_up(hub, "mallory", "mallory's passphrase", source="127.0.2.7")
+    sign_up(hub, "waiting", "waiting's passphrase", source="127.0.2.7")
+    cross_site = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Referer": "https://evil.example/"}
+    for path in ("authorize/mallory", "discard/waiting"):
+        r = learners.get(f"{hub['base']}/hub/{path}", headers=cross_site, timeout=30)  # a link followed
+        assert r.status_code == 200 and 'method="post"' in r.text, r.text[:500]
+        r = learners.post(f"{hub['base']}/hub/{path}", headers=cross_site, timeout=30)  # a form another site posts
+        assert r.status_code == 403, r.text[:500]
+    _, r = try_login(hub, "mallory", "mallory's passphrase", source="127.0.2.7")
+    assert "not been authorized" in r.text, "a cross-site request approved mallory"
+    _, r = try_login(hub, "waiting", "waiting's passphrase", source="127.0.2.7")
+    assert "not been authorized" in r.text, "a cross-site request discarded a sign-up"
+    for name in ("mallory", "waiting"):  # the teacher's own button: a POST with the XSRF token
+        r = learners.post(f"{hub['base']}/hub/discard/{name}", data={"_xsrf": xsrf(learners)}, timeout=30)
+        assert r.status_code == 200, r.text[:500]
+    assert "discarded the sign-up of mallory" in hub["log"].read_text()
+
+
+def test_attack5_hub_cookies_are_samesite_lax(hub, learners):
+    s, r = try_login(hub, "bo", PASSWORDS["bo"], source="127.0.2.8")
+    assert r.status_code == 302, r.text[:500]
+    set_cookies = r.raw.headers.getlist("Set-Cookie") + s.get(hub["base"] + "/hub/login").raw.headers.getlist("Set-Cookie")
+    hub_cookies = [c for c in set_cookies if c.split("=")[0] in ("jupyterhub-hub-login", "jupyterhub-session-id", "_xsrf")]
+    assert hub_cookies and all("samesite=lax" in c.lower() for c in hub_cookies), set_cookies
+
+
+def test_attack6_password_resets_are_logged_and_must_be_replaced(hub, learners):
+    """Decision (docker/README.md, "Security"): teachers may reset a learner's password (a school has no
+    other way back in), so a teacher could enter a learner's account. Every reset is logged, and the reset
+    password logs no one in: it must be replaced first, so the learner notices."""
+    sign_up(hub, "dee", "dee's first passphrase", source="127.0.2.9")
+    approve(learners, hub, "dee")
+    reset = "set by the teacher 1"
+    learners.get(f"{hub['base']}/hub/change-password/dee", timeout=30)
+    r = learners.post(f"{hub['base']}/hub/change-password/dee", timeout=30, data={
+        "new_password": reset, "new_password_confirmation": reset, "_xsrf": xsrf(learners)})
+    assert r.status_code == 200 and "is set" in r.text, r.text[-1500:]
+    assert re.search(r"course_login AUDIT: teacher reset the password of dee \(from 127\.0\.0\.1\)",
+                     hub["log"].read_text()), "the reset is not in the hub's log"
+    _, r = try_login(hub, "dee", reset, source="127.0.2.9")
+    assert r.status_code == 200 and "choose your own" in r.text, r.text[:1000]
+    s = browser(hub, "127.0.2.9")
+    set_own_password(hub, s, "dee", reset, "dee's own new passphrase")
+    assert login(hub, "dee", "dee's own new passphrase", source="127.0.2.9")
+    assert "AUDIT: dee chose their own password" in hub["log"].read_text()
+
+
+def test_attack4_signup_flood_is_limited(hub, learners):
+    """Last: it fills the waiting list (WHYGPU_MAX_PENDING=10 and 3 sign-ups per address on this hub)."""
+    flood = []
+    for i in range(3):
+        sign_up(hub, f"flood0x{i}", "a flood's passphrase", source="127.0.4.1")
+        flood.append(f"flood0x{i}")
+    page = sign_up(hub, "flood0x3", "a flood's passphrase", source="127.0.4.1", status=429)
+    assert "Too many sign-ups from your address" in page
+    full = None
+    for a in range(2, 12):
+        for i in range(3):
+            name = f"flood{a}x{i}"
+            s = browser(hub, f"127.0.4.{a}")
+            r = s.post(hub["base"] + "/hub/signup", timeout=60, data={
+                "username": name, "signup_password": "a flood's passphrase",
+                "signup_password_confirmation": "a flood's passphrase", "_xsrf": xsrf(s)})
+            if r.status_code == 503:
+                full = r.text
+                break
+            assert r.status_code == 200, r.text[:500]
+            flood.append(name)
+        if full:
+            break
+    assert full and "already waiting for the teacher" in full, "the waiting list has no cap"
+    page = learners.get(f"{hub['base']}/hub/authorize", timeout=30).text
+    assert len(re.findall(r'<tr id=', page)) <= 10 + 5, "more sign-ups wait than the cap"
+    for name in flood:
+        learners.post(f"{hub['base']}/hub/discard/{name}", data={"_xsrf": xsrf(learners)}, timeout=30)
+    sign_up(hub, "real-learner", "a real learner's passphrase", source="127.0.4.99")
+    _, r = try_login(hub, "real-learner", "a real learner's passphrase", source="127.0.4.99")
+    assert "not been authorized" in r.text, "after the teacher discarded the flood, a real sign-up still fails"

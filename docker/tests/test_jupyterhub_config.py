@@ -37,21 +37,28 @@ def load(monkeypatch, tmp_path, **env):
     return PyFileConfigLoader("jupyterhub_config.py", path=str(HUB_DIR)).load_config()
 
 
+XFS = {"Driver": "overlay2", "DriverStatus": [["Backing Filesystem", "xfs"], ["Supports d_type", "true"]],
+       "DockerRootDir": "/nonexistent/docker"}
+
+
 class FakeSpawner:
-    def __init__(self, user, image, containers, icc="false"):
+    def __init__(self, user, image, containers, icc="false", internal=True, info=XFS):
         self.user = types.SimpleNamespace(name=user)
         self.name = ""
         self.image = image
         self.container_name = f"jupyter-{user}"
         self.log = logging.getLogger("test")
         self._containers = containers
-        self._icc = icc
+        self._icc, self._internal, self._info = icc, internal, info
 
     async def docker(self, method, *args, **kw):
         if method == "inspect_network":
             if self._icc is None:
                 raise RuntimeError(f"404 Client Error: network {args[0]} not found")
-            return {"Name": args[0], "Options": {"com.docker.network.bridge.enable_icc": self._icc}}
+            return {"Name": args[0], "Internal": self._internal,
+                    "Options": {"com.docker.network.bridge.enable_icc": self._icc}}
+        if method == "info":
+            return self._info
         assert method == "containers"
         label, status = kw["filters"]["label"], set(kw["filters"]["status"])
         assert status == LIVE, status
@@ -253,3 +260,46 @@ def test_teachers_open_servers_only_with_subdomains(monkeypatch, tmp_path):
     assert cfg.JupyterHub.subdomain_host == "https://hub.example.org"
     assert cfg.Authenticator.admin_users == {"teacher"}
     assert not [r for r in cfg.JupyterHub.load_roles if r["name"] == "teacher"]
+
+
+# --- issue 37 §7–8: what Docker enforces cannot run here (no engine that works for it); these check the
+# config and the start hook's refusals, docker/README.md "Security" has the manual check on a real host.
+def test_attack7_refuses_a_network_with_a_route_out(monkeypatch, tmp_path):
+    """Seats on a network that is not --internal reach the internet, the LAN and 169.254.169.254."""
+    cfg = load(monkeypatch, tmp_path)
+    with pytest.raises(web.HTTPError) as e:
+        asyncio.run(cfg.Spawner.pre_spawn_hook(FakeSpawner("ada", "whygpu:cpu", [], internal=False)))
+    assert e.value.status_code == 503 and "--internal" in e.value.log_message
+    asyncio.run(cfg.Spawner.pre_spawn_hook(FakeSpawner("ada", "whygpu:cpu", [])))  # internal: starts
+
+
+def test_attack8_each_seat_has_a_disk_limit(monkeypatch, tmp_path):
+    cfg = load(monkeypatch, tmp_path)
+    _, _, host = start(cfg, "ada", "whygpu:cpu", [])
+    assert host["storage_opt"] == {"size": "10G"}
+    cfg = load(monkeypatch, tmp_path, WHYGPU_SEAT_DISK="25G")
+    assert start(cfg, "ada", "whygpu:cpu", [])[2]["storage_opt"] == {"size": "25G"}
+
+
+@pytest.mark.parametrize("info", [
+    {"Driver": "overlay2", "DriverStatus": [["Backing Filesystem", "extfs"]]},
+    {"Driver": "vfs", "DriverStatus": []},
+], ids=["overlay2 on ext4", "vfs"])
+def test_attack8_refuses_a_driver_that_cannot_limit_disk(monkeypatch, tmp_path, info):
+    cfg = load(monkeypatch, tmp_path)
+    with pytest.raises(web.HTTPError) as e:
+        asyncio.run(cfg.Spawner.pre_spawn_hook(FakeSpawner("ada", "whygpu:cpu", [], info=info)))
+    assert e.value.status_code == 503 and "WHYGPU_SEAT_DISK=off" in e.value.log_message
+    cfg = load(monkeypatch, tmp_path, WHYGPU_SEAT_DISK="off")  # the teacher's choice: no limit
+    s, _, host = start(cfg, "ada", "whygpu:cpu", [])
+    assert "storage_opt" not in host
+
+
+def test_attack8_refuses_hub_state_on_dockers_filesystem(monkeypatch, tmp_path):
+    cfg = load(monkeypatch, tmp_path)
+    shared = dict(XFS, DockerRootDir=str(tmp_path))  # the hub's state is under tmp_path: the same filesystem
+    with pytest.raises(web.HTTPError) as e:
+        asyncio.run(cfg.Spawner.pre_spawn_hook(FakeSpawner("ada", "whygpu:cpu", [], info=shared)))
+    assert e.value.status_code == 503 and "WHYGPU_SHARED_DISK" in e.value.log_message
+    cfg = load(monkeypatch, tmp_path, WHYGPU_SHARED_DISK="yes")
+    asyncio.run(cfg.Spawner.pre_spawn_hook(FakeSpawner("ada", "whygpu:cpu", [], info=shared)))
