@@ -13,8 +13,11 @@ PORT ?= 8888
 
 .PHONY: lab test setup setup-test doctor test-go test-race test-notebooks test-browser lint bench clean
 
-## lab: set up if needed, then start JupyterLab on 127.0.0.1 (token auth) in notebooks/
+## lab: set up if needed, then start JupyterLab on 127.0.0.1 (token auth) in notebooks/; another port: make lab PORT=8890
 lab: setup
+	@if (exec 3<>/dev/tcp/127.0.0.1/$(PORT)) 2>/dev/null; then \
+	  echo "make lab: port $(PORT) is taken (another JupyterLab?): JupyterLab takes the next free port; the URL below says which. To choose one: make lab PORT=8890"; \
+	fi
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --port=$(PORT) --no-browser \
 	  --ServerApp.root_dir=$(CURDIR)/notebooks --MultiKernelManager.default_kernel_name=whygpu \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)

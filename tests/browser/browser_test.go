@@ -23,6 +23,7 @@ func TestCourseInJupyterLab(t *testing.T) {
 
 	t.Run("00-setup-check", func(t *testing.T) {
 		p := OpenNotebook(t, lab, browser, "00-setup-check")
+		p.CheckNoNewsPrompt()
 		p.CheckOpensWithCourseKernel()
 		p.CheckRunAllClean(10 * time.Minute)
 		p.CheckCharts()

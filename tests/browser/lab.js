@@ -150,6 +150,10 @@ window.__whygpu = (() => {
       return out;
     },
     // Scrolls a cell into view (1-based number), top aligned.
+    // toasts: the text of every notification toast on the page (JupyterLab's news prompt is one).
+    toasts() {
+      return Array.from(document.querySelectorAll('.Toastify__toast, .jp-toast-message')).map(e => e.textContent.trim());
+    },
     showCell(n, block) {
       const c = cells()[n - 1];
       if (!c) return false;

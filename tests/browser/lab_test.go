@@ -113,13 +113,12 @@ func copyFile(src, dst string) error {
 	return os.WriteFile(dst, b, 0o644)
 }
 
-// labSettings are JupyterLab user settings for a quiet, deterministic test: no news or update
-// toasts (nothing reaches the network), every cell kept in the DOM (no windowing), no autosave
-// (the copy is thrown away anyway).
+// labSettings are JupyterLab user settings for a deterministic test: every cell kept in the DOM (no
+// windowing), no autosave (the copy is thrown away anyway). The news prompt and update check are off
+// by the course's own settings (kernels/jupyterlab/overrides.json), which CheckNoNewsPrompt checks.
 var labSettings = map[string]map[string]any{
-	"@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": false},
-	"@jupyterlab/notebook-extension/tracker.jupyterlab-settings":      {"windowingMode": "none"},
-	"@jupyterlab/docmanager-extension/plugin.jupyterlab-settings":     {"autosave": false},
+	"@jupyterlab/notebook-extension/tracker.jupyterlab-settings":  {"windowingMode": "none"},
+	"@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": false},
 }
 
 // StartLab starts JupyterLab from the course's .venv on a free loopback port with a random token,

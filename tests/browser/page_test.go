@@ -178,6 +178,33 @@ func kernelSpecDisplayName(t *testing.T, root string) string {
 	return k.DisplayName
 }
 
+// CheckNoNewsPrompt: the course's lab settings (kernels/jupyterlab/overrides.json, installed by
+// scripts/setup.sh) turn JupyterLab's news feed and update check off, so no "get notified about
+// official Jupyter news?" toast covers the first notebook (issue 35 §6).
+func (p *Page) CheckNoNewsPrompt() {
+	t := p.t
+	var s struct {
+		Composite map[string]any `json:"composite"`
+	}
+	if err := p.lab.API("/lab/api/settings/@jupyterlab/apputils-extension:notification", &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Composite["fetchNews"] != "false" || s.Composite["checkForUpdates"] != false {
+		t.Errorf("JupyterLab's notification settings are %v: want fetchNews \"false\" and checkForUpdates false from kernels/jupyterlab/overrides.json", s.Composite)
+	}
+	time.Sleep(2 * time.Second) // the prompt comes a moment after the page is ready
+	toasts, err := Eval[[]string](p.ctx, "toasts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range toasts {
+		if strings.Contains(strings.ToLower(m), "news") {
+			p.Shot("news-prompt")
+			t.Errorf("a news toast covers %s: %q", p.Name, m)
+		}
+	}
+}
+
 // CheckOpensWithCourseKernel: the toolbar names the course kernel, the session runs kernel "whygpu".
 func (p *Page) CheckOpensWithCourseKernel() {
 	t := p.t

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 
@@ -199,18 +200,39 @@ func View(v controls.Values) controls.View {
 		return controls.View{Err: err, Set: set}
 	}
 	p, err := Chart(s)
-	h200 := "fits an H200"
-	if z.Total() > H200Bytes() {
-		h200 = "does not fit an H200 (" + units.Bytes(H200Bytes()) + ")"
-	}
-	caption := fmt.Sprintf("%s: %s per device, Ψ = %s — %s; ", s, units.Bytes(z.Total()), units.Plain(float64(z.Params)), h200)
-	if ferr := FitsHere(s); ferr != nil {
-		caption += "here: " + ferr.Error()
+	caption, fold := verdict(s, z.Total(), FitsHere(s))
+	return controls.View{Plot: p, Err: err, Caption: caption,
+		FoldSummary: "Ψ, what this machine allows, the formula behind each bar",
+		Fold:        fmt.Sprintf("Ψ = %s parameters\n%s%s", units.Plain(float64(z.Params)), fold, z.Formula()), Set: set}
+}
+
+// verdict is the widget's one-line caption — the setting once, its bytes per device and whether it
+// fits an H200 and this machine — and the lines for the fold: why this machine refuses it and the
+// control to turn (here is FitsHere's answer).
+func verdict(s memsize.Setting, total float64, here error) (caption, fold string) {
+	var fits, fitsNot []string
+	if total > H200Bytes() {
+		fitsNot = append(fitsNot, "an H200 ("+units.Bytes(H200Bytes())+")")
 	} else {
-		caption += "fits this machine's memory too"
+		fits = append(fits, "an H200")
 	}
-	return controls.View{Plot: p, Err: err, Caption: caption + " (computed from the formula, pkg/model/memsize)",
-		FoldSummary: "the formula behind each bar", Fold: z.Formula(), Set: set}
+	if here != nil {
+		fitsNot = append(fitsNot, "this machine (refused before allocating: see the fold)")
+		fold = "here: " + strings.TrimPrefix(here.Error(), "sizing: ") + "\n"
+	} else {
+		fits = append(fits, "this machine")
+	}
+	v := ""
+	if len(fits) > 0 {
+		v = "fits " + strings.Join(fits, " and ")
+	}
+	if len(fitsNot) > 0 {
+		if v != "" {
+			v += "; "
+		}
+		v += "does not fit " + strings.Join(fitsNot, " nor ")
+	}
+	return fmt.Sprintf("%s: %s per device — %s (computed from the formula, pkg/model/memsize)", s, units.Bytes(total), v), fold
 }
 
 // Fits refuses, before anything is allocated, a setting whose step (the formula's total) is more

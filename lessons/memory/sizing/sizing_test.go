@@ -36,11 +36,38 @@ func TestView(t *testing.T) {
 	}
 	vals["heads"], vals["batch"], vals["zero"], vals["dp"] = "12", "64", "3", "8"
 	v := View(vals)
-	if v.Err != nil || !strings.Contains(v.Caption, "custom, b=64") || !strings.Contains(v.Caption, "Ψ = 124M") {
+	if v.Err != nil || !strings.Contains(v.Caption, "custom, b=64") || !strings.Contains(v.Fold, "Ψ = 124M") {
 		t.Errorf("custom GPT-2 at micro-batch 64: %+v", v)
 	}
 	if s := SettingOf(vals); s.ZeRO != 3 || s.DP != 8 || s.Precision != memsize.BF16Mixed || !s.Tied {
 		t.Errorf("SettingOf read %+v", s)
+	}
+}
+
+// TestVerdictSaysTheSettingOnce: the caption is one line naming the setting once and the verdict; a
+// refusal's details (which repeat the setting) go to the fold (issue 35 §6).
+func TestVerdictSaysTheSettingOnce(t *testing.T) {
+	xl, _ := memsize.PresetNamed("1.3B (GPT-3 XL shape)")
+	s := xl.Setting
+	refusal := Fits(s, 1<<30, "this machine (1 GiB)")
+	if refusal == nil {
+		t.Fatal("1.3B in 1 GiB: no refusal")
+	}
+	caption, fold := verdict(s, 46e9, refusal)
+	if n := strings.Count(caption, s.String()); n != 1 || strings.Contains(caption, "\n") {
+		t.Errorf("caption names the setting %d times (want once, one line): %q", n, caption)
+	}
+	for _, want := range []string{"fits an H200", "does not fit this machine", "formula"} {
+		if !strings.Contains(caption, want) {
+			t.Errorf("caption %q lacks %q", caption, want)
+		}
+	}
+	if !strings.Contains(fold, "micro-batch") || !strings.Contains(fold, "needs") {
+		t.Errorf("the fold does not say why this machine refuses and what to turn: %q", fold)
+	}
+	caption, fold = verdict(s, 46e9, nil)
+	if !strings.Contains(caption, "fits an H200 and this machine") || fold != "" {
+		t.Errorf("fits both: %q / %q", caption, fold)
 	}
 }
 
