@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ import (
 )
 
 func init() {
-	register("bench", "GoMLX xla:cpu vs JAX (and numpy, the Go backend) on the same shapes, interleaved: per-call latency, MLP step, GFLOP/s, GB/s", runBench)
+	register("bench", "GoMLX xla:cpu vs JAX (and numpy, the Go backend) on the same shapes, interleaved: per-call latency, MLP step, GFLOP/s, GB/s; -cells: cell latency through the course kernel", runBench)
 }
 
 // benchCase is one workload of the bench, in both its GoMLX form and the request the JAX worker
@@ -373,6 +374,11 @@ func printBenchMethod(rep bench.Report, cpuModel string, o benchOptions) {
 }
 
 func runBench(args []string) error {
+	for i, a := range args {
+		if a == "-cells" || a == "--cells" {
+			return runCellsBench(append(slices.Clone(args[:i]), args[i+1:]...))
+		}
+	}
 	f, err := parseBenchFlags(args)
 	if err != nil {
 		return err

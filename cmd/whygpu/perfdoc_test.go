@@ -30,6 +30,35 @@ func TestPerfDocIsRendered(t *testing.T) {
 			t.Errorf("%s does not show %s", perfDocPath, f.Path)
 		}
 	}
+	cells, cellPaths, err := readCellsReports(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) == 0 {
+		t.Fatalf("no cell report under %s (whygpu bench -cells -json ...)", cellsBenchDir)
+	}
+	for _, p := range cellPaths {
+		if !strings.Contains(string(doc), p) {
+			t.Errorf("%s does not show %s", perfDocPath, p)
+		}
+	}
+}
+
+// TestCellsMarkdown: a cell report renders its load verdict, both kernels and the before → after line.
+func TestCellsMarkdown(t *testing.T) {
+	k := func(flags string, edited float64) CellsKernel {
+		return CellsKernel{GOFLAGS: flags,
+			Samples: map[string][]float64{"edited": {edited, edited + 1, edited - 0.5}, "rerun": {0.5}, "trivial": {0.3}},
+			CPU:     map[string][]float64{"edited": {edited / 2}, "rerun": {0.4}, "trivial": {0.2}}}
+	}
+	r := CellsReport{Host: "h", Cores: 2, Edits: 3, Command: "whygpu bench -cells", LoadBefore: []float64{9, 1, 1}, LoadAfter: []float64{8, 1, 1},
+		Kernels: map[string]CellsKernel{"course": k("new", 2), "baseline": k("old", 6)}}
+	md := cellsMarkdown(r, "docs/bench/cells/x.json")
+	for _, want := range []string{"**busy**", "baseline: GOFLAGS `old`", "course: GOFLAGS `new`", "6.00 s → 2.00 s wall (3.0× faster)", "✗ 2.00 s", "(bench/cells/x.json)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("cell report lacks %q:\n%s", want, md)
+		}
+	}
 }
 
 // TestPerfDocRefuses: a report without its provenance, or a page edited by hand, is an error that
