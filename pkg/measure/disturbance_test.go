@@ -57,6 +57,45 @@ func TestProbeSeesACompetingProcess(t *testing.T) {
 	if !strings.Contains(d.Advice(), "rerun when the machine is quiet") {
 		t.Errorf("Advice() = %q", d.Advice())
 	}
+	// someone is named (the busy loop, unless a busier neighbour of a shared machine outran it)
+	if runtime.GOOS == "linux" && !strings.Contains(d.Advice(), "(mostly ") {
+		t.Errorf("Advice() = %q does not name who used the CPU", d.Advice())
+	}
+}
+
+// topOthers: this process left out, names added up, a reaped child's time before the window not
+// charged to its parent, a process born meanwhile charged in full, at most three.
+func TestTopOthers(t *testing.T) {
+	self := os.Getpid()
+	before := map[int]procCPU{
+		self: {name: "me", own: 1},
+		10:   {name: "gopls", own: 5},
+		11:   {name: "go", ppid: 10, own: 30}, // ends meanwhile after 0.2 s more
+		12:   {name: "idle", own: 9},
+		13:   {name: "kworker/0:1-a", own: 1},
+	}
+	after := map[int]procCPU{
+		self: {name: "me", own: 9},
+		10:   {name: "gopls", own: 5.5, children: 30.2},
+		12:   {name: "idle", own: 9.01},
+		13:   {name: "kworker/0:1-b", own: 1.3},
+		20:   {name: "go", own: 0.4},
+		21:   {name: "go", own: 0.2},
+		22:   {name: "cc1", own: 0.1},
+	}
+	if got, want := topOthers(before, after, 1), "gopls 70%, go 60%, kworker/0:1-b 30%"; got != want {
+		t.Errorf("topOthers = %q, want %q", got, want)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	pc, ok := parseStat("4242 (go build) R 1 2 3 4 5 6 7 8 9 10 150 50 20 30 20 0 1 0 100 0 0")
+	if !ok || pc.name != "go build" || pc.ppid != 1 || pc.own != 2 || pc.children != 0.5 {
+		t.Errorf("parseStat = %+v, %v; want go build, 2.5 s", pc, ok)
+	}
+	if _, ok := parseStat("garbage"); ok {
+		t.Error("parseStat accepted garbage")
+	}
 }
 
 // In a seat pinned to some CPUs (a cpuset), the probe counts only those: busy neighbours on the

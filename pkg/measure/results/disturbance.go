@@ -26,6 +26,10 @@ type Disturbance struct {
 	// CPUs is how many logical CPUs OthersCores was counted on (the seat's cpuset, else the machine's).
 	CPUs    int  `json:"cpus,omitempty"`
 	Counted bool `json:"counted"` // false when the counters could not be read
+	// Who names the other programs that used the most CPU meanwhile, "gopls 61%, go 12%" (% of a
+	// core; read from /proc when the measurement was disturbed; at most three, each ≥ 5% of a core):
+	// who to blame, or to quiet.
+	Who string `json:"who,omitempty"`
 }
 
 // Disturbed reports whether the measurement should be marked: other processes used at least
@@ -62,7 +66,11 @@ func (d Disturbance) why(during string) string {
 	}
 	var why []string
 	if d.OthersCores >= DisturbedCores {
-		why = append(why, fmt.Sprintf("other programs used %.0f%% of a core%s", 100*d.OthersCores, during))
+		w := fmt.Sprintf("other programs used %.0f%% of a core%s", 100*d.OthersCores, during)
+		if d.Who != "" {
+			w += " (mostly " + d.Who + ")"
+		}
+		why = append(why, w)
 	}
 	if d.Throttled > 0 {
 		why = append(why, fmt.Sprintf("the container's CPU quota paused it %d times (%v in all): give this seat more CPU", d.Throttled,
@@ -82,8 +90,8 @@ func WhyDisturbed(rs ...Result) string {
 			continue
 		}
 		worst.Counted = true
-		if d.OthersCores >= DisturbedCores {
-			worst.OthersCores = max(worst.OthersCores, d.OthersCores)
+		if d.OthersCores >= DisturbedCores && d.OthersCores > worst.OthersCores {
+			worst.OthersCores, worst.Who = d.OthersCores, d.Who
 		}
 		worst.Throttled += d.Throttled
 		worst.ThrottledTime += d.ThrottledTime
