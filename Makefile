@@ -22,9 +22,9 @@ lab: setup
 	  --ServerApp.root_dir=$(CURDIR)/notebooks --MultiKernelManager.default_kernel_name=whygpu \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
-## test: set up (with test tools) if needed, then run every test: Go, notebooks, lint, browser, classroom, image
-test: setup-test
-	$(MAKE) --no-print-directory lint test-go test-race test-notebooks test-browser test-classroom test-image
+## test: set up (with test tools) if needed, then run every test: Go, notebooks, lint, browser, classroom, image; ends with a timeline of the stages (build/test-timeline.tsv)
+test:
+	@scripts/stages.sh setup-test lint test-go test-race test-notebooks test-browser test-classroom test-image
 
 setup:
 	@scripts/setup.sh
