@@ -5,7 +5,7 @@ the kernel going idle, through jupyter_client and the installed course kernel (G
 run). One kernel, the lesson's import cell first (as in a notebook), one warm-up of each kind, then the
 kinds interleaved, `--edits` times each:
 
-  edited      a cell importing a lesson package (lessons/race) and pkg/display whose source changes on every
+  edited      a cell importing a lesson package (lessons/race) and pkg/view/display whose source changes on every
               run (a new constant), so GoNB rebuilds and relinks it: the fixed cost of every edit
   rerun       the same edited cell run again unchanged: go build finds its binary up to date
   trivial     fmt.Println of a changing number, the standard library only
@@ -36,7 +36,7 @@ from jupyter_client.manager import start_new_kernel
 
 IMPORTS = """import (
 \t"github.com/gpu-course/whygpu/lessons/race"
-\t"github.com/gpu-course/whygpu/pkg/display"
+\t"github.com/gpu-course/whygpu/pkg/view/display"
 )
 """
 

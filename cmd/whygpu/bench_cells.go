@@ -16,7 +16,7 @@ import (
 
 	"github.com/shirou/gopsutil/v4/cpu"
 
-	"github.com/gpu-course/whygpu/pkg/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
 // Where the cell-latency reports live: docs/performance.md shows them beside the GoMLX-vs-JAX reports.
@@ -30,7 +30,7 @@ const baselineGOFLAGS = "-buildvcs=false"
 var cellKinds = []string{"edited", "rerun", "trivial"}
 
 var cellKindWhat = map[string]string{
-	"edited":  "edited cell importing lessons/race and pkg/display (rebuilt and relinked)",
+	"edited":  "edited cell importing lessons/race and pkg/view/display (rebuilt and relinked)",
 	"rerun":   "the same cell run again unchanged",
 	"trivial": "edited `fmt.Println` cell (standard library only)",
 }
