@@ -12,9 +12,6 @@ import (
 	"github.com/gpu-course/whygpu/lessons/capstone"
 	"github.com/gpu-course/whygpu/lessons/datamovement"
 	"github.com/gpu-course/whygpu/lessons/dataparallel"
-	"github.com/gpu-course/whygpu/lessons/feeding"
-	"github.com/gpu-course/whygpu/lessons/memory"
-	"github.com/gpu-course/whygpu/lessons/precision"
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
@@ -33,12 +30,6 @@ var exercises = map[string]struct {
 		return 2 * batch * width * width / (4 * (batch*width + width*width + batch*width))
 	}},
 	"datamovement.ExerciseCopy": {datamovement.ExerciseCopy, func(bytes, bytesPerSec float64) float64 { return bytes / bytesPerSec }},
-	"precision.ExerciseBytes":   {precision.ExerciseBytes, func(n, bytesPerElement float64) float64 { return 3 * n * n * bytesPerElement }},
-	"memory.ExerciseState":      {memory.ExerciseState, func(params float64) float64 { return 16 * params }},
-	"feeding.ExerciseBusy": {feeding.ExerciseBusy, func(stepSec, loadSec, workers float64) float64 {
-		period := max(stepSec, loadSec/workers)
-		return stepSec / period
-	}},
 	"bigpicture.ExerciseStepSeconds": {bigpicture.ExerciseStepSeconds, func(params, tokensPerStep, flopsPerSec float64) float64 {
 		return 6 * params * tokensPerStep / flopsPerSec
 	}},

@@ -28,12 +28,12 @@ var Deck = &recall.Deck{
 				Answer: "The matmuls do nearly all the FLOPs at high intensity, near the compute roof. The bias adds, activations, loss and optimizer update do few FLOPs per byte: they are memory-bound (or overhead-bound when small), so their share of the time is far above their share of the FLOPs."},
 			{ID: "fusion", Question: "What does fusing 8 elementwise operations into one kernel buy, and how do you see that XLA did it?",
 				Answer: "Unfused, each operation reads its input from memory and writes its output back: 8 passes over memory. Fused, one kernel reads once and writes once, about 8× less traffic and 8× fewer launches. XLA's optimized HLO (--xla_dump_to) shows one fusion instruction holding all 8 ops."},
-			{ID: "double", Question: "How does the 'double the work' test tell overhead-, memory- and compute-bound apart?",
-				Answer: "Run the workload at twice its size. If the time barely grows, fixed costs (launches, the framework, synchronization) dominate: overhead-bound. If it doubles, the work itself counts: below the device's ridge point it is memory-bound, above it compute-bound."},
+			{ID: "budget", Question: "How do a run's two time budgets tell overhead-, memory- and compute-bound apart?",
+				Answer: "Compute budget = its FLOPs ÷ the measured compute ceiling; memory budget = its bytes ÷ the measured bandwidth. If the larger budget explains most of the measured time, it names the regime (compute- or memory-bandwidth-bound); if neither comes close, the time is fixed cost: overhead-bound. A time that stays flat when the batch doubles is not proof of overhead: a weight-dominated matmul below its ridge batch reads the same bytes, so it stays memory-bandwidth-bound."},
 		}},
 		{ID: "oversubscription", Title: "Too many threads", Cards: []recall.Card{
 			{ID: "what", Question: "What is thread oversubscription and what does it cost?",
-				Answer: "More runnable threads than cores — e.g. many loader workers each running a multi-threaded math library. Throughput cannot rise past the cores; each job takes longer (it shares them), holds its memory longer and may thrash caches. Give workers one thread each, or fewer workers."},
+				Answer: "More runnable threads than cores — e.g. loader workers each calling a library with its own thread pool (OpenCV, BLAS/OpenMP, a tokenizer), beside the main process's pool. PyTorch already gives each worker one intra-op thread. Throughput cannot rise past the cores; each job takes longer, holds its memory longer and may thrash caches. Limit those libraries to one thread inside workers, or use fewer workers."},
 		}},
 		{ID: "knobs", Title: "The knobs, mapped", Cards: []recall.Card{
 			{ID: "map", Question: "What do num_workers, prefetch_factor and pin_memory do, and what is the sizing rule?",

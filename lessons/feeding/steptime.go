@@ -216,7 +216,8 @@ func FusionSpeedup(rs []results.Result) string {
 	return b.String()
 }
 
-// DoubleWork measures every pair of d.Pairs with the doubling test (regime.Double).
+// DoubleWork measures every pair of d.Pairs at its size and twice it (regime.Double), so each run
+// can be set against its two time budgets.
 func DoubleWork(dev *devices.Device, d Doubling, progress func(done, total int)) ([]results.Result, error) {
 	return regime.Double(dev, d.Pairs(), progress)
 }
@@ -233,8 +234,8 @@ func DoubleOnEachDevice(d Doubling, progress func(done, total int)) ([]results.R
 	})
 }
 
-// DoubleTable applies the test to every pair measured: time at both sizes, the ratio, and the
-// verdict (regime.Table).
+// DoubleTable shows every run measured with its two time budgets (FLOPs ÷ the compute ceiling,
+// bytes ÷ the bandwidth) against its time, and the regime they name (regime.Table).
 func DoubleTable(rs []results.Result) units.Table { return regime.Table(rs) }
 
 func kernels(n int) string {

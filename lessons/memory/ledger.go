@@ -80,6 +80,16 @@ var Recipes = []PerParam{
 	{"mixed precision (bf16/f16), Adam", []Part{{"16-bit weights", 2}, {"16-bit gradients", 2}, {"f32 master weights", 4}, {"f32 Adam m", 4}, {"f32 Adam v", 4}}},
 }
 
+// mixedAdam is the mixed-precision Adam recipe of Recipes: the source text's 16 bytes per parameter.
+var mixedAdam = func() PerParam {
+	for _, r := range Recipes {
+		if r.Recipe == "mixed precision (bf16/f16), Adam" {
+			return r
+		}
+	}
+	panic("memory: no mixed-precision Adam recipe")
+}()
+
 // RecipeTable formats Recipes for display.Table, with the state of a model of n parameters.
 func RecipeTable(n float64) units.Table {
 	var rows [][]string
