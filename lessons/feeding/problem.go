@@ -22,8 +22,9 @@ var ProblemWorkers = exercise.Register(exercise.Problem{
 	Question: "A GPU runs a training step in 30 ms on batches of 32 images. Decoding and augmenting one image takes " +
 		"12 ms of one CPU core, and each loader worker runs on its own core. How many workers, at least, keep the GPU " +
 		"from ever waiting for a batch?",
-	Unit: "workers",
-	Hint: "first find the CPU time one batch costs; then ask how many batches must be in the making at once for one to be ready every step.",
+	Unit:    "workers",
+	Formula: "images × decode ÷ step",
+	Hint:    "first find the CPU time one batch costs; then ask how many batches must be in the making at once for one to be ready every step.",
 	Solve: func() (exercise.Solution, error) {
 		load := workersBatch * workersDecode
 		n := WorkersNeeded(workersStep, load)

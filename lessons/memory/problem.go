@@ -23,8 +23,9 @@ var ProblemCheckpointFit = exercise.Register(exercise.Problem{
 	Question: "A 1.3B-parameter model trains with Adam in mixed precision on one 80 GB H100. Kept whole, its " +
 		"activations at the batch you want would take 90 GB, spread evenly over its 24 layers. With a checkpoint " +
 		"every 4th layer, how many GB does the step hold at its peak (training state + activations)? Does it fit?",
-	Unit: "GB",
-	Hint: "the training state does not depend on the batch: start from the bytes per parameter; then count how many layers' activations checkpointing keeps at once.",
+	Unit:    "GB",
+	Formula: "L/k + k",
+	Hint:    "the training state does not depend on the batch: start from the bytes per parameter; then count how many layers' activations checkpointing keeps at once.",
 	Solve: func() (exercise.Solution, error) {
 		state := fitParams * float64(mixedAdam.Total())
 		perLayer := fitActivations / fitLayers

@@ -15,9 +15,10 @@ var ProblemLossScale = exercise.Register(exercise.Problem{
 	Question: "Your study printed, under its chart, the trained model's smallest non-zero weight gradient. " +
 		"Loss scales are powers of two. What is the smallest scale S that lifts that gradient to at least " +
 		"float16's smallest normal number, 2⁻¹⁴ ≈ 6.1e-5, so it keeps all its significant bits?",
-	Unit:  "×",
-	Hint:  "first find how many times too small the gradient is; then round up to a power of two.",
-	Solve: solveLossScale,
+	Unit:    "×",
+	Formula: "2⁻¹⁴ ÷ g",
+	Hint:    "first find how many times too small the gradient is; then round up to a power of two.",
+	Solve:   solveLossScale,
 })
 
 // smallestNormal16 is float16's smallest normal number, 2⁻¹⁴.
