@@ -52,7 +52,6 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 		"race.FLOPTable":              race.FLOPTable().String(),
 		"stepcharts.TimeSeries":       legends(stepcharts.TimeSeries(sweep, experiments.Batch)),
 		"stepcharts.ThroughputSeries": legends(stepcharts.ThroughputSeries(sweep, experiments.Batch)),
-		"stepcharts.CrossoverLine":    stepcharts.CrossoverLine(stepcharts.TimeSeries(sweep, experiments.Batch), "batch"),
 		"batching.Occupancy":          batching.OccupancyTable(sweep, batching.Narrow).String(),
 		"batching.PeakShare":          batching.PeakShareTable(sweep).String(),
 		"datamovement.GPUModel":       rows(datamovement.GPUModelRows(datamovement.ResidentModel("laptop"))),
@@ -65,6 +64,20 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 		}
 		if !strings.Contains(text, "model") {
 			t.Errorf("%s shows no model at all; the check above proves nothing:\n%s", name, text)
+		}
+	}
+	// Lines printed beside a chart or a race (whose badges hold the assumptions, issue 35: the
+	// assumptions were printed three times under one chart) name the model, say it is not a
+	// measurement and point to the badge, without repeating the assumptions.
+	for name, text := range map[string]string{
+		"stepcharts.CrossoverLine": stepcharts.CrossoverLine(stepcharts.TimeSeries(sweep, experiments.Batch), "batch"),
+		"race lane, brief":         lane.Device + " " + lane.TimeText() + " " + lane.Brief(),
+	} {
+		if !strings.Contains(text, "model") || !strings.Contains(text, "not a measurement") || !strings.Contains(text, "behind the badge") {
+			t.Errorf("%s: a model's line must name the model, say it is not a measurement and point to the badge:\n%s", name, text)
+		}
+		if gpumodel.CheckLabeled(text) == nil {
+			t.Errorf("%s repeats the model's assumptions, which its badge holds:\n%s", name, text)
 		}
 	}
 	if lane.Source != charts.Model || !lane.Banded() {

@@ -46,6 +46,10 @@ func inBand(b Lane, t time.Duration) bool { return b.Banded() && t >= b.Low && t
 // Describe says where the lane's time comes from: "measured live", "recorded on …".
 func (l Lane) Describe() string { return l.Source.Describe(l.Note) }
 
+// Brief is the lane's origin in a few words (Source.Brief): a model lane's assumptions stay behind
+// the badge.
+func (l Lane) Brief() string { return l.Source.Brief(l.Note) }
+
 // ok reports whether the lane finished with a usable time.
 func (l Lane) ok() bool { return l.Err == nil && l.Time > 0 }
 

@@ -76,6 +76,16 @@ func (s Source) Describe(note string) string {
 	return s.String()
 }
 
+// Brief is Describe for a line of text beside a chart or a bar: a recording keeps its device and
+// date, but a model's note (its assumptions, a paragraph) is left to the origin badge's fold, so a
+// printed line never repeats it.
+func (s Source) Brief(note string) string {
+	if s == Model || s == Emulated {
+		return s.String() + " (not a measurement; its assumptions are behind the badge)"
+	}
+	return s.Describe(note)
+}
+
 // XY is one point of a series.
 type XY struct {
 	X, Y float64 // in base units: samples, bytes, seconds, FLOP/s …

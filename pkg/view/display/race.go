@@ -549,7 +549,7 @@ func raceHTML(v raceView) string {
 		d.Badges = template.HTML(badgesHTML(origins))
 	}
 	for i, l := range v.lanes {
-		ld := laneData{Device: l.Device, Source: l.Describe(), Color: charts.Hex(charts.ColorOf(i)), Class: "whygpu-race-bar"}
+		ld := laneData{Device: l.Device, Source: l.Brief(), Color: charts.Hex(charts.ColorOf(i)), Class: "whygpu-race-bar"}
 		if v.state == "racing" {
 			ld.Class += " whygpu-race-stale"
 		}
@@ -587,8 +587,8 @@ func raceHTML(v raceView) string {
 		case l.Source == charts.Recorded:
 			text += " (" + l.Describe() + ")"
 		case l.Source != charts.Live:
-			// A model's note is long (its assumptions); the lane shows it, the winner line names the source.
-			text += " (" + l.Source.String() + ": the band's middle; its assumptions are in the lane's note)"
+			// A model's note is long (its assumptions): the badge's fold holds it.
+			text += " (" + l.Source.String() + ": the band's middle; its assumptions are behind the badge)"
 		}
 		d.WinnerText = text
 		d.WinnerDelay = pct(math.Max(0.05, raceDuration*v.lanes[w].Time.Seconds()/longest))

@@ -191,7 +191,7 @@ func CrossoverLine(series []charts.Series, what string) string {
 		return fmt.Sprintf("crossover: none to find (need a CPU and a GPU series, have %d series)", len(series))
 	}
 	c, g := series[cpu], series[gpu]
-	who := func(s charts.Series) string { return s.Name + " " + s.Source.Describe(s.Note) }
+	who := func(s charts.Series) string { return s.Name + " " + s.Source.Brief(s.Note) }
 	if g.Banded() {
 		return bandCrossover(c, g, what, who(c)+" vs "+who(g))
 	}
