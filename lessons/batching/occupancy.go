@@ -102,6 +102,7 @@ func OccupancyTable(rs []results.Result, hidden int) units.Table {
 			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Model, sms, full),
 		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization (a model, not a measurement); with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
 		"GPU model: " + gpumodel.StepEstimate(experiments.CourseMLP(1, hidden)).Note() + ".",
+		gpumodel.ChangeLine("step"),
 	}
 	if b := FloorEnds(hidden); b > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("In the GPU model (not a measurement), the step is launch-bound (starting and waiting on its kernels, not arithmetic) until batch ≈ %s at hidden %d: filling the SMs comes long before the arithmetic outweighs the launches.",

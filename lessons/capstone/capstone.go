@@ -165,7 +165,8 @@ func PlanTable(run Run, steps []results.Result) (units.Table, error) {
 		units.SI(run.FLOPs()/hi.Seconds(), "FLOP/s") + " – " + units.SI(run.FLOPs()/lo.Seconds(), "FLOP/s"),
 		fmt.Sprintf("MFU %.0f–%.0f%% of the bf16 peak (not of a measured ceiling)", 100*gpumodel.TrainingMFU.High, 100*gpumodel.TrainingMFU.Low),
 		units.Long(lo.Seconds()) + " – " + units.Long(hi.Seconds())})
-	return units.Table{Origins: append(results.Origins(steps), units.Model(gpumodel.Default().MFUNote("bfloat16"))), Header: header, Rows: rows, Disturbed: disturbed}, nil
+	return units.Table{Origins: append(results.Origins(steps), units.Model(gpumodel.Default().MFUNote("bfloat16"))), Header: header, Rows: rows, Disturbed: disturbed,
+		Notes: []string{gpumodel.ChangeLine("run")}}, nil
 }
 
 // PlanChart draws PlanTable's times on a log time axis: a bar per measured (or recorded) device at

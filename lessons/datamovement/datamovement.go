@@ -381,8 +381,19 @@ func GPUModelRows(w workloads.MLP) units.Table {
 		{"parameters over PCIe Gen4 x16 at ~32 GB/s (source's upper figure)", units.SI(pbytes/SourcePCIeHigh, "s"), "model: bytes ÷ link rate"},
 		{"parameters over PCIe Gen3 x16 at ~16 GB/s (source's lower figure)", units.SI(pbytes/SourcePCIeLow, "s"), "model: bytes ÷ link rate"},
 		{"the float32 batch over PCIe Gen5 x16", units.SI(float64(w.Memory().Batch)/gen5, "s"), "model: bytes ÷ link rate"},
-		{"GPU model assumptions (not a measurement)", "", strings.Join(e.Assumptions(), "; ")},
 	}
+	pcie := gpumodel.HostLinks(m.GPU)[0]
+	batch := float64(w.Memory().Batch)
+	for _, c := range []struct {
+		what   string
+		pinned bool
+	}{{"pinned (page-locked: pin_memory=True)", true}, {"pageable (the driver stages it through a pinned buffer)", false}} {
+		lo, hi := pcie.Copy(batch, gpumodel.ToDevice, c.pinned)
+		rows = append(rows, []string{"the float32 batch host → device, " + c.what, units.Duration(lo.Seconds()) + " – " + units.Duration(hi.Seconds()),
+			"GPU model band, not a measurement: " + pcie.Source})
+	}
+	rows = append(rows, []string{gpumodel.ChangeLine("host"), "", ""},
+		[]string{"GPU model assumptions (not a measurement)", "", strings.Join(e.Assumptions(), "; ")})
 	return units.Table{Origins: []units.Origin{units.Model(e.Note())}, Header: []string{w.String() + " on an H100 (model, not a measurement)", "time", "source"}, Rows: rows}
 }
 

@@ -47,7 +47,8 @@ func TestSourceTransferTable(t *testing.T) {
 		}
 	}
 	_, rows = GPUModelRows(ResidentModel(experiments.Laptop)).Parts()
-	if len(rows) != 6 || !strings.Contains(rows[0][2], "not a measurement") || !strings.Contains(rows[1][0], "Gen5") || !strings.Contains(rows[5][2], "CUDA graph") {
+	if len(rows) != 9 || !strings.Contains(rows[0][2], "not a measurement") || !strings.Contains(rows[1][0], "Gen5") || !strings.Contains(rows[8][2], "CUDA graph") ||
+		!strings.Contains(rows[5][0], "pinned") || !strings.Contains(rows[6][0], "pageable") || !strings.Contains(rows[7][0], "What changed") {
 		t.Errorf("GPU model rows %v", rows)
 	}
 }

@@ -236,7 +236,10 @@ func ExchangeTable() units.Table {
 		}
 		rows = append(rows, row)
 	}
-	return units.Table{Origins: []units.Origin{units.Model("a ring all-reduce band on each link (gpumodel.Links)")}, Header: header, Rows: rows}
+	lo, hi, algo := gpumodel.NVLinkH200.AllReduce(4*7e9, 8)
+	return units.Table{Origins: []units.Origin{units.Model("a ring all-reduce band on each link (gpumodel.Links)")}, Header: header, Rows: rows,
+		Notes: []string{fmt.Sprintf("NCCL would not run the 7 B model's all-reduce on %s as a ring: it picks %s there, %s – %s (GPU model band, not a measurement).", gpumodel.NVLinkH200.Name, algo, units.Duration(lo.Seconds()), units.Duration(hi.Seconds())),
+			gpumodel.ChangeLine("collective")}}
 }
 
 // LinkAssumptions lists where each link model's numbers come from.

@@ -47,5 +47,6 @@ func ModelTable(batch, hidden int) units.Table {
 		t.Notes = append(t.Notes, fmt.Sprintf("Kernels: %d per step, %s (XLA's optimized HLO of this step, fusions and library calls counted), where a hand count of 6 per layer would assume %d. A GPU compile fuses differently, so even the count is a model input, not the GPU's own.",
 			e.Work.Kernels, e.Work.KernelsFrom, a))
 	}
+	t.Notes = append(t.Notes, gpumodel.ChangeLine("step"))
 	return t
 }

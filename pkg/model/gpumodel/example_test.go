@@ -15,7 +15,7 @@ func ExampleModel_Estimate() {
 	fmt.Println(e.Bound, "tiles:", e.Tiles, "waves:", e.Waves)
 	fmt.Println(e.Assumptions()[2])
 	// Output:
-	// H200 SXM model: 322 µs – 512 µs (a band, not a measurement)
+	// H200 SXM model: 356 µs – 739 µs (a band, not a measurement)
 	// compute-bound tiles: 1024 waves: 8
 	// kernels per execution: 1 (one GEMM kernel)
 }

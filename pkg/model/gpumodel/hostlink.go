@@ -11,17 +11,64 @@ import (
 var NVLinkC2C = Link{Name: "NVLink-C2C (GH200)", BytesPerS: 450e9, Efficiency: Range{0.85, 0.7}, Latency: Range{1e-6, 5e-6},
 	Source: "NVIDIA GH200 Grace Hopper Superchip datasheet: 900 GB/s NVLink-C2C between CPU and GPU (both directions together), so 450 GB/s each way; 70–85% of it reached and 1–5 µs per transfer (assumed)"}
 
+// HostLinkSource says where the PCIe directions come from.
+const HostLinkSource = "nominal per direction from the link's generation and width; a large pinned copy reaches 70–88% of it from the GPU to the host and 55–85% from the host to the GPU (the bottom calibrated on nvbandwidth's host_to_device_memcpy_sm on an H100 cluster, 35.2 GB/s against 52.8 GB/s the other way, NVIDIA/nvbandwidth#24); 5–20 µs per transfer (assumed)"
+
 // HostLinks are the links between host memory and g's memory the model knows, slowest first: g's
 // PCIe slot (datasheet.GPU.PCIe, its nominal bytes per direction) and NVLink-C2C.
 func HostLinks(g datasheet.GPU) []Link {
 	pcie := Link{Name: g.PCIe + " (" + g.Short + ")", BytesPerS: g.PCIeBytes, Efficiency: Range{0.85, 0.7}, Latency: Range{5e-6, 20e-6},
-		Source: "nominal per direction from the link's generation and width; 70–85% of it reached by large pinned copies and 5–20 µs per transfer (assumed)"}
+		ToDevice: Range{0.85, 0.55}, ToHost: Range{0.88, 0.70}, Source: HostLinkSource}
 	return []Link{pcie, NVLinkC2C}
 }
 
-// Transfer is the model's band for one copy of bytes in one direction over l:
+// Direction of a host copy.
+type Direction int
+
+const (
+	ToDevice Direction = iota // host → GPU (cudaMemcpyHostToDevice)
+	ToHost                    // GPU → host
+)
+
+func (d Direction) String() string {
+	if d == ToHost {
+		return "device → host"
+	}
+	return "host → device"
+}
+
+// efficiency is the fraction of BytesPerS a large pinned copy reaches in direction d.
+func (l Link) efficiency(d Direction) Range {
+	switch {
+	case d == ToDevice && l.ToDevice.Low > 0:
+		return l.ToDevice
+	case d == ToHost && l.ToHost.Low > 0:
+		return l.ToHost
+	}
+	return l.Efficiency
+}
+
+// Transfer is the model's band for one copy of bytes from pinned (page-locked) host memory in one
+// direction over l (the host → device efficiency where the direction is not given):
 //
 //	time = bytes / (efficiency · bandwidth) + latency
-func (l Link) Transfer(bytes float64) (low, high time.Duration) {
-	return seconds(bytes/(l.Efficiency.Low*l.BytesPerS) + l.Latency.Low), seconds(bytes/(l.Efficiency.High*l.BytesPerS) + l.Latency.High)
+func (l Link) Transfer(bytes float64) (low, high time.Duration) { return l.Copy(bytes, ToDevice, true) }
+
+// StagingBytesPerS is the host's own copy rate when the driver stages a pageable buffer through a
+// pinned one: 6–20 GB/s for one thread's memcpy of a large buffer — the course's assumption.
+var StagingBytesPerS = Range{Low: 20e9, High: 6e9}
+
+// Copy is the band of one copy of bytes in direction d. From pinned memory the DMA engine reads
+// the host buffer directly; from pageable memory (pinned false) the driver first copies it, chunk
+// by chunk, into a pinned staging buffer (NVIDIA's "How to Optimize Data Transfers in CUDA C/C++"
+// describes this staging): at best the two copies overlap (the slower sets the time), at worst
+// they run one after the other.
+func (l Link) Copy(bytes float64, d Direction, pinned bool) (low, high time.Duration) {
+	e := l.efficiency(d)
+	dmaLo, dmaHi := bytes/(e.Low*l.BytesPerS), bytes/(e.High*l.BytesPerS)
+	if pinned {
+		return seconds(dmaLo + l.Latency.Low), seconds(dmaHi + l.Latency.High)
+	}
+	stLo, stHi := bytes/StagingBytesPerS.Low, bytes/StagingBytesPerS.High
+	return seconds(max(dmaLo, stLo) + l.Latency.Low), seconds(dmaHi + stHi + l.Latency.High)
 }

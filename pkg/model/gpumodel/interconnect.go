@@ -16,6 +16,13 @@ type Link struct {
 	Efficiency Range   // fraction of BytesPerS a ring all-reduce reaches (Low: the larger fraction)
 	Latency    Range   // seconds per message step (Low: the smaller)
 	Source     string  // where the numbers come from
+	// NVLS is the fraction of BytesPerS an all-reduce reaches as algorithm bandwidth (bytes ÷ time)
+	// when the switch does the reduction (NVLink SHARP on NVSwitch systems: each GPU sends its data
+	// once and receives the sum once); zero where the link has no such switch.
+	NVLS Range
+	// ToDevice and ToHost are the fractions of BytesPerS a large pinned copy reaches in each
+	// direction over a host link (zero: Efficiency both ways).
+	ToDevice, ToHost Range
 }
 
 // The links the course compares. The fractions and latencies are typical of published NCCL
@@ -24,8 +31,9 @@ type Link struct {
 var (
 	// NVLinkH200: the H200 SXM datasheet's 900 GB/s NVLink is the sum of both directions, 450 GB/s
 	// each way.
-	NVLinkH200 = Link{Name: datasheet.H200.NVLink + " (H200 SXM)", BytesPerS: datasheet.H200.NVLinkBytes, Efficiency: Range{0.85, 0.75}, Latency: Range{2.5e-6, 7e-6},
-		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); 2.5–7 µs per step (calibrated on a 2-GPU small all-reduce of ≈6 µs, NVIDIA/nccl#1259); ring only: NCCL's default NVLS is faster on NVSwitch systems"}
+	NVLinkH200 = Link{Name: datasheet.H200.NVLink + " (H200 SXM)", BytesPerS: datasheet.H200.NVLinkBytes, Efficiency: Range{0.85, 0.75}, Latency: Range{0.47e-6, 0.7e-6},
+		NVLS:   Range{0.64, 0.56},
+		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); NVLS (the NVSwitch reduces) reaches 56–64% of 450 GB/s as algorithm bandwidth (NCCL's maintainer: algbw ≈ 275 GB/s on 8 GPUs, NVIDIA/nccl-tests#212); latency per ring step 0.47 µs on NVLink (NCCL's tuning model, src/graph/tuning.cc) to 1.5× that; NCCL's choice by size: AllReduce"}
 	// Net400G is a 400 Gb/s network port per GPU (InfiniBand NDR or 400 GbE with RDMA).
 	Net400G = Link{Name: "400 Gb/s network", BytesPerS: 400e9 / 8, Efficiency: Range{0.9, 0.7}, Latency: Range{5e-6, 20e-6},
 		Source: "400 Gb/s = 50 GB/s per direction; 70–90% reached, 5–20 µs per step (assumed)"}
@@ -36,6 +44,51 @@ var (
 
 // Links are the modeled links, fastest first.
 var Links = []Link{NVLinkH200, Net400G, Net100G}
+
+// NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc) predicts each algorithm and protocol's
+// time as a base latency plus per-step hardware latency plus bytes over its bandwidth, and picks the
+// fastest for each call's size and GPU count. The constants the model takes from it (µs): ring
+// with the low-latency protocol (LL) 3.6 base, its bandwidth a quarter of the link's; ring with
+// the simple protocol 8.4 base and 3.4 per step on NVLink (0.47 per step with LL); the pessimistic
+// end takes 1.5× each latency (the course's assumption). NVLS's latency, 8–15 µs, is the course's
+// assumption (it wins only large messages).
+var (
+	ringLL     = [2]float64{3.6e-6, 0.47e-6}
+	ringSimple = [2]float64{8.4e-6, 3.4e-6}
+	nvlsLat    = Range{8e-6, 15e-6}
+)
+
+// AllReduce is the band of an all-reduce of bytes over n GPUs on l as NCCL runs it: the fastest of
+// ring with the LL protocol (small messages: latency-bound), ring with the simple protocol (large
+// messages on a link without switch reduction) and NVLS (large messages on NVSwitch systems), by
+// the middle of each band. It returns the algorithm it chose.
+func (l Link) AllReduce(bytes float64, n int) (low, high time.Duration, algo string) {
+	if n < 2 {
+		return 0, 0, "none"
+	}
+	steps := float64(2 * (n - 1))
+	sent := 2 * float64(n-1) / float64(n) * bytes
+	type cand struct {
+		name   string
+		lo, hi float64
+	}
+	cands := []cand{
+		{"ring (LL)", ringLL[0] + steps*ringLL[1] + 4*sent/(l.Efficiency.Low*l.BytesPerS),
+			1.5*(ringLL[0]+steps*ringLL[1]) + 4*sent/(l.Efficiency.High*l.BytesPerS)},
+		{"ring (simple)", ringSimple[0] + steps*ringSimple[1] + sent/(l.Efficiency.Low*l.BytesPerS),
+			1.5*(ringSimple[0]+steps*ringSimple[1]) + sent/(l.Efficiency.High*l.BytesPerS)},
+	}
+	if l.NVLS.Low > 0 {
+		cands = append(cands, cand{"NVLS", nvlsLat.Low + bytes/(l.NVLS.Low*l.BytesPerS), nvlsLat.High + bytes/(l.NVLS.High*l.BytesPerS)})
+	}
+	best := cands[0]
+	for _, c := range cands[1:] {
+		if c.lo*c.hi < best.lo*best.hi {
+			best = c
+		}
+	}
+	return seconds(best.lo), seconds(best.hi), best.name
+}
 
 // RingAllReduce is the model's band for summing bytes of gradients across n GPUs with a ring
 // all-reduce: a reduce-scatter and an all-gather of n−1 steps each, every GPU sending

@@ -162,21 +162,32 @@ func (m Model) kernelTime(k Kernel, precision string) KernelTime {
 		cuda = peak
 	}
 	perSM := peak / float64(m.GPU.SMs)
-	fr := [2]float64{m.A.PeakFraction.Low, m.A.PeakFraction.High}
+	pf := m.peakFraction()
+	fr := [2]float64{pf.Low, pf.High}
 	bw := [2]float64{m.A.BWFraction.Low, m.A.BWFraction.High}
 	floor := [2]float64{m.A.Floor.Low, m.A.Floor.High}
 	gemmFLOPs := 0.0
 	for _, g := range k.GEMMs {
 		gemmFLOPs += g.FLOPs()
+		if min(g.M, g.N) >= 64 && m.A.GEMMFloor.High > 0 {
+			floor = [2]float64{m.A.GEMMFloor.Low, m.A.GEMMFloor.High}
+		}
 	}
+	k0 := m.A.K0 * elementBytes(precision) / 2
 	for end := range 2 {
 		c := 0.0
 		for _, g := range k.GEMMs {
 			tm, tn := m.tileShape(g)
-			_, waves := m.tiles(g)
+			tiles, waves := m.tiles(g)
 			split := m.splitK(g)
-			tileFLOPs := 2 * float64(tm*tn) * (float64(ceilDiv(g.K, split)) + m.A.K0)
-			c += float64(waves) * tileFLOPs / (perSM * fr[end])
+			tileFLOPs := 2 * float64(tm*tn) * (float64(ceilDiv(g.K, split)) + k0)
+			w := float64(waves)
+			// stream-K: a product of more than one wave spreads its work evenly over the SMs (at the
+			// pessimistic end only up to two waves; from three on, whole waves)
+			if ws := float64(tiles) / float64(m.GPU.SMs); ws > 1 && (end == 0 || waves <= 2) {
+				w = ws
+			}
+			c += w * tileFLOPs / (perSM * fr[end])
 		}
 		if rest := k.FLOPs - gemmFLOPs; rest > 0 {
 			c += rest / (cuda * fr[end])
@@ -185,11 +196,12 @@ func (m Model) kernelTime(k Kernel, precision string) KernelTime {
 		if b := m.GPU.Bandwidth(); b > 0 {
 			kt.Memory[end] = k.Bytes / (b * bw[end])
 		}
+		// at least the floor; at the pessimistic end a ramp of a quarter of the low floor is added
+		// (launch into the SMs, first loads, epilogue not hidden under the work)
 		work := math.Max(kt.Compute[end], kt.Memory[end])
-		if end == 0 {
-			kt.Time[end] = math.Max(work, floor[end])
-		} else {
-			kt.Time[end] = work + floor[end]
+		kt.Time[end] = math.Max(work, floor[end])
+		if end == 1 {
+			kt.Time[end] += floor[0] / 4
 		}
 	}
 	switch work := math.Max(kt.Compute[1], kt.Memory[1]); {

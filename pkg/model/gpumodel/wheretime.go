@@ -34,6 +34,7 @@ func WhereTimeGoes(e Estimate) units.Table {
 	t.Add("whole step", fmt.Sprint(len(e.Kernels)), "100 %", e.Band(), "", e.Bound)
 	t.Note(e.Label() + ".")
 	t.Note("GPU model: " + e.Note() + ".")
+	t.Note(ChangeLine("step"))
 	t.Note("floor-bound: the kernel is shorter than the least time a kernel occupies the GPU, so its own work does not set its time; overhead: what no kernel's work explains. The shares of time run from the optimistic to the pessimistic end of the band.")
 	return t
 }
