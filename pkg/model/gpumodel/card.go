@@ -247,6 +247,28 @@ const (
 	h100Note  = "the same llm-foundry configurations reach 57–64% MFU on A100s in the same README but 35–46% on H100s, whose 2023 software reached a smaller share of the H100's peak — a published spread the band has to hold"
 )
 
+// mptRow is one row of llm-foundry's MPT benchmark tables: name at width d, depth l, h heads,
+// micro-batch mb and acc accumulation steps on 8 × g, numParams as the table counts them, the
+// published MFU and the row in the table's own words.
+func mptRow(g datasheet.GPU, name string, d, l, h, mb, acc int, numParams, mfu float64, quote string) Measurement {
+	table, device, accum := "A100 80GB table", "8 × A100 80GB", fmt.Sprintf("%d accumulation steps", acc)
+	if g.Short == "H100" {
+		table, device = "H100 80GB BF16 table", "8 × H100 80GB"
+	}
+	if acc == 1 {
+		accum = "no accumulation"
+	}
+	return Measurement{Title: mptTitle + ", " + table, URL: mptURL, Date: mptDate, Device: device, Versions: mptVer, Kind: "training run",
+		Workload: fmt.Sprintf("%s training%s, micro-batch %d, %s", name, mptWork, mb, accum),
+		Quote:    quote, Low: mfu, High: mfu, Unit: "% MFU", band: mptMFU(g, mpt(d, l, h, mb), acc, numParams)}
+}
+
+// calibrated marks m as a calibration row: what names the assumption that was set on it.
+func calibrated(m Measurement, what string) Measurement {
+	m.Calibrated = what
+	return m
+}
+
 // Card is the model card: published measurements and the model's band for each. Rows with
 // Calibrated set were used to set an assumption; the others check the model.
 func Card() []Measurement {
@@ -295,10 +317,7 @@ func Card() []Measurement {
 			Quote:    "On 8 GPUs, you should reach a peak busBw of ~480GB/s (algbw ~275GB/s)", Low: 275, High: 275, Unit: "GB/s algbw",
 			Calibrated: "NVLS's share of the link (56–64% of 450 GB/s as algorithm bandwidth)", band: ncclAlgBW(NVLinkH200, 8<<30, 8)},
 		xla(512, 256, 256, "bfloat16", "m: 512 n: 256 k: 256 … bf16xbf16->bf16 value: 11459846994535", 11.46, "GEMMFloor (4–6 µs: 5.9 µs here)"),
-		{Title: mptTitle + ", H100 80GB BF16 table", URL: mptURL, Date: mptDate, Device: "8 × H100 80GB", Versions: mptVer, Kind: "training run",
-			Workload: "MPT-760M training" + mptWork + ", micro-batch 24, 2 accumulation steps",
-			Quote:    "760m | 2048 | 8 | h100_80gb | 34.9 | 34.9", Low: 34.9, High: 34.9, Unit: "% MFU",
-			Calibrated: "the bottom of PeakFraction (41%): " + h100Note, band: mptMFU(H100, mpt(1536, 24, 12, 24), 2, 760470528)},
+		calibrated(mptRow(H100, "MPT-760M", 1536, 24, 12, 24, 2, 760470528, 34.9, "760m | 2048 | 8 | h100_80gb | 34.9 | 34.9"), "the bottom of PeakFraction (41%): "+h100Note),
 
 		// ---- independent rows ----
 		{Title: juliaT, URL: juliaURL, Date: "dev documentation, read 2026-12", Device: "not stated on the page", Versions: "CUDA.jl dev documentation", Kind: "launches",
@@ -334,26 +353,11 @@ func Card() []Measurement {
 			Workload: "host → device copy by SM kernels (host_to_device_memcpy_sm), pinned host memory, 512 MiB",
 			Quote:    "./nvbandwidth -t host_to_device_memcpy_sm -b 512 … 25.13", Low: 25.13, High: 25.13, Unit: "GB/s",
 			band: hostGBs(datasheet.A100x40, 512<<20, ToDevice)},
-		{Title: mptTitle + ", A100 80GB table", URL: mptURL, Date: mptDate, Device: "8 × A100 80GB", Versions: mptVer, Kind: "training run",
-			Workload: "MPT-125M training" + mptWork + ", micro-batch 40, 2 accumulation steps",
-			Quote:    "125m | 2048 | 8 | a100_80gb | 44.79 | 44.79", Low: 44.79, High: 44.79, Unit: "% MFU",
-			band: mptMFU(A100, mpt(768, 12, 12, 40), 2, 125311488)},
-		{Title: mptTitle + ", A100 80GB table", URL: mptURL, Date: mptDate, Device: "8 × A100 80GB", Versions: mptVer, Kind: "training run",
-			Workload: "MPT-1B training" + mptWork + ", micro-batch 14, 4 accumulation steps",
-			Quote:    "1b | 2048 | 8 | a100_80gb | 59.86 | 59.86", Low: 59.86, High: 59.86, Unit: "% MFU",
-			band: mptMFU(A100, mpt(2048, 24, 16, 14), 4, 1315950592)},
-		{Title: mptTitle + ", A100 80GB table", URL: mptURL, Date: mptDate, Device: "8 × A100 80GB", Versions: mptVer, Kind: "training run",
-			Workload: "MPT-7B training" + mptWork + ", micro-batch 6, 2 accumulation steps",
-			Quote:    "7b | 2048 | 8 | a100_80gb | 64.23 | 64.23", Low: 64.23, High: 64.23, Unit: "% MFU",
-			band: mptMFU(A100, mpt(4096, 32, 32, 6), 2, 6658859008)},
-		{Title: mptTitle + ", H100 80GB BF16 table", URL: mptURL, Date: mptDate, Device: "8 × H100 80GB", Versions: mptVer, Kind: "training run",
-			Workload: "MPT-1B training" + mptWork + ", micro-batch 14, no accumulation",
-			Quote:    "1b | 2048 | 8 | h100_80gb | 41.82 | 41.82", Low: 41.82, High: 41.82, Unit: "% MFU",
-			band: mptMFU(H100, mpt(2048, 24, 16, 14), 1, 1315950592)},
-		{Title: mptTitle + ", H100 80GB BF16 table", URL: mptURL, Date: mptDate, Device: "8 × H100 80GB", Versions: mptVer, Kind: "training run",
-			Workload: "MPT-7B training" + mptWork + ", micro-batch 6, no accumulation",
-			Quote:    "7b | 2048 | 8 | h100_80gb | 46.44 | 46.44", Low: 46.44, High: 46.44, Unit: "% MFU",
-			band: mptMFU(H100, mpt(4096, 32, 32, 6), 1, 6658859008)},
+		mptRow(A100, "MPT-125M", 768, 12, 12, 40, 2, 125311488, 44.79, "125m | 2048 | 8 | a100_80gb | 44.79 | 44.79"),
+		mptRow(A100, "MPT-1B", 2048, 24, 16, 14, 4, 1315950592, 59.86, "1b | 2048 | 8 | a100_80gb | 59.86 | 59.86"),
+		mptRow(A100, "MPT-7B", 4096, 32, 32, 6, 2, 6658859008, 64.23, "7b | 2048 | 8 | a100_80gb | 64.23 | 64.23"),
+		mptRow(H100, "MPT-1B", 2048, 24, 16, 14, 1, 1315950592, 41.82, "1b | 2048 | 8 | h100_80gb | 41.82 | 41.82"),
+		mptRow(H100, "MPT-7B", 4096, 32, 32, 6, 1, 6658859008, 46.44, "7b | 2048 | 8 | h100_80gb | 46.44 | 46.44"),
 		{Title: "Debtirtha Saha, “Eight A100s, $61, and 124M parameters” (a reproduction of Karpathy's “Let's reproduce GPT-2 (124M)”)", URL: "https://debtirthasaha.github.io/blog/2026/gpt2-124m/",
 			Date: "2026", Device: "8 × A100 SXM4 (memory size not stated: both modeled)", Versions: "not stated in the part of the page read (the build-nanogpt recipe: bf16 autocast, flash attention, fused AdamW, DDP — the course's reading)", Kind: "training run",
 			Workload: "GPT-2 124M training, 10B FineWeb-Edu tokens in 19,073 steps (≈524k tokens per step: 8 GPUs × 64 × 1024, no accumulation), DDP",

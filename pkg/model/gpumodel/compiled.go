@@ -155,8 +155,16 @@ func CountGPTKernels(dev *devices.Device, c workloads.GPT) (hlo.Kernels, error) 
 // GPTStepWork is the GPU model's description of one training step of c: its kernels as xla:cpu
 // compiled them (SequenceAssumption), or GPTStepKernelsAssumed, labeled as
 // assumed, when none could be compiled.
+//
+// Without a compiled program the kernels are built layer by layer from the Float32XLA recipe
+// (GPTRecipeStep: every norm, softmax and elementwise kernel with its own bytes), labeled so.
 func GPTStepWork(c workloads.GPT) Work {
 	seq, from := gptSequence(c)
+	if len(seq) == 0 {
+		w := GPTRecipeStep(c, Float32XLA, 0, true)
+		w.KernelsFrom = "assumed: " + from + "; " + w.KernelsFrom
+		return w
+	}
 	work := GPTStep(c, len(seq), from)
 	work.Sequence = seq
 	return work
