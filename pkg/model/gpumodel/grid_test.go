@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gpu-course/whygpu/pkg/corpus"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/corpus"
 )
 
 // MaxWidth is the widest band (high ÷ low) the model may show at a point the lessons show by default.

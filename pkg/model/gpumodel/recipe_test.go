@@ -3,7 +3,7 @@ package gpumodel
 import (
 	"testing"
 
-	"github.com/gpu-course/whygpu/pkg/datasheet"
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
