@@ -172,7 +172,8 @@ func parseStat(line string) (procCPU, bool) {
 
 // topOthers names the processes other than this one that used the most CPU between two readings, in %
 // of a core over wall seconds — "gopls 61%, go 12%": at most three, each at least 5% of a core;
-// processes of one name are added up ("go" for every go command that ran).
+// processes of one name are added up ("go" for every go command that ran), and those of this process's
+// parent — in a notebook the kernel: its gopls, the go commands gopls runs — are marked "(this kernel)".
 func topOthers(before, after map[int]procCPU, wall float64) string {
 	self := os.Getpid()
 	byName := map[string]float64{}
@@ -184,9 +185,23 @@ func topOthers(before, after map[int]procCPU, wall float64) string {
 			before2[b.ppid] += b.own + b.children
 		}
 	}
+	kernel := os.Getppid() // in a notebook, the kernel (GoNB): it and what it started are "this kernel"'s
+	ours := func(pid int) bool {
+		for i := 0; i < 32 && pid > 1; i++ {
+			if pid == kernel {
+				return true
+			}
+			pid = after[pid].ppid
+		}
+		return false
+	}
 	for pid, a := range after {
 		if pid == self {
 			continue
+		}
+		name := a.name
+		if kernel > 1 && ours(pid) {
+			name += " (this kernel)"
 		}
 		d := a.own + a.children // a process that started meanwhile: all its time is the window's
 		if b, ok := before[pid]; ok {
@@ -194,7 +209,7 @@ func topOthers(before, after map[int]procCPU, wall float64) string {
 			d -= b.own + b.children + before2[pid]
 		}
 		if d > 0 {
-			byName[a.name] += d
+			byName[name] += d
 		}
 	}
 	type share struct {

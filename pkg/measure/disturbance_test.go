@@ -86,6 +86,17 @@ func TestTopOthers(t *testing.T) {
 	if got, want := topOthers(before, after, 1), "gopls 70%, go 60%, kworker/0:1-b 30%"; got != want {
 		t.Errorf("topOthers = %q, want %q", got, want)
 	}
+	// this process's parent (the kernel, in a notebook) and what it started are marked as the kernel's
+	kernel := os.Getppid()
+	before[kernel] = procCPU{name: "gonb", own: 1}
+	after[kernel] = procCPU{name: "gonb", own: 1.1}
+	g := after[10]
+	g.ppid = kernel
+	after[10] = g
+	after[20] = procCPU{name: "go", ppid: 10, own: 0.4}
+	if got, want := topOthers(before, after, 1), "gopls (this kernel) 70%, go (this kernel) 40%, kworker/0:1-b 30%"; got != want {
+		t.Errorf("topOthers = %q, want %q", got, want)
+	}
 }
 
 func TestParseStat(t *testing.T) {
