@@ -33,6 +33,8 @@ def test_notebook_runs_clean(path, artifacts):
             problems.append(f"cell {i}: error output: {err}")
         for bad in badge_problems(cell):
             problems.append(f"cell {i}: {bad}")
+        for again in (a for out in cell.get("outputs", []) for a in repeated_assumptions(output_text(out))):
+            problems.append(f"cell {i}: prints the same model text twice in one output (say it once; the badge's fold holds the assumptions): {again!r}")
         for exp in cell.metadata.get("whygpu", {}).get("expect", []):
             if exp == "chart":
                 if not has_chart(cell):
@@ -47,3 +49,29 @@ def test_notebook_runs_clean(path, artifacts):
                 problems.append(f"cell {i}: unknown expectation {exp!r}")
     assert not problems, f"{path.name} ({TIMINGS[path.name]:.0f}s):\n" + "\n".join(problems)
     print(f"{path.name}: {TIMINGS[path.name]:.1f}s")
+
+
+def repeated_assumptions(text):
+    """Long fragments about a model or its assumptions that one output prints more than once (issue 35: the
+    model's whole assumption string was printed three times under each batch chart). A fragment is a clause
+    between sentence or list punctuation, at least 60 characters long."""
+    seen, again = set(), []
+    for frag in re.split(r"[\n;.()\[\]]+", text):
+        frag = " ".join(frag.split())
+        if len(frag) < 60 or not re.search(r"model|assum", frag, re.I):
+            continue
+        if frag in seen and frag not in again:
+            again.append(frag)
+        seen.add(frag)
+    return again
+
+
+def output_text(out):
+    """One output's text in one form: a stream's text, else its plain text, else its HTML without tags (cell_text
+    joins every form, so a display with both a plain and an HTML form would count twice)."""
+    if out.get("output_type") == "stream":
+        return out.get("text", "")
+    data = out.get("data", {})
+    text = data.get("text/plain") or re.sub(r"<[^>]+>", " ", data.get("text/html", ""))
+    # The origin badges' line is the fold that holds the assumptions (once per origin): not printed prose.
+    return "\n".join(line for line in text.splitlines() if not line.startswith("origin: "))

@@ -30,6 +30,16 @@ func cpuResult(batch, hidden int, d time.Duration) results.Result {
 
 func rows(t units.Table) string { return t.Plain() }
 
+// withBadges is a table as a learner reads it: its origin badges (whose fold holds a model's
+// assumptions) above its rows.
+func withBadges(t units.Table) string {
+	var b strings.Builder
+	for _, o := range t.Origins {
+		b.WriteString(o.Label() + " (" + o.Note + ")\n")
+	}
+	return b.String() + t.String()
+}
+
 func legends(ss []charts.Series) string {
 	var b strings.Builder
 	for _, s := range ss {
@@ -53,11 +63,10 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 		"stepcharts.TimeSeries":       legends(stepcharts.TimeSeries(sweep, experiments.Batch)),
 		"stepcharts.ThroughputSeries": legends(stepcharts.ThroughputSeries(sweep, experiments.Batch)),
 		"batching.Occupancy":          batching.OccupancyTable(sweep, batching.Narrow).String(),
-		"batching.PeakShare":          batching.PeakShareTable(sweep).String(),
+		"batching.PeakShare":          withBadges(batching.PeakShareTable(sweep)),
 		"datamovement.GPUModel":       rows(datamovement.GPUModelRows(datamovement.ResidentModel("laptop"))),
 		"datamovement.Transfer":       rows(datamovement.SourceTransferTable()),
 		"bigpicture.ModelRates":       rows(bigpicture.EstimateTable(bigpicture.SourceRun, bigpicture.ModelRates())),
-		"RaceSummary with model":      charts.RaceSummary([]charts.Lane{{Device: devices.CPU, Time: 30 * time.Microsecond}, lane}),
 	} {
 		if err := gpumodel.CheckLabeled(text); err != nil {
 			t.Errorf("%s: %v\n%s", name, err, text)
@@ -72,6 +81,7 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 	for name, text := range map[string]string{
 		"stepcharts.CrossoverLine": stepcharts.CrossoverLine(stepcharts.TimeSeries(sweep, experiments.Batch), "batch"),
 		"race lane, brief":         lane.Device + " " + lane.TimeText() + " " + lane.Brief(),
+		"RaceSummary with model":   charts.RaceSummary([]charts.Lane{{Device: devices.CPU, Time: 30 * time.Microsecond}, lane}),
 	} {
 		if !strings.Contains(text, "model") || !strings.Contains(text, "not a measurement") || !strings.Contains(text, "behind the badge") {
 			t.Errorf("%s: a model's line must name the model, say it is not a measurement and point to the badge:\n%s", name, text)

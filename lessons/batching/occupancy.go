@@ -165,7 +165,7 @@ func PeakShareTable(sweeps ...[]results.Result) units.Table {
 				e := gpumodel.StepEstimate(w)
 				lo, hi := w.FLOPs()/e.High.Seconds(), w.FLOPs()/e.Low.Seconds()
 				t.From(units.Model(e.Note()))
-				t.Rows = append(t.Rows, []string{stepcharts.StepModelName, "GPU model band, not a measurement (" + e.Note() + ")", w.String(),
+				t.Rows = append(t.Rows, []string{stepcharts.StepModelName, "GPU model band, not a measurement (its assumptions are behind the badge)", w.String(),
 					e.Band(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"),
 					units.SI(peak, "FLOP/s") + " (" + workloads.TF32 + ")",
 					fmt.Sprintf("%.2g–%.2g%%", 100*lo/peak, 100*hi/peak)})

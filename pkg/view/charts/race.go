@@ -102,7 +102,7 @@ func RaceSummary(lanes []Lane) string {
 	win := lanes[w]
 	f, r, ok := Speedup(lanes)
 	if !ok {
-		return fmt.Sprintf("only %s (%s) finished: %s", win.Device, win.Describe(), win.TimeText())
+		return fmt.Sprintf("only %s (%s) finished: %s", win.Device, win.Brief(), win.TimeText())
 	}
 	ru := lanes[r]
 	if band, other := win, ru; inBand(band, other.Time) || inBand(other, band.Time) {
@@ -110,16 +110,16 @@ func RaceSummary(lanes []Lane) string {
 			band, other = other, band
 		}
 		return fmt.Sprintf("too close to call: %s (%s) takes %s, inside the band of %s (%s): %s",
-			other.Device, other.Describe(), other.TimeText(), band.Device, band.Describe(), band.TimeText())
+			other.Device, other.Brief(), other.TimeText(), band.Device, band.Brief(), band.TimeText())
 	}
 	if win.Banded() || ru.Banded() {
 		return fmt.Sprintf("%s (%s) wins: %s vs %s for %s (%s), %s× faster than the band's %s end",
-			win.Device, win.Describe(), win.TimeText(), ru.TimeText(), ru.Device, ru.Describe(),
+			win.Device, win.Brief(), win.TimeText(), ru.TimeText(), ru.Device, ru.Brief(),
 			units.Sig3(bandFactor(win, ru)), map[bool]string{true: "near", false: "far"}[ru.Banded()])
 	}
 	return fmt.Sprintf("%s (%s) wins: %s vs %s for %s (%s), %s× faster",
-		win.Device, win.Describe(), units.Duration(win.Time.Seconds()), units.Duration(ru.Time.Seconds()),
-		ru.Device, ru.Describe(), units.Sig3(f))
+		win.Device, win.Brief(), units.Duration(win.Time.Seconds()), units.Duration(ru.Time.Seconds()),
+		ru.Device, ru.Brief(), units.Sig3(f))
 }
 
 // RaceBars draws the race as horizontal bars, one per lane, top to bottom in the given order:
@@ -167,7 +167,7 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 			poly.LineStyle = lineStyle(i, Model)
 			poly.LineStyle.Width = vg.Points(1.2)
 			p.Add(poly)
-			p.Add(label(hi, y, text+"  ("+l.Describe()+")", Ink, vg.Points(5), 0))
+			p.Add(label(hi, y, text+"  ("+l.Brief()+")", Ink, vg.Points(5), 0))
 			continue
 		}
 		if v > 0 {
@@ -186,7 +186,7 @@ func RaceBars(title string, lanes []Lane) (*plot.Plot, error) {
 			}
 			p.Add(bc)
 		}
-		p.Add(label(v, float64(row), text+"  ("+l.Describe()+")", Ink, vg.Points(5), 0))
+		p.Add(label(v, float64(row), text+"  ("+l.Brief()+")", Ink, vg.Points(5), 0))
 	}
 	p.NominalY(names...)
 	p.X.Min = 0
