@@ -247,7 +247,10 @@ func readDumpFiles(name string, suffixes ...string) (map[string]string, error) {
 	dumpMu.Lock()
 	defer dumpMu.Unlock()
 	module := sanitize(name) // XLA turns "name#1" into module "name_1"
-	all, _ := filepath.Glob(filepath.Join(dumpDir, "module_*."+module+"*"))
+	all, err := filepath.Glob(filepath.Join(dumpDir, "module_*."+module+"*"))
+	if err != nil { // only a malformed pattern: a name sanitize let through
+		return nil, fmt.Errorf("hlo: finding XLA's dump of %q: %w", name, err)
+	}
 	var mine []string
 	for _, f := range all {
 		// the module name is followed by "_<n>." or "."; "whygpu_dump_x_n1" must not match "…_n12".
@@ -257,7 +260,6 @@ func readDumpFiles(name string, suffixes ...string) (map[string]string, error) {
 		}
 	}
 	texts := map[string]string{}
-	var err error
 	for _, f := range mine {
 		for _, suffix := range suffixes {
 			if strings.HasSuffix(f, suffix) && err == nil {

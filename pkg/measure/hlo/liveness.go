@@ -109,7 +109,11 @@ func ParseTimeline(liveRange, bufferAssignment string) (Timeline, error) {
 	section := ""
 	for _, line := range strings.Split(liveRange, "\n") {
 		if m := liveHeader.FindStringSubmatch(line); m != nil {
-			last, _ = strconv.Atoi(m[1])
+			n, err := strconv.Atoi(m[1])
+			if err != nil {
+				return Timeline{}, fmt.Errorf("hlo: live-range dump header %q: %w", line, err)
+			}
+			last = n
 			continue
 		}
 		switch strings.TrimSpace(line) {
@@ -124,7 +128,11 @@ func ParseTimeline(liveRange, bufferAssignment string) (Timeline, error) {
 			section = ""
 		}
 		if m := peakLine.FindStringSubmatch(line); m != nil {
-			t.XLAPeak, _ = strconv.ParseInt(strings.ReplaceAll(m[1], " ", ""), 10, 64)
+			peak, err := strconv.ParseInt(strings.ReplaceAll(m[1], " ", ""), 10, 64)
+			if err != nil {
+				return Timeline{}, fmt.Errorf("hlo: live-range dump's peak %q: %w", line, err)
+			}
+			t.XLAPeak = peak
 		}
 		switch section {
 		case "seq":
@@ -133,8 +141,14 @@ func ParseTimeline(liveRange, bufferAssignment string) (Timeline, error) {
 			}
 		case "ranges":
 			if m := rangeLine.FindStringSubmatch(line); m != nil {
-				s, _ := strconv.Atoi(m[2])
-				e, _ := strconv.Atoi(m[3])
+				s, err := strconv.Atoi(m[2])
+				if err != nil {
+					return Timeline{}, fmt.Errorf("hlo: live range %q: %w", line, err)
+				}
+				e, err := strconv.Atoi(m[3])
+				if err != nil {
+					return Timeline{}, fmt.Errorf("hlo: live range %q: %w", line, err)
+				}
 				if old, ok := ranges[m[1]]; ok { // several values of one instruction (a tuple): widest span
 					s, e = min(s, old.start), max(e, old.end)
 				}
@@ -172,7 +186,10 @@ func ParseTimeline(liveRange, bufferAssignment string) (Timeline, error) {
 			continue
 		}
 		seen[m[1]] = true
-		size, _ := strconv.ParseInt(m[2], 10, 64)
+		size, err := strconv.ParseInt(m[2], 10, 64)
+		if err != nil {
+			return Timeline{}, fmt.Errorf("hlo: buffer assignment value %q: %w", line, err)
+		}
 		t.Buffers = append(t.Buffers, Buffer{Name: m[1], Shape: m[4], Bytes: size, Start: r.start, End: r.end, Kind: kind})
 	}
 	if len(t.Buffers) == 0 {

@@ -2,6 +2,8 @@ package hlo
 
 import (
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +54,29 @@ func TestParseTimeline(t *testing.T) {
 	}
 	if _, err := ParseTimeline("not a dump", string(ba)); err == nil {
 		t.Error("a text without a schedule was parsed")
+	}
+}
+
+// A number in the dump that does not parse (here: past int64) is an error naming the line, never a
+// zero live range or a zero peak.
+func TestParseTimelineRefusesABadNumber(t *testing.T) {
+	lr, err := os.ReadFile("testdata/gpt_step.live-range.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba, err := os.ReadFile("testdata/gpt_step.buffer-assignment.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := "99999999999999999999"
+	for name, tc := range map[string][2]string{
+		"header": {strings.Replace(string(lr), "HloLiveRange (max 442)", "HloLiveRange (max "+huge+")", 1), string(ba)},
+		"peak":   {strings.Replace(string(lr), "peak usage: 21 818 964 bytes", "peak usage: "+huge+" bytes", 1), string(ba)},
+		"range":  {regexp.MustCompile(`(?m)^(\s+[^\s{]+\{[^}]*\}:)\d+-`).ReplaceAllString(string(lr), "${1}"+huge+"-"), string(ba)},
+		"size":   {string(lr), regexp.MustCompile(`\(size=\d+,`).ReplaceAllString(string(ba), "(size="+huge+",")},
+	} {
+		if _, err := ParseTimeline(tc[0], tc[1]); err == nil || !strings.Contains(err.Error(), huge) {
+			t.Errorf("%s: %v, want an error naming %s", name, err, huge)
+		}
 	}
 }

@@ -83,6 +83,7 @@ type Versus struct {
 	Yours  float64 // the learner's formula at the measured inputs
 	Course float64 // the course's formula at the same inputs
 	Err    error   // the measurement is not there yet
+	Panic  string  // what the learner's function panicked with at the measured inputs, if it did
 }
 
 // Report is what Check found.
@@ -159,7 +160,7 @@ func (e Exercise) Check(fn any) Report {
 		m, err := e.Measured()
 		v := &Versus{Measurement: m, Err: err}
 		if err == nil {
-			v.Yours, _ = call(m.Args)
+			v.Yours, v.Panic = call(m.Args)
 			v.Course = e.Course(m.Args)
 		}
 		r.Versus = v
@@ -288,6 +289,9 @@ func (r Report) VersusLine() string {
 	}
 	if v.Err != nil {
 		return "Against your measurement: " + v.Err.Error()
+	}
+	if v.Panic != "" {
+		return fmt.Sprintf("Against your measurement (%s, %s): your function panicked (%s).", v.What, v.Name, v.Panic)
 	}
 	var s string
 	if v.Value == 0 {

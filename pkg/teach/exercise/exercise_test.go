@@ -73,6 +73,14 @@ func TestVersus(t *testing.T) {
 		}, mine, "With your measurement (your ceilings, xla:cpu): your formula gives 20 FLOP/byte."},
 		{"not measured yet", func() (Measurement, error) { return Measurement{}, errors.New("run the sweep cell first") }, mine,
 			"Against your measurement: run the sweep cell first"},
+		{"panics at the measured inputs", func() (Measurement, error) {
+			return Measurement{Case: Case{"xla:cpu", []float64{2e11, 1e10}}, Value: 10, What: "your sweep"}, nil
+		}, func(p, b float64) float64 {
+			if p > 1e10 {
+				panic("too big")
+			}
+			return p / b
+		}, "Against your measurement (your sweep, xla:cpu): your function panicked (too big)."},
 		{"placeholder: no measurement line", func() (Measurement, error) { t.Fatal("measured for a placeholder"); return Measurement{}, nil },
 			func(p, b float64) float64 { return 0 }, "Not answered"},
 	} {

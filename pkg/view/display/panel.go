@@ -227,7 +227,7 @@ func (p *panel) parse(msg string) (int, controls.Values, bool) {
 // show draws a view in place of the previous one.
 func (p *panel) show(values controls.Values, v controls.View) {
 	p.round++
-	js, _ := json.Marshal(values)
+	js, jsErr := json.Marshal(values)
 	d := struct {
 		Round                       int
 		State, Values, Caption, Err string
@@ -239,6 +239,9 @@ func (p *panel) show(values controls.Values, v controls.View) {
 	}
 	if v.Err != nil {
 		d.State, d.Err = "error", v.Err.Error()
+	}
+	if jsErr != nil { // the page could not tell which values this view is for: say so
+		d.State, d.Err = "error", "panel: the controls' values: "+jsErr.Error()
 	}
 	if v.Plot != nil {
 		svg, err := charts.SVG(v.Plot, 0, 0)
