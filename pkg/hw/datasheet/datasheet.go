@@ -79,21 +79,11 @@ var (
 		PCIe: "PCIe Gen5 x16", PCIeBytes: 64e9,
 		NVLink: "NVLink 4", NVLinkBytes: 450e9,
 	}
-	// H200 is the GPU the course records on.
-	H200 = GPU{
-		Model: "NVIDIA H200 SXM", Short: "H200", Match: []string{"h200"},
-		SMs: 132, BoostGHz: 1.98, FP32LanesPerSM: 128, TensorCoresPerSM: 4, ThreadsPerSM: 2048,
-		Source:      "datasheet: NVIDIA H200 SXM (the H100 SXM5's GH100 configuration with HBM3e: 132 SMs × 128 FP32 cores, 1.98 GHz boost)",
-		MemoryBytes: 141 << 30,
-		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera, "fp8": 1979 * tera},
-			BandwidthBytes: 4.8 * tera,
-			Source:         "datasheet: NVIDIA H200 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3e 4.8 TB/s)",
-		},
-		// Datasheet: PCIe Gen5 128 GB/s (both directions); NVLink 900 GB/s (both directions).
-		PCIe: "PCIe Gen5 x16", PCIeBytes: 64e9,
-		NVLink: "NVLink 4", NVLinkBytes: 450e9,
-	}
+	// H200 is the GPU the course records on: the H100's build and peaks with HBM3e (141 GB at
+	// 4.8 TB/s).
+	H200 = withSource(withMemory(H100, "NVIDIA H200 SXM", "H200", []string{"h200"}, 141<<30, 4.8*tera,
+		"datasheet: NVIDIA H200 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3e 4.8 TB/s)"),
+		"datasheet: NVIDIA H200 SXM (the H100 SXM5's GH100 configuration with HBM3e: 132 SMs × 128 FP32 cores, 1.98 GHz boost)")
 	// A100 is the GPU before Hopper, for the model card's A100 measurements.
 	A100 = GPU{
 		Model: "NVIDIA A100 SXM", Short: "A100", Match: []string{"a100"},
@@ -122,6 +112,12 @@ var GPUs = []GPU{H100, H200, A100x40, A100}
 func withMemory(g GPU, model, short string, match []string, bytes uint64, bandwidth float64, source string) GPU {
 	g.Model, g.Short, g.Match, g.MemoryBytes = model, short, match, bytes
 	g.Ceilings.BandwidthBytes, g.Ceilings.Source = bandwidth, source
+	return g
+}
+
+// withSource is g with another source for its build (SMs, clock, lanes).
+func withSource(g GPU, source string) GPU {
+	g.Source = source
 	return g
 }
 
