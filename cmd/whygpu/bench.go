@@ -28,10 +28,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-func init() {
-	register("bench", "GoMLX xla:cpu vs JAX (and numpy, the Go backend) on the same shapes, interleaved: per-call latency, MLP step, GFLOP/s, GB/s; -cells: cell latency through the course kernel", runBench)
-}
-
 // benchCase is one workload of the bench, in both its GoMLX form and the request the JAX worker
 // (scripts/bench_jax.py) understands.
 type benchCase struct {

@@ -14,10 +14,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
-func init() {
-	register("check", "lint notebooks: kernel, stripped outputs, objectives, recall checks, recap, problems, gofmt, imports", check)
-}
-
 func check(args []string) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	strip := fs.Bool("strip", false, "first clear the outputs and execution counts of the notebooks (rewrites them)")

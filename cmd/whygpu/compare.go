@@ -18,10 +18,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-func init() {
-	register("compare", "GoMLX on a device vs PyTorch's numbers for the same shapes (scripts/torch_compare.py)", compare)
-}
-
 // peerClock is how GoMLX's side is timed (measure.Run: the wall clock until the device has finished,
 // go-xla's execute waits), and how a peer must time its median to be compared with it.
 const peerClock = "wall, to completion (synchronized)"

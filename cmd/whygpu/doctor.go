@@ -17,10 +17,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 )
 
-func init() {
-	register("doctor", "print what is installed and, for each missing piece, the fix", doctor)
-}
-
 // checkup is what doctor found: one line per piece (ok, missing with its fix, or for information),
 // and how many pieces are missing.
 type checkup struct{ problems int }

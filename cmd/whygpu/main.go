@@ -2,7 +2,7 @@
 //
 //	whygpu doctor          what is installed, and the exact fix for each missing piece
 //
-// Other subcommands are added by the files of this package (one file per subcommand).
+// The other subcommands are listed in commands; each has a file of its own.
 package main
 
 import (
@@ -17,10 +17,17 @@ type command struct {
 	run     func(args []string) error
 }
 
-var commands = map[string]command{}
-
-func register(name, summary string, run func(args []string) error) {
-	commands[name] = command{summary: summary, run: run}
+// commands are the subcommands by name, each run by the function of its own file (bench.go,
+// check.go, …); each parses its flags with its own flag.FlagSet.
+var commands = map[string]command{
+	"bench":   {"GoMLX xla:cpu vs JAX (and numpy, the Go backend) on the same shapes, interleaved: per-call latency, MLP step, GFLOP/s, GB/s; -cells: cell latency through the course kernel", runBench},
+	"check":   {"lint notebooks: kernel, stripped outputs, objectives, recall checks, recap, problems, gofmt, imports", check},
+	"compare": {"GoMLX on a device vs PyTorch's numbers for the same shapes (scripts/torch_compare.py)", compare},
+	"doctor":  {"print what is installed and, for each missing piece, the fix", doctor},
+	"new":     {"scaffold a lesson: notebook, lessons/<pkg>/ package with a test, experiment stub", newLesson},
+	"perfdoc": {"render docs/performance.md from docs/performance.md.tmpl and the committed bench reports docs/bench/*.json", perfdoc},
+	"record":  {"run every lesson's experiments on a device and write reference results (JSON + charts)", record},
+	"run":     {"execute notebooks headless with the course kernel; executed copies + HTML in build/", runNotebooks},
 }
 
 func usage() {

@@ -16,10 +16,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
-func init() {
-	register("new", "scaffold a lesson: notebook, lessons/<pkg>/ package with a test, experiment stub", newLesson)
-}
-
 // lessonData fills the templates of lessons/_template.
 type lessonData struct {
 	ID     string // "07-feeding"
@@ -74,7 +70,7 @@ replace every TODO(author).`)
 	if err != nil {
 		return fmt.Errorf("new: %w", err)
 	}
-	newAll, err := addBlankImport(allSrc, d.Module+"/lessons/"+d.Pkg, d.ID)
+	newAll, err := addLesson(allSrc, d.Module+"/lessons/"+d.Pkg, d.Pkg, d.ID)
 	if err != nil {
 		return fmt.Errorf("new: updating %s: %w", relPath(l.all), err)
 	}
@@ -236,41 +232,55 @@ func fill(name, text string, d lessonData) (string, error) {
 	return b.String(), nil
 }
 
-// addBlankImport adds `_ "path" // comment` to the import block of lessons/all/all.go, keeping the
-// block sorted, and gofmts the file.
-func addBlankImport(src []byte, path, comment string) ([]byte, error) {
+// addLesson adds a lesson package to lessons/all/all.go: `"path" // comment` to its import block
+// and `pkg.Experiments,` to its Experiments list, each kept sorted, and gofmts the file. A lesson
+// already there is left as it is.
+func addLesson(src []byte, path, pkg, comment string) ([]byte, error) {
 	lines := strings.Split(string(src), "\n")
+	quoted := fmt.Sprintf("%q", path)
+	lines, err := addSorted(lines, "import (", quoted+" // "+comment, quoted, importPath)
+	if err != nil {
+		return nil, err
+	}
+	lines, err = addSorted(lines, "var Experiments = []experiments.List{", pkg+".Experiments,", pkg+".Experiments,", strings.TrimSpace)
+	if err != nil {
+		return nil, err
+	}
+	return format.Source([]byte(strings.Join(lines, "\n")))
+}
+
+// addSorted adds line to the block that opens with the line open and closes with a line ")" or
+// "}", keeping the block's non-blank lines sorted by key, unless a line of it contains already.
+func addSorted(lines []string, open, line, already string, key func(string) string) ([]string, error) {
 	start, end := -1, -1
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if start < 0 && t == "import (" {
+		if start < 0 && t == open {
 			start = i
-		} else if start >= 0 && t == ")" {
+		} else if start >= 0 && (t == ")" || t == "}") {
 			end = i
 			break
 		}
 	}
 	if start < 0 || end < 0 {
-		return nil, fmt.Errorf("no import ( … ) block")
+		return nil, fmt.Errorf("no %s … block", open)
 	}
-	quoted := fmt.Sprintf("%q", path)
-	var imports []string
+	var block []string
 	for _, l := range lines[start+1 : end] {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if strings.Contains(l, quoted) {
-			return src, nil // already there
+		if strings.Contains(l, already) {
+			return lines, nil // already there
 		}
-		imports = append(imports, strings.TrimSpace(l))
+		block = append(block, strings.TrimSpace(l))
 	}
-	imports = append(imports, fmt.Sprintf("_ %s // %s", quoted, comment))
-	sort.Slice(imports, func(i, j int) bool { return importPath(imports[i]) < importPath(imports[j]) })
-	for i := range imports {
-		imports[i] = "\t" + imports[i]
+	block = append(block, line)
+	sort.SliceStable(block, func(i, j int) bool { return key(block[i]) < key(block[j]) })
+	for i := range block {
+		block[i] = "\t" + block[i]
 	}
-	out := append(append(append([]string{}, lines[:start+1]...), imports...), lines[end:]...)
-	return format.Source([]byte(strings.Join(out, "\n")))
+	return append(append(append([]string{}, lines[:start+1]...), block...), lines[end:]...), nil
 }
 
 func importPath(line string) string {

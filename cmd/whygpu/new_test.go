@@ -88,8 +88,8 @@ func TestNewScaffoldsALessonThatPassesCheck(t *testing.T) {
 	}
 	all, _ := os.ReadFile(filepath.Join(root, "lessons", "all", "all.go"))
 	// gofmt aligns the trailing comments, so match the import and its comment apart.
-	if !regexp.MustCompile(`_ "github.com/gpu-course/whygpu/lessons/movingdata"\s+// 42-moving-data`).Match(all) {
-		t.Errorf("lessons/all/all.go does not import the new lesson:\n%s", all)
+	if !regexp.MustCompile(`"github.com/gpu-course/whygpu/lessons/movingdata"\s+// 42-moving-data`).Match(all) || !strings.Contains(string(all), "\tmovingdata.Experiments,\n") {
+		t.Errorf("lessons/all/all.go does not import and list the new lesson:\n%s", all)
 	}
 
 	// Refusals: the same lesson again, the same number, a bad id, a bad package name.
@@ -126,17 +126,19 @@ func TestNewScaffoldsALessonThatPassesCheck(t *testing.T) {
 	}
 }
 
-func TestAddBlankImport(t *testing.T) {
-	src := "package all\n\nimport (\n\t_ \"m/lessons/b\" // 02-b\n\t_ \"m/lessons/d\" // 04-d\n)\n"
-	out, err := addBlankImport([]byte(src), "m/lessons/c", "03-c")
+func TestAddLesson(t *testing.T) {
+	src := "package all\n\nimport (\n\t\"m/lessons/b\" // 02-b\n\t\"m/lessons/d\" // 04-d\n\t\"m/pkg/measure/experiments\"\n)\n\n" +
+		"var Experiments = []experiments.List{\n\tb.Experiments,\n\td.Experiments,\n}\n"
+	out, err := addLesson([]byte(src), "m/lessons/c", "c", "03-c")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "package all\n\nimport (\n\t_ \"m/lessons/b\" // 02-b\n\t_ \"m/lessons/c\" // 03-c\n\t_ \"m/lessons/d\" // 04-d\n)\n"
+	want := "package all\n\nimport (\n\t\"m/lessons/b\" // 02-b\n\t\"m/lessons/c\" // 03-c\n\t\"m/lessons/d\" // 04-d\n\t\"m/pkg/measure/experiments\"\n)\n\n" +
+		"var Experiments = []experiments.List{\n\tb.Experiments,\n\tc.Experiments,\n\td.Experiments,\n}\n"
 	if string(out) != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
-	again, _ := addBlankImport(out, "m/lessons/c", "03-c")
+	again, _ := addLesson(out, "m/lessons/c", "c", "03-c")
 	if string(again) != want {
 		t.Errorf("adding twice changed the file:\n%s", again)
 	}

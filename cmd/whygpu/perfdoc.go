@@ -15,10 +15,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
-func init() {
-	register("perfdoc", "render docs/performance.md from docs/performance.md.tmpl and the committed bench reports docs/bench/*.json", perfdoc)
-}
-
 // Where the performance page and what it is rendered from live, relative to the checkout.
 const (
 	perfDocPath  = "docs/performance.md"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,13 +20,8 @@ import (
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
 
-	// Every lesson package: their init functions register the experiments this command runs.
-	_ "github.com/gpu-course/whygpu/lessons/all"
+	"github.com/gpu-course/whygpu/lessons/all"
 )
-
-func init() {
-	register("record", "run every lesson's experiments on a device and write reference results (JSON + charts)", record)
-}
 
 // Manifest is written next to the reference results of one device: what was recorded, how, and
 // what failed. <out>/<device-slug>/record.json
@@ -71,7 +67,7 @@ func parseRecordFlags(args []string) (f recordFlags, help bool, err error) {
 	fs.StringVar(&f.scale, "scale", "", "experiment sizes: gpu or laptop (default: gpu on a GPU device, laptop otherwise)")
 	fs.StringVar(&f.out, "out", "", "reference directory to write <device-slug>/<lesson>/<name>.json under (default: <checkout>/lessons/reference)")
 	fs.StringVar(&f.only, "only", "", "comma-separated experiment ids (lesson/name) or lesson ids to run (default: all)")
-	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
+	fs.BoolVar(&f.list, "list", false, "list the experiments and exit")
 	fs.BoolVar(&f.noCharts, "no-charts", false, "do not write an SVG chart next to each JSON file")
 	fs.IntVar(&f.group, "group", 0, "run the recording plan's group N (1: what replaces modeled numbers first, 2 and 3: the rest; see -plan), in its order")
 	fs.BoolVar(&f.plan, "plan", false, "print the recording plan (each experiment's compile count and estimated time, by group) and exit")
@@ -81,8 +77,7 @@ func parseRecordFlags(args []string) (f recordFlags, help bool, err error) {
 		fmt.Fprintln(fs.Output(), `usage: whygpu record [-device xla:cuda] [-scale gpu] [-out dir] [-only lesson/name,...|-group N] [-budget 5m] [-list|-plan]
        whygpu record -import recording.tar.gz
 
-Runs every registered experiment (lessons register them in init; lessons/all imports every lesson)
-on one device and writes its results with provenance (device, model, driver, PJRT, GoMLX and Go
+Runs every lesson's experiments (the list in lessons/all) on one device and writes its results with provenance (device, model, driver, PJRT, GoMLX and Go
 versions, date) to <out>/<device-slug>/<lesson>/<name>.json, a chart next to it, and a manifest
 <out>/<device-slug>/record.json. Lessons show these results, labeled as recorded, where the device
 is absent. The binary needs no Go and no checkout: only the PJRT plugin (PJRT_PLUGIN_LIBRARY_PATH)
@@ -145,14 +140,18 @@ func record(args []string) error {
 // chooseExperiments are the experiments -only or -group names (all of them when neither), and for
 // -group each one's plan variant by id.
 func chooseExperiments(only string, group int) ([]experiments.Experiment, map[string]string, error) {
-	exps, err := selectExperiments(experiments.All(), only)
+	list, err := courseExperiments()
+	if err != nil {
+		return nil, nil, err
+	}
+	exps, err := selectExperiments(list, only)
 	variants := map[string]string{}
 	if group != 0 {
 		if only != "" {
 			return nil, nil, errors.New("record: -group and -only exclude each other")
 		}
 		var ps []planned
-		exps, ps, err = groupExperiments(group)
+		exps, ps, err = groupExperiments(list, group)
 		for _, p := range ps {
 			variants[p.ID] = p.Variant
 		}
@@ -247,10 +246,17 @@ func (rec recording) run(exps []experiments.Experiment, variants map[string]stri
 	return nil
 }
 
+// courseExperiments is what record runs and plans: every lesson's experiments (lessons/all's list)
+// and the fakes of a test build (fakeExperiments: this package's tests, a -tags whygpufake binary),
+// sorted by ID.
+func courseExperiments() (experiments.List, error) {
+	return experiments.Join(append(slices.Clone(all.Experiments), fakeExperiments)...)
+}
+
 // selectExperiments filters by -only: exact ids ("01-race/sweep") or whole lessons ("01-race").
 func selectExperiments(all []experiments.Experiment, only string) ([]experiments.Experiment, error) {
 	if len(all) == 0 {
-		return nil, errors.New("record: no experiments are registered (lessons register them in init; is the lesson imported by lessons/all?)")
+		return nil, errors.New("record: no experiments (every lesson's are listed in lessons/all.Experiments)")
 	}
 	if strings.TrimSpace(only) == "" {
 		return all, nil

@@ -166,18 +166,18 @@ func estimateOf(id string) time.Duration {
 	return d
 }
 
-// groupExperiments resolves a group's plan into the experiments to run: the registered experiment,
+// groupExperiments resolves a group's plan into the experiments to run: the listed experiment,
 // with a variant's Run in its place.
-func groupExperiments(group int) ([]experiments.Experiment, []planned, error) {
+func groupExperiments(list experiments.List, group int) ([]experiments.Experiment, []planned, error) {
 	ps := planGroup(group)
 	if len(ps) == 0 {
 		return nil, nil, fmt.Errorf("record: no group %d in the plan (groups: 1, 2, 3; see whygpu record -plan)", group)
 	}
 	var exps []experiments.Experiment
 	for _, p := range ps {
-		e, ok := experiments.Lookup(p.ID)
+		e, ok := list.Lookup(p.ID)
 		if !ok {
-			return nil, nil, fmt.Errorf("record: the plan names %s, which no lesson registers", p.ID)
+			return nil, nil, fmt.Errorf("record: the plan names %s, which no lesson lists", p.ID)
 		}
 		if p.Run != nil {
 			e.Run = p.Run

@@ -19,32 +19,38 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-// Fake experiments, registered only in this test binary.
-func init() {
-	experiments.Register(experiments.Experiment{
+// testExperiments are fake experiments, in this test binary only (TestMain adds them to
+// fakeExperiments).
+var testExperiments = experiments.List{
+	{
 		Lesson: "99-fake", Name: "tiny-matmul", Doc: "a 64×64 float32 matmul (test only)",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			n := experiments.Pick(s, 32, 64)
 			r, err := measure.Run(dev, workloads.Square(n, dtypes.Float32), measure.Options{Warmup: 1, Reps: 3}, true)
 			return []results.Result{r}, err
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: "99-fake", Name: "broken", Doc: "always fails (test only)",
 		Run: func(*devices.Device, experiments.Scale) ([]results.Result, error) {
 			return nil, errors.New("out of memory, pretend")
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: "99-fake", Name: "panics", Doc: "panics (test only)",
 		Run: func(*devices.Device, experiments.Scale) ([]results.Result, error) { panic("boom") },
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: "96-fake", Name: "not-here", Doc: "cannot run on any device (test only)",
 		Run: func(dev *devices.Device, _ experiments.Scale) ([]results.Result, error) {
 			return nil, fmt.Errorf("%w: %s has one device", experiments.ErrNotApplicable, dev.Name)
 		},
-	})
+	},
+}
+
+func TestMain(m *testing.M) {
+	fakeExperiments = append(fakeExperiments, testExperiments...)
+	os.Exit(m.Run())
 }
 
 func TestRecordSkipsWhatTheDeviceCannotRun(t *testing.T) {

@@ -20,10 +20,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 )
 
-func init() {
-	register("run", "execute notebooks headless with the course kernel; executed copies + HTML in build/", runNotebooks)
-}
-
 // runReport is one notebook's outcome.
 type runReport struct {
 	Name     string

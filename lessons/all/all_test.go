@@ -41,7 +41,7 @@ func TestEveryLessonIsImported(t *testing.T) {
 			}
 		}
 		if hasCode && !imported[name] {
-			t.Errorf("lessons/%s is not imported by lessons/all/all.go: add\n\t_ %q\nto its import block (`whygpu record` would miss its experiments)", name, lessonsPkg+name)
+			t.Errorf("lessons/%s is not imported by lessons/all/all.go: add\n\t%q\nto its import block and %s.Experiments to Experiments (`whygpu record` would miss its experiments)", name, lessonsPkg+name, name)
 		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
 const Lesson = "03-batch-and-width"
 
-// Experiment names, registered in init.
+// Experiment names (Experiments).
 const (
 	BatchSweepName = "batch-sweep" // time per step vs batch, at a narrow and a wide hidden layer
 	WidthSweepName = "width-sweep" // time per step vs hidden width, at a small batch
@@ -47,8 +47,10 @@ func Widths(s experiments.Scale) []int {
 	return experiments.Pick(s, units.PowersOfTwo(16, 2048), units.PowersOfTwo(16, 8192))
 }
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = experiments.List{
+	{
 		Lesson: Lesson, Name: BatchSweepName,
 		Doc: "one MLP training step (64→h→h→10, f32, SGD) vs batch, hidden 64 and 512; laptop 1…512, GPU 1…8192",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
@@ -62,14 +64,14 @@ func init() {
 			}
 			return out, nil
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: WidthSweepName,
 		Doc: "one MLP training step (64→h→h→10, f32, SGD) at batch 16 vs hidden width; laptop 16…2048, GPU 16…8192",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return experiments.Sweep(dev, widthSizes(Widths(s)), experiments.StepTiming, nil)
 		},
-	})
+	},
 }
 
 func widthSizes(widths []int) []experiments.Size {

@@ -37,8 +37,10 @@ const (
 	KeepInference = Lesson + "-inference"
 )
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "step-rate",
 		Doc: "achieved FLOP/s of an Adam MLP training step (f32 on CPU; bf16 mixed precision on a GPU)",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
@@ -48,8 +50,8 @@ func init() {
 			}
 			return []results.Result{r}, nil
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "batch1-inference",
 		Doc: "latency of one forward pass of a small MLP (≈85 k parameters) at batch 1",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
@@ -59,7 +61,7 @@ func init() {
 			}
 			return []results.Result{r}, nil
 		},
-	})
+	},
 }
 
 // TrainingRun is a training run in the terms of the 6·N·T estimate.

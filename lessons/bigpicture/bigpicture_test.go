@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
-	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
@@ -18,8 +17,8 @@ func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
 	for _, n := range []string{"step-rate", "batch1-inference"} {
-		if _, ok := experiments.Lookup(Lesson + "/" + n); !ok {
-			t.Errorf("experiment %s/%s is not registered", Lesson, n)
+		if _, ok := Experiments.Lookup(Lesson + "/" + n); !ok {
+			t.Errorf("experiment %s/%s is not in the lesson's Experiments", Lesson, n)
 		}
 	}
 }

@@ -104,15 +104,17 @@ func (z StepShape) Validate() error {
 // StepModel is DefaultStep(s)'s MLP.
 func StepModel(s experiments.Scale) workloads.MLP { return DefaultStep(s).Model() }
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "step",
 		Doc: "MLP training step, float32, SGD (laptop: batch 256, hidden 512; GPU: 4096, 4096): achieved FLOP/s for the plan",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			r, err := measure.Run(dev, StepModel(s), measure.Options{Warmup: 2, Reps: 5}, false)
 			return []results.Result{r}, err
 		},
-	})
+	},
 }
 
 // StepHere times the learner's step on every XLA device here, with this device's measured matmul

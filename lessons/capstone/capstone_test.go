@@ -15,8 +15,8 @@ func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	if _, ok := experiments.Lookup(Lesson + "/step"); !ok {
-		t.Errorf("experiment %s/step is not registered", Lesson)
+	if _, ok := Experiments.Lookup(Lesson + "/step"); !ok {
+		t.Errorf("experiment %s/step is not in the lesson's Experiments", Lesson)
 	}
 }
 

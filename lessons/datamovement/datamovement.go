@@ -41,30 +41,32 @@ const (
 	KeepUnsynced      = Lesson + "-unsynced"
 )
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "transfer-sweep",
 		Doc: "host→device and device→host bandwidth vs transfer size",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return TransferSweep(dev, DefaultTransfers(s).Sizes)
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "resident",
 		Doc: "an MLP training step with everything resident vs re-uploading the batch, vs the parameters too",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return Resident(dev, DefaultResident(s).MLP())
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "sync-variants",
 		Doc: "a training loop reading the loss every step, every 10 steps, only at the end",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			l := DefaultLoop(s)
 			return SyncVariants(dev, l.Model.MLP(), l.Steps, time.Duration(l.HostWorkUS)*time.Microsecond)
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "unsynced",
 		Doc: "a matmul timed with the clock stopped at launch (wrong) and at completion",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
@@ -74,7 +76,7 @@ func init() {
 			}
 			return []results.Result{u.Launch, u.Synced}, nil
 		},
-	})
+	},
 }
 
 // ---- host ↔ device bandwidth ----

@@ -15,8 +15,8 @@ import (
 
 func TestRegistered(t *testing.T) {
 	for _, n := range []string{"transfer-sweep", "resident", "sync-variants", "unsynced"} {
-		if _, ok := experiments.Lookup(Lesson + "/" + n); !ok {
-			t.Errorf("experiment %s is not registered", n)
+		if _, ok := Experiments.Lookup(Lesson + "/" + n); !ok {
+			t.Errorf("experiment %s is not in the lesson's Experiments", n)
 		}
 	}
 }

@@ -50,8 +50,10 @@ func SweepSizes(s experiments.Scale) []int {
 	return experiments.Pick(s, []int{1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22}, []int{1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26})
 }
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "allreduce",
 		Doc: "AllReduce (sum) of a float32 gradient across the device's devices vs its size (laptop 4 KiB–16 MiB, GPU up to 256 MiB); needs ≥ 2 devices",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
@@ -65,7 +67,7 @@ func init() {
 			}
 			return AllReduceSweepOn(dev, min(4, n), SweepSizes(s), nil)
 		},
-	})
+	},
 }
 
 // splitDevice is the device this lesson splits its step over: the GPU when there is one (one GPU is

@@ -8,15 +8,14 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
-	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	if _, ok := experiments.Lookup(Lesson + "/allreduce"); !ok {
-		t.Errorf("experiment %s/allreduce is not registered", Lesson)
+	if _, ok := Experiments.Lookup(Lesson + "/allreduce"); !ok {
+		t.Errorf("experiment %s/allreduce is not in the lesson's Experiments", Lesson)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"slices"
 )
 
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
@@ -45,23 +46,27 @@ const (
 	overMatmulDim = 192
 )
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = slices.Concat(feedingExperiments, steptimeExperiments)
+
+var feedingExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "workers-sweep",
 		Doc: "training from a loader pipeline (CPU work = 2× the step per batch): device utilization vs loader workers",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			rs, _, err := WorkersSweep(dev, s, Workers(s), nil)
 			return rs, err
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "launch-bound",
 		Doc: "a tiny MLP forward at batch 1: one executable per op vs one fused executable",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return LaunchBound(dev, DefaultTiny)
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "oversubscription",
 		Doc: "throughput and latency of concurrent multi-threaded matmul jobs vs job count",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
@@ -71,7 +76,7 @@ func init() {
 			}
 			return Oversubscription(dev, ws, DefaultOversub.Jobs)
 		},
-	})
+	},
 }
 
 // metric is r's measured value name (results.Result.Metric), 0 when absent.

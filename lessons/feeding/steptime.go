@@ -34,28 +34,28 @@ const (
 	ParamPair     = regime.ParamPair // double-the-work: which pair
 )
 
-func init() {
-	experiments.Register(experiments.Experiment{
+var steptimeExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "step-parts",
 		Doc: "the MLP training step's op classes (matmuls, bias+activation, loss, optimizer) timed apart, and the whole step",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return StepParts(dev, DefaultNet(s), nil)
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "fusion",
 		Doc: "8 elementwise ops over ~128 MB as 8 executables vs one graph, with XLA's kernel count",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return Fusion(dev, DefaultChain(s))
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "double-the-work",
 		Doc: "each workload at its size and at twice it: overhead-, memory- or compute-bound",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return DoubleWork(dev, DefaultDoubling(s), nil)
 		},
-	})
+	},
 }
 
 // PartsModel is the network whose step is split: the pipeline's model with Adam, so the optimizer

@@ -10,6 +10,7 @@ package memory
 
 import (
 	"github.com/gomlx/compute/dtypes"
+	"slices"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
@@ -33,14 +34,18 @@ const (
 	ParamPeakFallback = "measured_peak_fallback"
 )
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = slices.Concat(memoryExperiments, plannedExperiments)
+
+var memoryExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "batch-memory",
 		Doc: "Adam MLP training step: memory from shapes vs measured peak, as the batch grows",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return BatchSweep(dev, s, nil)
 		},
-	})
+	},
 }
 
 // Model is the lesson's network at a batch size: float32, Adam, width×6 hidden layers. The laptop

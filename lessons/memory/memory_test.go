@@ -15,8 +15,8 @@ import (
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	if _, ok := experiments.Lookup(Lesson + "/batch-memory"); !ok {
-		t.Errorf("experiment %s/batch-memory is not registered", Lesson)
+	if _, ok := Experiments.Lookup(Lesson + "/batch-memory"); !ok {
+		t.Errorf("experiment %s/batch-memory is not in the lesson's Experiments", Lesson)
 	}
 }
 

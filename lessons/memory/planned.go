@@ -25,14 +25,14 @@ const (
 	ParamXLACode  = "xla_code_bytes"
 )
 
-func init() {
-	experiments.Register(experiments.Experiment{
+var plannedExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "compiled-memory",
 		Doc: "Adam MLP step per batch: memory from shapes, XLA's compiled memory figures (arguments/outputs/aliases/temporaries), and the measured peak",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return CompiledSweep(dev, s, nil)
 		},
-	})
+	},
 }
 
 // CompiledMemory measures one batch: it compiles the step and reads the figures XLA planned for it

@@ -32,22 +32,24 @@ const (
 	KeepMixed  = Lesson + "-mixed"
 )
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "matmul-dtypes",
 		Doc: "n×n matmul in float64, float32 (and TF32 on CUDA), bfloat16, float16",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return MatMulDTypes(dev, DefaultDTypes(s).N)
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "mixed-precision",
 		Doc: "the same MLP trained in float32, bfloat16 and float16 (f32 master weights): step time, memory, final loss",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			t := DefaultTraining(s)
 			return Mixed(dev, t.MLP(), t.Steps)
 		},
-	})
+	},
 }
 
 // DTypes are the element types of the sweep, widest first.

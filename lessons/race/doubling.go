@@ -66,14 +66,14 @@ func (d Doubling) Pairs() [][2]workloads.Workload {
 	return [][2]workloads.Workload{{step, step2}, {ax, ax2}, {mm, mm2}}
 }
 
-func init() {
-	experiments.Register(experiments.Experiment{
+var doublingExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: DoublingName,
 		Doc: "double the work: a batch-1 training step, y = a·x + b, a 256×n matmul, each at its size and twice it (laptop: 8 Mi values, n 1024; GPU: 64 Mi, n 4096)",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return regime.Double(dev, DefaultDoubling(s).Pairs(), nil)
 		},
-	})
+	},
 }
 
 // DoubleOnEachDevice runs the doubling test of the cell's sizes live on every XLA device, adds the

@@ -7,11 +7,12 @@
 // GPU lane taken from a recording when there is no GPU, or from a datasheet model until a recording
 // exists. Lesson 3 (package batching) sweeps the same step further.
 //
-// Every measurement is a registered experiment, so `whygpu record -device xla:cuda` fills the GPU
+// Every measurement is one of its Experiments, so `whygpu record -device xla:cuda` fills the GPU
 // lanes with recorded numbers.
 package race
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
@@ -24,7 +25,7 @@ import (
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
 const Lesson = "01-race"
 
-// Experiment names, registered in init.
+// Experiment names (Experiments).
 const (
 	StepSweepName  = "step-sweep"     // one MLP training step vs batch (and, at GPU scale, hidden width)
 	SmallLargeName = "small-vs-large" // a fixed FLOP budget split into small or large matmuls
@@ -61,19 +62,23 @@ func SweepSizes(s experiments.Scale) []experiments.Size {
 	return experiments.Pick(s, experiments.Grid(Batches, []int{SweepHidden}), experiments.Grid(Batches, Hiddens))
 }
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = slices.Concat(raceExperiments, doublingExperiments)
+
+var raceExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: StepSweepName,
 		Doc: "one MLP training step (64→h→h→10, f32, SGD) vs batch 1…512; laptop: hidden 64, GPU: hidden 16…2048 (the race's grid)",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return experiments.Sweep(dev, SweepSizes(s), experiments.StepTiming, nil)
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: SmallLargeName,
 		Doc: "2^25 FLOPs of f32 matmuls split into 8×8, 32×32, 128×128 or 256×256 calls",
 		Run: func(dev *devices.Device, _ experiments.Scale) ([]results.Result, error) {
 			return SmallVsLargeOn(dev, SplitBudget, SplitSides, nil)
 		},
-	})
+	},
 }

@@ -25,8 +25,8 @@ func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
 	for _, name := range []string{StepSweepName, SmallLargeName} {
-		if _, ok := experiments.Lookup(Lesson + "/" + name); !ok {
-			t.Errorf("experiment %s/%s is not registered", Lesson, name)
+		if _, ok := Experiments.Lookup(Lesson + "/" + name); !ok {
+			t.Errorf("experiment %s/%s is not in the lesson's Experiments", Lesson, name)
 		}
 	}
 	// At GPU scale the step sweep covers every stop of the race's sliders, so a GPU recording gives

@@ -23,14 +23,14 @@ import (
 // KeepCritical is the name the batch sweep is kept under between cells.
 const KeepCritical = Lesson + "-critical-batch"
 
-func init() {
-	experiments.Register(experiments.Experiment{
+var criticalExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "critical-batch",
 		Doc: "B×D @ D×D matmuls for B = 1 … 2048 (D = 1024): GFLOP/s and intensity vs batch, against the measured ridge",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return BatchSweep(dev, BatchSweepFor(s), nil)
 		},
-	})
+	},
 }
 
 // BatchSizes are the shapes of the batch sweep: B×D activations times a D×D weight matrix.

@@ -21,14 +21,14 @@ import (
 // KeepHierarchy is the name the working-set sweep is kept under between cells.
 const KeepHierarchy = Lesson + "-hierarchy"
 
-func init() {
-	experiments.Register(experiments.Experiment{
+var hierarchyExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "hierarchy",
 		Doc: "copy and a·x+b swept over working sets from 16 KiB up (many passes per executable): cache and memory plateaus, and the sustained FMA rate",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return Hierarchy(dev, HierarchyFor(s), nil)
 		},
-	})
+	},
 }
 
 // HierarchySizes are the working sets (bytes) of the sweep, the ops, and the least traffic one

@@ -11,6 +11,7 @@ package roofline
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gomlx/compute/dtypes"
 	"gonum.org/v1/plot"
@@ -39,14 +40,18 @@ const (
 	CPU  = "illustrative 64-core CPU socket"
 )
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = slices.Concat(rooflineExperiments, criticalExperiments, hierarchyExperiments)
+
+var rooflineExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "points",
 		Doc: "measured ceilings, then matmuls of a few sizes, a layernorm and an elementwise op (roofline points)",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return Points(dev, SizesFor(s))
 		},
-	})
+	},
 }
 
 // Sizes are the shapes Points measures.

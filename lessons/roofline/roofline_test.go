@@ -62,8 +62,8 @@ func TestSizes(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := experiments.Lookup(Lesson + "/points"); !ok {
-		t.Error("experiment points is not registered")
+	if _, ok := Experiments.Lookup(Lesson + "/points"); !ok {
+		t.Error("experiment points is not in the lesson's Experiments")
 	}
 }
 

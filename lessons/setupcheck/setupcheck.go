@@ -21,8 +21,10 @@ import (
 // KeepName is the name results are kept under between cells.
 const KeepName = "setupcheck-matmul"
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = experiments.List{
+	{
 		Lesson: "00-setup-check", Name: "matmul",
 		Doc: "one float32 matmul (512³ on a laptop, 8192³ on a GPU), checked against float64",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
@@ -33,7 +35,7 @@ func init() {
 			}
 			return []results.Result{r}, nil
 		},
-	})
+	},
 }
 
 // MatMulOnEachDevice times an n×n float32 matmul on every device available here (checking the

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,8 +41,12 @@ const (
 // Prompt is what the trained model continues.
 const Prompt = "The GPU "
 
-func init() {
-	experiments.Register(experiments.Experiment{
+// Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
+// runs them (lessons/all lists every lesson's).
+var Experiments = slices.Concat(smallgptExperiments, steppartsExperiments)
+
+var smallgptExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "train",
 		Doc: "train the small GPT on the course text: step time, tokens/s, FLOP/s (laptop 300 steps d=64; GPU 600 steps d=256)",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
@@ -51,14 +56,14 @@ func init() {
 			}
 			return []results.Result{run.Result}, nil
 		},
-	})
-	experiments.Register(experiments.Experiment{
+	},
+	{
 		Lesson: Lesson, Name: "context-sweep",
 		Doc: "one training step at a fixed token count, sequence length 64 → 1024 (laptop 64/256/1024, GPU 64…4096)",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return SweepOn(dev, Config(s), SweepLengths(s), nil)
 		},
-	})
+	},
 }
 
 // Config is the model trained at a scale: laptop L=2, d=64, 4 heads, 64-character windows, 16 per

@@ -17,8 +17,8 @@ func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
 	for _, name := range []string{"train", "context-sweep", "step-parts"} {
-		if _, ok := experiments.Lookup(Lesson + "/" + name); !ok {
-			t.Errorf("experiment %s/%s is not registered", Lesson, name)
+		if _, ok := Experiments.Lookup(Lesson + "/" + name); !ok {
+			t.Errorf("experiment %s/%s is not in the lesson's Experiments", Lesson, name)
 		}
 	}
 }

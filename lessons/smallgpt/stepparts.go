@@ -21,14 +21,14 @@ const KeepParts = Lesson + "-step-parts"
 // partPrefix starts the names of the parts' results.
 const partPrefix = "gpt-part-"
 
-func init() {
-	experiments.Register(experiments.Experiment{
+var steppartsExperiments = experiments.List{
+	{
 		Lesson: Lesson, Name: "step-parts",
 		Doc: "the GPT training step's op classes (projection/FFN matmuls, attention, norms+GELU+residuals, output+loss, Adam) timed apart, and the whole step",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return StepPartsOn(dev, Config(s), nil)
 		},
-	})
+	},
 }
 
 // StepParts times the op classes of the scale's model apart on the default device, then the whole

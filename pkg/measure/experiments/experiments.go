@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
@@ -71,43 +70,40 @@ var ErrNotApplicable = errors.New("not applicable on this device")
 // ID is "lesson/name".
 func (e Experiment) ID() string { return e.Lesson + "/" + e.Name }
 
-var (
-	mu       sync.Mutex
-	registry = map[string]Experiment{}
-)
+// List is a set of experiments: a lesson's (its Experiments variable) or the course's (every
+// lesson's, lessons/all.Experiments: what `whygpu record` runs). Nothing registers itself at start-up:
+// a program runs the list it is handed, so what exists does not depend on what is linked.
+type List []Experiment
 
-// Register adds an experiment; lessons call it from init. Registering the same ID twice panics
-// (a programming error caught by any test that imports the lesson).
-func Register(e Experiment) {
-	mu.Lock()
-	defer mu.Unlock()
-	if e.Lesson == "" || e.Name == "" || e.Run == nil {
-		panic(fmt.Sprintf("experiments: incomplete experiment %+v", e))
-	}
-	if _, dup := registry[e.ID()]; dup {
-		panic("experiments: duplicate experiment " + e.ID())
-	}
-	registry[e.ID()] = e
-}
-
-// All returns the registered experiments sorted by ID.
-func All() []Experiment {
-	mu.Lock()
-	defer mu.Unlock()
-	out := make([]Experiment, 0, len(registry))
-	for _, e := range registry {
-		out = append(out, e)
+// Join is the experiments of lists in one List sorted by ID. An experiment without a lesson, a
+// name or a Run, or an ID twice, is an error (a programming error, caught by lessons/all's test).
+func Join(lists ...List) (List, error) {
+	var out List
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, e := range l {
+			if e.Lesson == "" || e.Name == "" || e.Run == nil {
+				return nil, fmt.Errorf("experiments: incomplete experiment %+v", e)
+			}
+			if seen[e.ID()] {
+				return nil, errors.New("experiments: duplicate experiment " + e.ID())
+			}
+			seen[e.ID()] = true
+			out = append(out, e)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID() < out[j].ID() })
-	return out
+	return out, nil
 }
 
-// Lookup finds a registered experiment by "lesson/name".
-func Lookup(id string) (Experiment, bool) {
-	mu.Lock()
-	defer mu.Unlock()
-	e, ok := registry[id]
-	return e, ok
+// Lookup finds an experiment of l by "lesson/name".
+func (l List) Lookup(id string) (Experiment, bool) {
+	for _, e := range l {
+		if e.ID() == id {
+			return e, true
+		}
+	}
+	return Experiment{}, false
 }
 
 // Root returns the course checkout: $WHYGPU_ROOT (the kernel and Makefile set it), else the
