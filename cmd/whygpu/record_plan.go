@@ -111,7 +111,7 @@ func recordPlan() []planned {
 
 		// Group 2: the rest that fits the lease's second call, cheapest first.
 		{ID: "00-setup-check/matmul", Group: 2, Compiles: 1, RunS: 2, Basis: "one 8192³ matmul"},
-		{ID: race.Lesson + "/" + race.DoublingName, Group: 3, Compiles: 6, RunS: 4, Basis: "3 workloads × 2 sizes (lesson 01's first measurement)"},
+		{ID: race.Lesson + "/" + race.HookName, Group: 3, Compiles: 6, RunS: 4, Basis: "2 graphs × (as is, 2× FLOPs, 2× bytes) (lesson 01's first measurement)"},
 		{ID: "01-race/small-vs-large", Group: 2, Compiles: len(race.SplitSides), RunS: 4, Basis: fmt.Sprintf("%d split sides", len(race.SplitSides))},
 		{ID: "04-moving-data/transfer-sweep", Group: 2, Compiles: 0, RunS: float64(2*xfer) * 0.3, Basis: fmt.Sprintf("%d sizes × 2 directions, no graph", xfer)},
 		{ID: "04-moving-data/resident", Group: 2, Compiles: 3, RunS: 3, Basis: "three feeding variants of one step"},

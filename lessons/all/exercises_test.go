@@ -12,7 +12,6 @@ import (
 	"github.com/gpu-course/whygpu/lessons/capstone"
 	"github.com/gpu-course/whygpu/lessons/datamovement"
 	"github.com/gpu-course/whygpu/lessons/dataparallel"
-	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
 	"github.com/gpu-course/whygpu/pkg/teach/exercise"
@@ -24,7 +23,6 @@ var exercises = map[string]struct {
 	e      exercise.Exercise
 	worked any
 }{
-	"race.ExerciseStepFLOPs": {race.ExerciseStepFLOPs, func(batch, in, out float64) float64 { return 6 * batch * in * out }},
 	"roofline.ExerciseRidge": {roofline.ExerciseRidge, func(peakFLOPs, bytesPerSec float64) float64 { return peakFLOPs / bytesPerSec }},
 	"batching.ExerciseIntensity": {batching.ExerciseIntensity, func(batch, width float64) float64 {
 		return 2 * batch * width * width / (4 * (batch*width + width*width + batch*width))

@@ -24,7 +24,7 @@ import (
 
 // questions is every prediction a lesson notebook asks, by the name a notebook cell uses.
 var questions = map[string]predict.Question{
-	"race.PredictSplit": race.PredictSplit, "race.PredictStepDoubling": race.PredictStepDoubling,
+	"race.PredictSplit": race.PredictSplit, "race.PredictHookFLOPs": race.PredictHookFLOPs, "race.PredictDecodeBudgets": race.PredictDecodeBudgets,
 	"roofline.PredictRidge": roofline.PredictRidge, "roofline.PredictMatmul": roofline.PredictMatmul,
 	"batching.PredictNarrowSpeedup": batching.PredictNarrowSpeedup, "batching.PredictWidth": batching.PredictWidth,
 	"datamovement.PredictUpload": datamovement.PredictUpload, "datamovement.PredictSync": datamovement.PredictSync,
@@ -42,7 +42,7 @@ var questions = map[string]predict.Question{
 
 // cards is every recall card computed from the learner's numbers, by the name a notebook cell uses.
 var cards = map[string]predict.Card{
-	"race.MineStepDoubling": race.MineStepDoubling, "roofline.MineRidge": roofline.MineRidge, "batching.MineNarrow": batching.MineNarrow,
+	"race.MineHook": race.MineHook, "roofline.MineRidge": roofline.MineRidge, "batching.MineNarrow": batching.MineNarrow,
 	"datamovement.MineUpload": datamovement.MineUpload, "precision.MineBF16": precision.MineBF16, "memory.MineLargest": memory.MineLargest,
 	"feeding.MineWorkers": feeding.MineWorkers, "bigpicture.MineMFU": bigpicture.MineMFU, "smallgpt.MineTokens": smallgpt.MineTokens,
 	"capstone.MineBest": capstone.MineBest, "dataparallel.MineAdam": dataparallel.MineAdam,

@@ -43,7 +43,7 @@ func TestReadmeListsEveryLesson(t *testing.T) {
 	}
 }
 
-// TestEveryRecapNamesItsRegime: lesson 01 introduces the three regimes and the doubling test in its
+// TestEveryRecapNamesItsRegime: lesson 01 introduces the three regimes and the time budget in its
 // first section, and every lesson's recap (its last section) says which regime it was about.
 func TestEveryRecapNamesItsRegime(t *testing.T) {
 	nbs, _ := filepath.Glob("../../notebooks/[01][0-9]-*.ipynb")
@@ -70,8 +70,21 @@ func TestEveryRecapNamesItsRegime(t *testing.T) {
 		if !strings.Contains(recap, "**Which regime?**") || !strings.Contains(recap, "bound") {
 			report(t, name[:2], "%s: the recap does not name the lesson's regime (a **Which regime?** line)", name)
 		}
-		if name[:2] == "01" && (!strings.HasPrefix(first, "## Three regimes") || !strings.Contains(first, "double the work")) {
-			t.Errorf("%s: the first section is not the three regimes and the doubling test: %.60q", name, first)
+		if name[:2] == "01" && (!strings.HasPrefix(first, "## What limits the time") || !strings.Contains(first, "T_compute") || !strings.Contains(first, "twice the bytes")) {
+			t.Errorf("%s: the first section is not the three regimes, the time budget and the FLOPs-or-bytes test: %.60q", name, first)
+		}
+		for _, old := range []string{"double the work — does the time double", "barely moves, it is overhead-bound", "time barely moves: overhead-bound"} {
+			if strings.Contains(strings.Join(nbText(nb), "\n"), old) {
+				t.Errorf("%s teaches the doubling verdict (%q): a flat time is overhead-bound only when neither time budget explains it", name, old)
+			}
 		}
 	}
+}
+
+func nbText(nb *notebook.Notebook) []string {
+	var out []string
+	for _, c := range nb.Cells {
+		out = append(out, string(c.Source))
+	}
+	return out
 }

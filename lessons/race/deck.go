@@ -7,11 +7,13 @@ var Deck = &recall.Deck{
 	Lesson: Lesson,
 	Title:  "Latency vs throughput, and the race",
 	Sections: []recall.Section{
-		{ID: "regimes", Title: "Three regimes, one test", Cards: []recall.Card{
+		{ID: "regimes", Title: "What limits the time?", Cards: []recall.Card{
 			{ID: "three", Question: "Name the three regimes a training step can be in, and what limits each.",
 				Answer: "Compute-bound: the arithmetic units are busy, more FLOPs take proportionally more time. Memory-bandwidth-bound: the units wait for bytes, the time follows the bytes moved. Overhead-bound: fixed costs (launches, calls, synchronization, the input pipeline) dominate, the time hardly depends on the work."},
-			{ID: "doubling", Question: "How do you tell the regimes apart without any theory?",
-				Answer: "Double the work and time it again. If the time barely moves (less than about 1.3×), the step is overhead-bound. If it doubles, it is bound by compute or by bandwidth: its arithmetic intensity against the device's ridge point says which."},
+			{ID: "budget", Question: "How do you tell which regime a step is in?",
+				Answer: "By its time budget: T_compute = FLOPs ÷ the measured compute ceiling, T_memory = bytes ÷ the measured bandwidth, both set against the measured time. The larger budget names the regime when it explains a good share of the time; when neither does, fixed costs (launches, dispatch, synchronization, the input pipeline) set it: overhead-bound."},
+			{ID: "flat", Question: "A layer's time barely moves when its batch doubles. Is it overhead-bound?",
+				Answer: "Not necessarily. Below the ridge batch a layer's bytes are mostly its weights, the same at both batches, so its time stays flat because its bytes did: memory-bandwidth-bound. Only if neither T_memory nor T_compute explains the time is it overhead-bound. The live test: double the FLOPs at fixed bytes, then the bytes at fixed FLOPs, and see which moves the time."},
 		}},
 		{ID: "shapes", Title: "Latency machines and throughput machines", Cards: []recall.Card{
 			{ID: "latency", Question: "What is a CPU built to do fast, and what is a GPU built to do fast?",

@@ -64,7 +64,7 @@ func SweepSizes(s experiments.Scale) []experiments.Size {
 
 // Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
 // runs them (lessons/all lists every lesson's).
-var Experiments = slices.Concat(raceExperiments, doublingExperiments)
+var Experiments = slices.Concat(raceExperiments, hookExperiments)
 
 var raceExperiments = experiments.List{
 	{

@@ -15,7 +15,7 @@ var _ = []interface {
 	Typed
 	Shaped
 }{MatMul{}, LayerNorm{}, Elementwise{}, Copy{}, Passes{}, ElementwiseChain{}, TiedForward{}, Transfer{},
-	MLP{}, MLPForward{}, MLPPart{}, GPTPart{}}
+	MLP{}, MLPForward{}, MLPPart{}, GPTPart{}, BudgetMix{}}
 
 // untyped is a workload with only the small interface: the helpers say "unknown", never a panic.
 type untyped struct{}

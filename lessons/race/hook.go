@@ -1,0 +1,247 @@
+package race
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gomlx/compute/dtypes"
+
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/teach/predict"
+	"github.com/gpu-course/whygpu/pkg/workloads"
+)
+
+// Lesson 01's opening measurement: what limits a step's time? One graph whose FLOPs and bytes can
+// be doubled separately (workloads.BudgetMix: a chain of matrix products that stays in cache, beside
+// a copy), in two shapes — one heavy in bytes, one heavy in FLOPs — each timed as it is, with twice
+// the FLOPs at the same bytes, and with twice the bytes at the same FLOPs. Whichever doubling moved
+// the time names the regime; the time budget (pkg/model/regime) says the same with numbers.
+
+// KeepHook is the name the hook keeps its results under; HookName the experiment's.
+const (
+	KeepHook = Lesson + "-hook"
+	HookName = "flops-or-bytes"
+)
+
+// Names of a hook result's parameters (results.Result.Params).
+const (
+	ParamShape  = "shape"  // 0: heavy in bytes, 1: heavy in FLOPs
+	ParamChange = "change" // 0: as it is, 1: twice the FLOPs, 2: twice the bytes
+)
+
+// Hook is the two shapes the opening cell times.
+type Hook struct {
+	Bytes, FLOPs workloads.BudgetMix // heavy in bytes; heavy in FLOPs
+}
+
+// DefaultHook takes about 2–4 s on a 2-core laptop: 2 products of 256×256 beside a 32 MiB copy, and
+// 4 products of 512×512 beside a 1 MiB copy.
+func DefaultHook() Hook {
+	return Hook{
+		Bytes: workloads.BudgetMix{Side: 256, Chain: 2, N: 8 << 20, Type: dtypes.Float32, Seed: 1},
+		FLOPs: workloads.BudgetMix{Side: 512, Chain: 4, N: 256 << 10, Type: dtypes.Float32, Seed: 2},
+	}
+}
+
+// MaxHookBytes bounds a shape's doubled copy: 2 GiB in float32.
+const MaxHookBytes = 1 << 31
+
+// Validate refuses shapes that are invalid or too large, before anything is allocated.
+func (h Hook) Validate() error {
+	for _, w := range []workloads.BudgetMix{h.Bytes, h.FLOPs} {
+		if err := w.Validate(); err != nil {
+			return err
+		}
+		if d := w.BytesDoubled(); d.Bytes() > MaxHookBytes || w.Side > 2048 || w.Chain > 64 {
+			return fmt.Errorf("%s: %s is too large for this cell (at most 2 GiB doubled, side 2048, 64 products)", Lesson, w)
+		}
+	}
+	return nil
+}
+
+// Workloads are the six timed graphs, in order: each shape as it is, with twice the FLOPs, with twice
+// the bytes.
+func (h Hook) Workloads() []workloads.BudgetMix {
+	var out []workloads.BudgetMix
+	for _, w := range []workloads.BudgetMix{h.Bytes, h.FLOPs} {
+		out = append(out, w, w.FLOPsDoubled(), w.BytesDoubled())
+	}
+	return out
+}
+
+// HookTiming is how the hook times each graph: compiled and checked first, warmed up, median of 5.
+var HookTiming = measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}
+
+// MeasureHook times h on dev after its ceilings (which the budgets use).
+func MeasureHook(dev *devices.Device, h Hook, progress func(done, total int)) ([]results.Result, error) {
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := measure.MeasureCeilings(dev); err != nil {
+		return nil, err
+	}
+	ws := h.Workloads()
+	var out []results.Result
+	for i, w := range ws {
+		r, err := measure.Run(dev, w, HookTiming, false)
+		if err != nil {
+			return out, err
+		}
+		if r.Params == nil {
+			r.Params = map[string]int{}
+		}
+		r.Params[ParamShape], r.Params[ParamChange] = i/3, i%3
+		out = append(out, r)
+		if progress != nil {
+			progress(i+1, len(ws))
+		}
+	}
+	return out, nil
+}
+
+var hookExperiments = experiments.List{{
+	Lesson: Lesson, Name: HookName,
+	Doc: "what limits the time: a byte-heavy and a FLOP-heavy graph, each as it is, with twice the FLOPs and with twice the bytes",
+	Run: func(dev *devices.Device, _ experiments.Scale) ([]results.Result, error) {
+		return MeasureHook(dev, DefaultHook(), nil)
+	},
+}}
+
+// HookHere times the cell's shapes on xla:cpu (the course's live device everywhere) and keeps them.
+func HookHere(h Hook, progress func(done, total int)) ([]results.Result, error) {
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := MeasureHook(dev, h, progress)
+	return rs, results.KeepOr(KeepHook, rs, err)
+}
+
+var changeNames = [...]string{"as it is", "2× FLOPs, same bytes", "2× bytes, same FLOPs"}
+
+// HookTable shows each graph: its FLOPs and bytes, its time and the ratio to the shape's own time,
+// then the two budgets and the verdict.
+func HookTable(rs []results.Result) units.Table {
+	t := units.Table{Header: []string{"graph", "change", "FLOPs", "bytes", "time (median)", "× its base", "T_compute", "T_memory", "verdict"},
+		Origins: results.Origins(rs)}
+	base := map[int]float64{}
+	for _, r := range rs {
+		shape, change := r.Params[ParamShape], r.Params[ParamChange]
+		if change == 0 {
+			base[shape] = r.Seconds()
+		}
+		ratio := "—"
+		if b := base[shape]; change > 0 && b > 0 {
+			ratio = fmt.Sprintf("%.2f×", r.Seconds()/b)
+		}
+		v := regime.Of(r).Classify()
+		name := [...]string{"heavy in bytes", "heavy in FLOPs"}[shape%2]
+		t.Rows = append(t.Rows, []string{name, changeNames[change%3], units.SI(r.FLOPs, "FLOP"), units.Bytes(r.Bytes),
+			units.Duration(v.TMeasured), ratio, units.Duration(v.TCompute), units.Duration(v.TMemory), v.Regime})
+		t.Disturbed = append(t.Disturbed, results.WhyDisturbed(r))
+	}
+	t.Notes = []string{"T_compute = FLOPs ÷ the matmul ceiling measured here; T_memory = bytes ÷ the copy bandwidth measured here. " +
+		"The larger budget names the regime when it explains at least a quarter of the time; else fixed costs do (overhead-bound)."}
+	return t
+}
+
+// HookMoves says, per shape, which doubling moved the time: the regime read off the measurement.
+func HookMoves(rs []results.Result) string {
+	var s string
+	for shape, name := range []string{"Heavy in bytes", "Heavy in FLOPs"} {
+		var t [3]float64
+		var base results.Result
+		for _, r := range rs {
+			if r.Params[ParamShape] == shape {
+				t[r.Params[ParamChange]%3] = r.Seconds()
+				if r.Params[ParamChange] == 0 {
+					base = r
+				}
+			}
+		}
+		if t[0] == 0 || t[1] == 0 || t[2] == 0 {
+			continue
+		}
+		f, b := t[1]/t[0], t[2]/t[0]
+		moved := "the bytes moved the time more: the bytes set it"
+		if f > b {
+			moved = "the FLOPs moved the time more: the arithmetic sets it"
+		}
+		if f < 1.3 && b < 1.3 {
+			moved = "neither moved it much: fixed costs set it"
+		}
+		s += fmt.Sprintf("%s: twice the FLOPs took %.2f× the time, twice the bytes %.2f× — %s. Budget: %s.\n", name, f, b, moved, regime.Of(base).Classify())
+	}
+	if s == "" {
+		return "Nothing measured yet: run the measuring cell above first.\n"
+	}
+	if r := rs[0]; r.CeilingFLOPS > 0 {
+		s += fmt.Sprintf("This CPU's ceilings, measured here: %s (a large matmul), %s (a large copy).\n",
+			units.SI(r.CeilingFLOPS, "FLOP/s"), units.SI(r.CeilingBytesPerSec, "B/s"))
+	}
+	return s
+}
+
+// hookRatio is the time ratio of a shape's change to its base, from the kept live xla:cpu results.
+func hookRatio(shape, change int) (float64, error) {
+	rs, err := predict.Kept(KeepHook, devices.CPU)
+	if err != nil {
+		return 0, err
+	}
+	var t0, t1 float64
+	for _, r := range rs {
+		if r.Params[ParamShape] == shape {
+			switch r.Params[ParamChange] {
+			case 0:
+				t0 = r.Seconds()
+			case change:
+				t1 = r.Seconds()
+			}
+		}
+	}
+	if t0 == 0 || t1 == 0 {
+		return 0, fmt.Errorf("%s: the hook kept no such graph on %s: run the measuring cell first", Lesson, devices.CPU)
+	}
+	return t1 / t0, nil
+}
+
+// Predictions of the opening measurement.
+var (
+	// PredictHookFLOPs: the byte-heavy graph with twice the FLOPs.
+	PredictHookFLOPs = predict.Question{
+		Key:    "01/hook-flops-on-bytes",
+		Text:   "The graph heavy in bytes, run with twice the FLOPs at the same bytes: how many times its time will it take on xla:cpu? (a factor)",
+		Unit:   "×",
+		Answer: func() (float64, error) { return hookRatio(0, 1) },
+		Why:    "Its time goes to moving bytes; the extra arithmetic fits in the time the bytes take. A flat time here means memory-bandwidth-bound, not overhead-bound.",
+	}
+	// PredictDecodeBudgets: the GPU question, answered by the datasheet (a model, not a measurement).
+	PredictDecodeBudgets = predict.Question{
+		Key: "01/h200-decode-budgets",
+		Text: "GPU (answered by the H200 datasheet, a model): a 7-billion-parameter model in bfloat16 generates one token at batch 1 on an H200 — every weight read once, 2 FLOPs per weight. " +
+			"How many times larger is T_memory than T_compute? (a factor)",
+		Unit:   "×",
+		Answer: func() (float64, error) { return DecodeBudgets().TMemory / DecodeBudgets().TCompute, nil },
+		Why: "Model, not measured: T_memory = 14 GB ÷ 4.8 TB/s ≈ 2.9 ms; T_compute = 14 GFLOP ÷ 989 TFLOP/s ≈ 0.014 ms: about 200× (the H200's ridge, since the intensity is 1 FLOP/byte). " +
+			"Batch-1 decoding of a real model is memory-bandwidth-bound; only a toy model is small enough for fixed costs to dominate.",
+	}
+)
+
+// DecodeBudgets is the budget of one batch-1 decoding step of a 7B bfloat16 model on an H200, from
+// its datasheet (a model: both ceilings are peaks, the time is the larger budget).
+func DecodeBudgets() regime.Verdict {
+	g := datasheet.H200
+	const params = 7e9
+	b := regime.Budget{FLOPs: 2 * params, Bytes: 2 * params, CeilingFLOPS: g.Peak("bfloat16"), CeilingBytesPerSec: g.Bandwidth()}
+	b.Measured = time.Duration(b.Bytes / b.CeilingBytesPerSec * float64(time.Second))
+	return b.Classify()
+}

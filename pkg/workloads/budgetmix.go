@@ -1,0 +1,128 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+)
+
+// BudgetMix is one graph with two independent parts, so that its FLOPs and its bytes can be
+// changed separately (lesson 01's first measurement):
+//
+//   - a chain of Chain matrix products y = x·W·W·…·W of Side×Side matrices: its intermediates are
+//     small enough to stay in cache, so more links add FLOPs and no memory traffic;
+//   - a copy z = −v of N elements: bytes and no arithmetic worth counting.
+//
+// FLOPs = Chain·2·Side³. Bytes = (3·Side² + 2·N) × element size: x and W read, y written; v read, z
+// written. Doubling Chain doubles the FLOPs at the same bytes; raising N doubles the bytes at the same
+// FLOPs (BytesDoubled).
+type BudgetMix struct {
+	Side, Chain int          // the matrix products: Chain of them, Side×Side
+	N           int          // elements copied
+	Type        dtypes.DType // element type
+	Seed        uint64       // input seed; 0 draws a fresh one
+}
+
+// Name returns "budget-mix".
+func (w BudgetMix) Name() string { return "budget-mix" }
+
+// DType returns the element type.
+func (w BudgetMix) DType() dtypes.DType { return w.Type }
+
+// Params returns {"side", "chain", "n"}.
+func (w BudgetMix) Params() map[string]int {
+	return map[string]int{"side": w.Side, "chain": w.Chain, "n": w.N}
+}
+
+// String describes it, e.g. "4 products of 512×512 + copy of 32.0 MiB float32".
+func (w BudgetMix) String() string {
+	return fmt.Sprintf("%d products of %d×%d + copy of %s %s", w.Chain, w.Side, w.Side,
+		units.BytesFixed(float64(w.N)*float64(w.Type.Size())), w.Type)
+}
+
+// FLOPs is Chain·2·Side³.
+func (w BudgetMix) FLOPs() float64 { s := float64(w.Side); return float64(w.Chain) * 2 * s * s * s }
+
+// Bytes is (3·Side² + 2·N) × element size.
+func (w BudgetMix) Bytes() float64 {
+	s := float64(w.Side)
+	return (3*s*s + 2*float64(w.N)) * float64(w.Type.Size())
+}
+
+// FLOPsDoubled is the same graph with twice the products: twice the FLOPs, the same bytes.
+func (w BudgetMix) FLOPsDoubled() BudgetMix { w.Chain *= 2; return w }
+
+// BytesDoubled is the same graph copying enough more elements to move twice the bytes: the same
+// FLOPs. (N' = 2·N + 1.5·Side², so that 3·Side² + 2·N' = 2·(3·Side² + 2·N).)
+func (w BudgetMix) BytesDoubled() BudgetMix { w.N = 2*w.N + 3*w.Side*w.Side/2; return w }
+
+// Validate reports invalid sizes or dtypes.
+func (w BudgetMix) Validate() error {
+	if w.Side <= 0 || w.Chain <= 0 || w.N <= 0 {
+		return fmt.Errorf("workloads: budget mix needs positive Side, Chain and N, got %d, %d, %d", w.Side, w.Chain, w.N)
+	}
+	if !w.Type.IsFloat() {
+		return fmt.Errorf("workloads: budget mix needs a floating-point dtype, got %s", w.Type)
+	}
+	return nil
+}
+
+// Prepare builds the graph on dev and uploads random inputs; W is scaled by √(3/Side) so that the
+// chain neither grows nor vanishes.
+func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	if ok, why := Supports(dev, w.Type); !ok {
+		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
+	}
+	s, chain, n, dt := w.Side, w.Chain, w.N, w.Type
+	if err := checkFits(dev, w.String(), w.Bytes(), 4*float64(2*s*s+n)+w.Bytes()); err != nil {
+		return nil, err
+	}
+	seed := seedOrFresh(w.Seed)
+	x32, w32, v32 := randomFloats(s*s, seed), randomFloats(s*s, seed+1), randomFloats(n, seed+2)
+	scale := float32(math.Sqrt(3 / float64(s)))
+	for i := range w32 {
+		w32[i] *= scale
+	}
+	return newExecInstance(dev, w.String(), "budget-mix", dt, []input{{x32, []int{s, s}}, {w32, []int{s, s}}, {v32, []int{n}}},
+		func(x, wt, v *graph.Node) []*graph.Node {
+			y := x
+			for range chain {
+				y = graph.MatMul(y, wt)
+			}
+			return []*graph.Node{y, graph.Neg(v)}
+		},
+		func(outs []*tensors.Tensor) (float64, error) {
+			y, err := toFloat64(outs[0])
+			if err != nil {
+				return 0, err
+			}
+			z, err := toFloat64(outs[1])
+			if err != nil {
+				return 0, err
+			}
+			rows := checkedRows(s, seed)
+			wr := roundTo(w32, dt)
+			want, got := make([]float64, 0, len(rows)*s), make([]float64, 0, len(rows)*s)
+			for _, i := range rows {
+				want = append(want, roundTo(x32[i*s:(i+1)*s], dt)...)
+				got = append(got, y[i*s:(i+1)*s]...)
+			}
+			for range chain {
+				want = refMatMul(want, wr, len(rows), s, s)
+			}
+			negv := roundTo(v32, dt)
+			for i := range negv {
+				negv[i] = -negv[i]
+			}
+			return max(relErr(got, want), relErr(z, negv)), nil
+		})
+}
