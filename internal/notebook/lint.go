@@ -376,6 +376,18 @@ func lintSections(nb *Notebook, add func(int, string, ...any)) {
 // markdownHeadings returns the "## " headings of a Markdown cell (outside fenced code blocks).
 func markdownHeadings(md string) []string {
 	var out []string
+	for _, line := range outsideFences(md) {
+		if strings.HasPrefix(line, "## ") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
+}
+
+// outsideFences returns the lines of Markdown that are not inside fenced code blocks (``` or ~~~),
+// the fence lines themselves left out.
+func outsideFences(md string) []string {
+	var out []string
 	fence := ""
 	for _, line := range strings.Split(md, "\n") {
 		t := strings.TrimSpace(line)
@@ -389,9 +401,7 @@ func markdownHeadings(md string) []string {
 			fence = t[:3]
 			continue
 		}
-		if strings.HasPrefix(line, "## ") {
-			out = append(out, strings.TrimSpace(line))
-		}
+		out = append(out, line)
 	}
 	return out
 }

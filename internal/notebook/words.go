@@ -33,19 +33,7 @@ func MainPathWords(nb *Notebook) int {
 // proseWords counts the words of Markdown outside fenced code blocks and HTML tags.
 func proseWords(md string) int {
 	n := 0
-	fence := ""
-	for _, line := range strings.Split(md, "\n") {
-		t := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
+	for _, line := range outsideFences(md) {
 		for _, w := range strings.Fields(stripTags(line)) {
 			if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
 				n++

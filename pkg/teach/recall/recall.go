@@ -168,17 +168,22 @@ func HTML(d *Deck, section string) (string, error) {
 		key := s.ID + "/" + cardID(c, i)
 		fmt.Fprintf(&b, `<div class="whygpu-recall-card" data-recall-card="%s" data-recall-state="">`, attr(key))
 		fmt.Fprintf(&b, `<div class="whygpu-recall-q"><b>Q%d.</b> %s</div>`, i+1, inline(c.Question))
-		b.WriteString(`<details class="whygpu-recall-reveal"><summary>Reveal the answer</summary>`)
-		fmt.Fprintf(&b, `<div class="whygpu-recall-answer">%s</div>`, inline(c.Answer))
-		b.WriteString(`<div class="whygpu-recall-grade" hidden>Did you have it? ` +
-			`<button type="button" data-recall-grade="yes">✓ I had it</button> ` +
-			`<button type="button" data-recall-grade="no">✗ Not yet</button></div>`)
-		b.WriteString(`</details></div>`)
+		b.WriteString(revealHTML(c.Answer))
 	}
 	b.WriteString(`<div class="whygpu-recall-foot"><a href="#" class="whygpu-recall-reset" data-recall-reset hidden>reset this lesson's marks</a></div>`)
 	b.WriteString(`</div>`)
 	b.WriteString(script)
 	return b.String(), nil
+}
+
+// revealHTML is a card's hidden answer and its grading buttons, closing the card's <div>.
+func revealHTML(answer string) string {
+	return `<details class="whygpu-recall-reveal"><summary>Reveal the answer</summary>` +
+		`<div class="whygpu-recall-answer">` + inline(answer) + `</div>` +
+		`<div class="whygpu-recall-grade" hidden>Did you have it? ` +
+		`<button type="button" data-recall-grade="yes">✓ I had it</button> ` +
+		`<button type="button" data-recall-grade="no">✗ Not yet</button></div>` +
+		`</details></div>`
 }
 
 func attr(s string) string { return html.EscapeString(s) }

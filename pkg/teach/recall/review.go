@@ -176,12 +176,7 @@ func (r Review) HTML() string {
 		}
 		fmt.Fprintf(&b, `<div class="whygpu-recall-card" data-review-card-lesson="%s" data-recall-card="%s" data-recall-state=""%s>`, attr(c.Lesson), attr(c.Key), hidden)
 		fmt.Fprintf(&b, `<div class="whygpu-recall-q"><b>Lesson %s.</b> %s</div>`, attr(c.Number), inline(c.Question))
-		b.WriteString(`<details class="whygpu-recall-reveal"><summary>Reveal the answer</summary>`)
-		fmt.Fprintf(&b, `<div class="whygpu-recall-answer">%s</div>`, inline(c.Answer))
-		b.WriteString(`<div class="whygpu-recall-grade" hidden>Did you have it? ` +
-			`<button type="button" data-recall-grade="yes">✓ I had it</button> ` +
-			`<button type="button" data-recall-grade="no">✗ Not yet</button></div>`)
-		b.WriteString(`</details></div>`)
+		b.WriteString(revealHTML(c.Answer))
 	}
 	b.WriteString(`</div>`)
 	b.WriteString(reviewScript)
