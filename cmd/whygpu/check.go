@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/lessons/all"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
-	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
 func check(args []string) error {
@@ -36,7 +36,7 @@ the notebook and the cell (numbered from 1, top to bottom, Markdown cells includ
 	if err != nil {
 		return fmt.Errorf("check: reading go.mod: %w", err)
 	}
-	for _, p := range exercise.Problems() {
+	for _, p := range all.Problems() {
 		if p.Formula != "" {
 			cfg.Formulas = append(cfg.Formulas, notebook.Formula{Lesson: p.Lesson(), Key: p.Key, Formula: p.Formula})
 		}

@@ -59,7 +59,7 @@ func report(t *testing.T, lesson string, format string, args ...any) {
 
 var exerciseCall = regexp.MustCompile(`display\.Exercise\(([a-z]+\.[A-Za-z0-9]+),\s*([A-Za-z0-9_]+)\)`)
 
-var problemCall = regexp.MustCompile(`display\.Problem\([a-z]+\.[A-Za-z0-9]+,`)
+var problemCall = regexp.MustCompile(`display\.Problem\(([a-z]+\.[A-Za-z0-9]+),`)
 
 var placeholder = regexp.MustCompile(`(?m)^\s*return 0 // ← your formula`)
 
@@ -129,8 +129,15 @@ func TestEveryLessonHasAnExercise(t *testing.T) {
 				found++
 			}
 		}
-		for _, c := range nb.Cells {
-			found += len(problemCall.FindAllString(string(c.Source), -1))
+		for i, c := range nb.Cells {
+			for _, m := range problemCall.FindAllStringSubmatch(string(c.Source), -1) {
+				found++
+				if p, ok := Problems()[m[1]]; !ok {
+					t.Errorf("%s cell %d: %s is not in lessons/all.Problems", filepath.Base(path), i+1, m[1])
+				} else if p.Lesson() != lesson {
+					t.Errorf("%s cell %d: %s is lesson %s's problem", filepath.Base(path), i+1, m[1], p.Lesson())
+				}
+			}
 		}
 		if found == 0 {
 			report(t, lesson, "%s: no learner-arithmetic cell (display.Problem or display.Exercise)", filepath.Base(path))
@@ -138,13 +145,19 @@ func TestEveryLessonHasAnExercise(t *testing.T) {
 	}
 }
 
-// TestEveryProblemIsSound: every registered applied problem (exercise.Register) is complete, keyed
+// TestEveryProblemIsSound: every applied problem of Problems is complete, keyed
 // by its lesson, not answered by a placeholder 0, and never fails: with nothing measured it is
 // either solved from the datasheet (its worked steps shown after an attempt, a hint after a wrong
 // one) or says which cell to run.
 func TestEveryProblemIsSound(t *testing.T) {
 	t.Setenv("WHYGPU_CACHE", t.TempDir()) // nothing kept
-	for _, p := range exercise.Problems() {
+	keys := map[string]string{}
+	for name, p := range Problems() {
+		if other, dup := keys[p.Key]; dup {
+			t.Errorf("%s and %s share the key %q", name, other, p.Key)
+		}
+		keys[p.Key] = name
+
 		if err := p.Validate(); err != nil {
 			t.Error(err)
 			continue

@@ -17,7 +17,7 @@ const (
 
 // ProblemWorkers is lesson 07's applied problem: how many loader workers keep a GPU's 30 ms step
 // fed when each image takes 12 ms of CPU to decode (WorkersNeeded, the loader model).
-var ProblemWorkers = exercise.Register(exercise.Problem{
+var ProblemWorkers = exercise.Problem{
 	Key: "07/loader-workers",
 	Question: "A GPU runs a training step in 30 ms on batches of 32 images. Decoding and augmenting one image takes " +
 		"12 ms of one CPU core, and each loader worker runs on its own core. How many workers, at least, keep the GPU " +
@@ -36,4 +36,4 @@ var ProblemWorkers = exercise.Register(exercise.Problem{
 			fmt.Sprintf("So %d loader cores per GPU, plus one for the training loop: %d cores per GPU, %d for an 8-GPU node.", n, n+1, 8*(n+1)),
 		}}, nil
 	},
-})
+}

@@ -18,7 +18,7 @@ const (
 // ProblemCheckpointFit is lesson 06's applied problem: the whole step's memory of a 1.3B model
 // trained with mixed-precision Adam when a checkpoint every 4th layer cuts the activations, set
 // against an 80 GB H100 (datasheet GB).
-var ProblemCheckpointFit = exercise.Register(exercise.Problem{
+var ProblemCheckpointFit = exercise.Problem{
 	Key: "06/checkpoint-fit",
 	Question: "A 1.3B-parameter model trains with Adam in mixed precision on one 80 GB H100. Kept whole, its " +
 		"activations at the batch you want would take 90 GB, spread evenly over its 24 layers. With a checkpoint " +
@@ -43,4 +43,4 @@ var ProblemCheckpointFit = exercise.Register(exercise.Problem{
 			fmt.Sprintf("Peak: %.1f + %.1f = %.1f GB against 80 GB: it %s, with %.1f GB left for the backward pass's temporaries.", state/1e9, acts/1e9, total/1e9, fits, (H100Bytes-total)/1e9),
 		}}, nil
 	},
-})
+}

@@ -10,7 +10,7 @@ import (
 // ProblemLossScale is lesson 05's applied problem: from the learner's own gradient study, the
 // smallest power-of-two loss scale that lifts the trained model's smallest weight gradient to
 // float16's smallest normal number (where it keeps all 11 significant bits).
-var ProblemLossScale = exercise.Register(exercise.Problem{
+var ProblemLossScale = exercise.Problem{
 	Key: "05/loss-scale",
 	Question: "Your study printed, under its chart, the trained model's smallest non-zero weight gradient. " +
 		"Loss scales are powers of two. What is the smallest scale S that lifts that gradient to at least " +
@@ -19,7 +19,7 @@ var ProblemLossScale = exercise.Register(exercise.Problem{
 	Formula: "2⁻¹⁴ ÷ g",
 	Hint:    "first find how many times too small the gradient is; then round up to a power of two.",
 	Solve:   solveLossScale,
-})
+}
 
 // smallestNormal16 is float16's smallest normal number, 2⁻¹⁴.
 var smallestNormal16 = math.Ldexp(1, -14)

@@ -17,7 +17,7 @@ const (
 
 // ProblemStepTime: the shortest time one training step of a wide layer can take on this CPU, from
 // the FLOP count and the learner's own measured ceiling.
-var ProblemStepTime = exercise.Register(exercise.Problem{
+var ProblemStepTime = exercise.Problem{
 	Key: "01/step-time-at-ceiling",
 	Question: fmt.Sprintf("One training step (forward and backward) of a dense %d→%d float32 layer at batch %d, on this CPU: "+
 		"what is the shortest time its arithmetic allows, at the matmul ceiling your first cell measured (printed under its table)? In seconds.",
@@ -46,4 +46,4 @@ var ProblemStepTime = exercise.Register(exercise.Problem{
 				units.SI(ceiling, "FLOP/s"), units.SI(step, "FLOP"), units.SI(ceiling, "FLOP/s"), units.Duration(step/ceiling)),
 		}}, nil
 	},
-})
+}

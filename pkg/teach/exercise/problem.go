@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strings"
-	"sync"
 )
 
 // DefaultProblemTolerance is the relative difference within which a learner's answer to a Problem
@@ -165,35 +163,9 @@ func (a Attempt) Text() string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-var (
-	registryMu sync.Mutex
-	registry   = map[string]Problem{}
-)
-
-// Register records a lesson's problem so that the course's tests find every one (lessons/all
-// imports every lesson) and returns it unchanged, for a package-level var:
+// Register returns p unchanged. It registers nothing (the course has no global registries, issue
+// 36): list the problem in lessons/all.Problems, whose tests check every problem and every notebook
+// cell that shows one. Kept so that `var P = exercise.Register(exercise.Problem{…})` still compiles.
 //
-//	var ProblemRidgeBatch = exercise.Register(exercise.Problem{Key: "02/ridge-batch-h200", …})
-//
-// A second problem with the same key panics at init: keys are unique.
-func Register(p Problem) Problem {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[p.Key]; dup {
-		panic(fmt.Sprintf("exercise: problem %q registered twice", p.Key))
-	}
-	registry[p.Key] = p
-	return p
-}
-
-// Problems returns every registered problem, by key.
-func Problems() []Problem {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	out := make([]Problem, 0, len(registry))
-	for _, p := range registry {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
+// Deprecated: write `var P = exercise.Problem{…}` and add it to lessons/all.Problems.
+func Register(p Problem) Problem { return p }
