@@ -18,7 +18,7 @@
 # binary, the CUDA PJRT plugin and its PJRT API version, ptxas and libdevice, the nvidia-* wheels; a
 # failure stops the call with the reason in summary.txt) → GROUP=1: a smoke test of GoMLX on
 # xla:cuda → `whygpu record -group 1` (the reduced race grid, the roofline ceilings and points, the
-# GPT step, the critical-batch sweep) → PyTorch and JAX on the same shapes → `whygpu compare`.
+# GPT step, the ridge-batch sweep) → PyTorch and JAX on the same shapes → `whygpu compare`.
 # GROUP=2 and 3 record the rest (`whygpu record -plan` prints every experiment's compile count and
 # estimated time). ONLY=ids records just those (with GROUP= also set: within that group's call).
 # Every part runs under its own `timeout`, sized from what is left of BUDGET_S; `whygpu record

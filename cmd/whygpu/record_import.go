@@ -217,7 +217,7 @@ func readBack(w io.Writer, man *Manifest, ok []ManifestEntry) error {
 		}
 		lines := stepcharts.ModelVersus(rs)
 		switch e.ID {
-		case "02-roofline/critical-batch":
+		case "02-roofline/ridge-batch":
 			lines = append(lines, roofline.ModelVersus(rs)...)
 		case "09-small-gpt/train":
 			for _, row := range smallgpt.ModelVersusRows(rs) {

@@ -107,7 +107,7 @@ func recordPlan() []planned {
 			}},
 		{ID: "02-roofline/points", Group: 1, Compiles: pts + 3, RunS: 20, Basis: fmt.Sprintf("%d roofline workloads + 3 ceiling workloads (matmul, layernorm, copy)", pts)},
 		{ID: "09-small-gpt/train", Group: 1, Compiles: 2, RunS: float64(smallgpt.Steps(g)) * 0.02, Basis: fmt.Sprintf("a train and a loss graph; %d steps", smallgpt.Steps(g))},
-		{ID: "02-roofline/critical-batch", Group: 1, Compiles: critN, RunS: float64(critN) * 0.1, Basis: fmt.Sprintf("%d batches × %d dtypes", len(crit.Batches), len(crit.Types))},
+		{ID: "02-roofline/ridge-batch", Group: 1, Compiles: critN, RunS: float64(critN) * 0.1, Basis: fmt.Sprintf("%d batches × %d dtypes", len(crit.Batches), len(crit.Types))},
 
 		// Group 2: the rest that fits the lease's second call, cheapest first.
 		{ID: "00-setup-check/matmul", Group: 2, Compiles: 1, RunS: 2, Basis: "one 8192³ matmul"},

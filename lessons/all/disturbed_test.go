@@ -59,7 +59,7 @@ func lessonTables(t *testing.T) []lessonTable {
 		{"02 FMA", roofline.FMATable, func(d func(int) bool) []results.Result {
 			return []results.Result{timed(d(0), "fma", p(fmas, 32)), timed(d(1), "fma", p(fmas, 32))}
 		}},
-		{"02 critical batch", roofline.CriticalTable, func(d func(int) bool) []results.Result {
+		{"02 ridge batch", roofline.RidgeBatchTable, func(d func(int) bool) []results.Result {
 			return []results.Result{timed(d(0), "matmul", p(m, 1, k, 1024)), timed(d(1), "matmul", p(m, 64, k, 1024))}
 		}},
 		{"03 peak share", func(rs []results.Result) units.Table { return batching.PeakShareTable(rs) }, func(d func(int) bool) []results.Result {

@@ -7,12 +7,9 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
-	"github.com/gpu-course/whygpu/lessons/batching"
 	"github.com/gpu-course/whygpu/lessons/bigpicture"
 	"github.com/gpu-course/whygpu/lessons/capstone"
-	"github.com/gpu-course/whygpu/lessons/datamovement"
 	"github.com/gpu-course/whygpu/lessons/dataparallel"
-	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
 	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
@@ -23,11 +20,6 @@ var exercises = map[string]struct {
 	e      exercise.Exercise
 	worked any
 }{
-	"roofline.ExerciseRidge": {roofline.ExerciseRidge, func(peakFLOPs, bytesPerSec float64) float64 { return peakFLOPs / bytesPerSec }},
-	"batching.ExerciseIntensity": {batching.ExerciseIntensity, func(batch, width float64) float64 {
-		return 2 * batch * width * width / (4 * (batch*width + width*width + batch*width))
-	}},
-	"datamovement.ExerciseCopy": {datamovement.ExerciseCopy, func(bytes, bytesPerSec float64) float64 { return bytes / bytesPerSec }},
 	"bigpicture.ExerciseStepSeconds": {bigpicture.ExerciseStepSeconds, func(params, tokensPerStep, flopsPerSec float64) float64 {
 		return 6 * params * tokensPerStep / flopsPerSec
 	}},

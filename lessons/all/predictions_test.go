@@ -26,6 +26,8 @@ import (
 var questions = map[string]predict.Question{
 	"race.PredictSplit": race.PredictSplit, "race.PredictHookFLOPs": race.PredictHookFLOPs, "race.PredictDecodeBudgets": race.PredictDecodeBudgets,
 	"roofline.PredictRidge": roofline.PredictRidge, "roofline.PredictMatmul": roofline.PredictMatmul,
+	"roofline.PredictFlatBatch": roofline.PredictFlatBatch, "datamovement.PredictBusOverHBM": datamovement.PredictBusOverHBM,
+	"batching.PredictGPUFlat":       batching.PredictGPUFlat,
 	"batching.PredictNarrowSpeedup": batching.PredictNarrowSpeedup, "batching.PredictWidth": batching.PredictWidth,
 	"datamovement.PredictUpload": datamovement.PredictUpload, "datamovement.PredictSync": datamovement.PredictSync,
 	"precision.PredictBF16": precision.PredictBF16, "precision.PredictUnderflow": precision.PredictUnderflow,
@@ -33,8 +35,7 @@ var questions = map[string]predict.Question{
 	"precision.PredictDecode8": precision.PredictDecode8, "memory.PredictUpdateRate": memory.PredictUpdateRate,
 	"memory.PredictGrowth": memory.PredictGrowth, "memory.PredictLargest": memory.PredictLargest,
 	"feeding.PredictOneWorker": feeding.PredictOneWorker, "feeding.PredictEightWorkers": feeding.PredictEightWorkers,
-	"memory.PredictStateH100": memory.PredictStateH100, "memory.PredictUpdateShare": memory.PredictUpdateShare,
-	"feeding.PredictFused":  feeding.PredictFused,
+	"memory.PredictStateH100": memory.PredictStateH100, "feeding.PredictFused": feeding.PredictFused,
 	"bigpicture.PredictMFU": bigpicture.PredictMFU, "bigpicture.PredictInference": bigpicture.PredictInference,
 	"smallgpt.PredictTokens": smallgpt.PredictTokens, "smallgpt.PredictContext": smallgpt.PredictContext,
 	"capstone.PredictDays": capstone.PredictDays, "capstone.PredictBest": capstone.PredictBest,
@@ -71,6 +72,9 @@ func TestEveryLessonPredictsTwice(t *testing.T) {
 			t.Errorf("%s and %s share the key %q", name, other, q.Key)
 		}
 		keys[q.Key] = name
+		if q.Model != "" && !modeled(q) {
+			t.Errorf("%s: its reveal says %q, but its text does not say it is answered by a model", name, q.Model)
+		}
 		if modeled(q) {
 			// A GPU question answered by the course's model: it needs no measurement, and says it is a model.
 			if v, err := q.Answer(); err != nil || v <= 0 || !strings.HasPrefix(q.Why, "Model") {

@@ -1,10 +1,13 @@
 package all
 
 import (
+	"github.com/gpu-course/whygpu/lessons/batching"
+	"github.com/gpu-course/whygpu/lessons/datamovement"
 	"github.com/gpu-course/whygpu/lessons/feeding"
 	"github.com/gpu-course/whygpu/lessons/memory"
 	"github.com/gpu-course/whygpu/lessons/precision"
 	"github.com/gpu-course/whygpu/lessons/race"
+	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
@@ -15,9 +18,12 @@ import (
 // problem's Formula above its cells.
 func Problems() map[string]exercise.Problem {
 	return map[string]exercise.Problem{
-		"race.ProblemStepTime":        race.ProblemStepTime,
-		"precision.ProblemLossScale":  precision.ProblemLossScale,
-		"memory.ProblemCheckpointFit": memory.ProblemCheckpointFit,
-		"feeding.ProblemWorkers":      feeding.ProblemWorkers,
+		"race.ProblemStepTime":         race.ProblemStepTime,
+		"roofline.ProblemRidgeBatch":   roofline.ProblemRidgeBatch,
+		"batching.ProblemSMFill":       batching.ProblemSMFill,
+		"datamovement.ProblemPageable": datamovement.ProblemPageable,
+		"precision.ProblemLossScale":   precision.ProblemLossScale,
+		"memory.ProblemCheckpointFit":  memory.ProblemCheckpointFit,
+		"feeding.ProblemWorkers":       feeding.ProblemWorkers,
 	}
 }

@@ -33,7 +33,7 @@ func recordedStep(batch, hidden int, d time.Duration) results.Result {
 
 // When a GPU recording exists for a size, every place that shows it beside the GPU model says how far
 // the model is from it ("model vs recording: +x%"), labeled as a model: the race's lane, lesson 1's
-// sweep line and chart, lesson 3's tables and crossover lines, lesson 2's critical-batch table and
+// sweep line and chart, lesson 3's tables and crossover lines, lesson 2's ridge-batch table and
 // lesson 9's MFU rows. The recordings are written into a temporary reference directory and found the
 // way a real one in lessons/reference/<gpu>/ would be.
 func TestModelIsComparedWithRecordings(t *testing.T) {
@@ -79,7 +79,7 @@ func TestModelIsComparedWithRecordings(t *testing.T) {
 		{"batching.Occupancy", batching.OccupancyTable(sweep, 64).String(), []string{"model vs recording: +100%", "model vs recording: +0%"}},
 		{"batching.Crossover", batching.Crossover(sweep, 64), []string{"model vs recording: +100%", "model vs recording: +0%", "batch 256 × hidden 64"}},
 		{"batching.PeakShare", batching.PeakShareTable(sweep).String(), []string{"model vs recording: +100%"}},
-		{"roofline.CriticalTable", roofline.CriticalTable([]results.Result{matmul}).String(), []string{"model vs recording: +200%"}},
+		{"roofline.RidgeBatchTable", roofline.RidgeBatchTable([]results.Result{matmul}).String(), []string{"model vs recording: +200%"}},
 		{"smallgpt.ModelVersusRows", gptRows.String(), []string{"model vs recording: -50%"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

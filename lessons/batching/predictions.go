@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
@@ -26,6 +28,22 @@ var (
 			return (float64(hi.Params["batch"]) / hi.Seconds()) / (float64(lo.Params["batch"]) / lo.Seconds()), nil
 		},
 		Why: "At batch 1 the step is nearly all fixed cost; a large batch spreads that cost over many samples until the cores are busy.",
+	}
+	// PredictGPUFlat: the GPU model's step at the sweep's largest laptop batch against batch 1.
+	PredictGPUFlat = predict.Question{
+		Key:   "03/h200-narrow-512-over-1",
+		Text:  "GPU (answered by the GPU model, a model): on an H200, how many times longer will the narrow step (hidden 64) take at batch 512 than at batch 1? (a factor)",
+		Model: "GPU model",
+		Unit:  "×",
+		Answer: func() (float64, error) {
+			lo := gpumodel.StepEstimate(experiments.CourseMLP(1, Narrow)).Mid().Seconds()
+			hi := gpumodel.StepEstimate(experiments.CourseMLP(512, Narrow)).Mid().Seconds()
+			if lo <= 0 {
+				return 0, fmt.Errorf("%s: the GPU model gave no time for the batch-1 step", Lesson)
+			}
+			return hi / lo, nil
+		},
+		Why: "Model (pkg/model/gpumodel). The step is a chain of small kernels, each paying microseconds to launch: 512× the samples is still far too little arithmetic or traffic to show under those fixed costs. Flat here means overhead-bound.",
 	}
 	// PredictWidth: how the step time grows with the hidden width at a small batch.
 	PredictWidth = predict.Question{

@@ -38,22 +38,3 @@ func TestCrossoverShowsLaunchControl(t *testing.T) {
 		t.Errorf("Crossover lacks the launch-cost control:\n%s", line)
 	}
 }
-
-// The intensity exercise is set against the learner's wide sweep: the batch where the step first
-// took twice its batch-1 time, and the measured ridge kept with the results.
-func TestIntensityAgainstTheWideSweep(t *testing.T) {
-	t.Setenv("WHYGPU_CACHE", t.TempDir())
-	var rs []results.Result
-	for b, us := range map[int]int{1: 100, 2: 105, 4: 150, 8: 210} {
-		r := fake(devices.CPU, b, Wide, time.Duration(us)*time.Microsecond, false)
-		r.CeilingFLOPS, r.CeilingBytesPerSec = 40e9, 4e9
-		rs = append(rs, r)
-	}
-	if err := results.Keep(KeepName("batch-512"), rs); err != nil {
-		t.Fatal(err)
-	}
-	rep := ExerciseIntensity.Check(func(b, d float64) float64 { return 2 * b * d * d / (4 * (2*b*d + d*d)) })
-	if rep.Versus == nil || rep.Versus.Err != nil || rep.Versus.Args[0] != 8 || rep.Versus.Value != 10 {
-		t.Fatalf("versus: %+v", rep.Versus)
-	}
-}

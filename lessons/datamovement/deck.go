@@ -19,7 +19,7 @@ var Deck = &recall.Deck{
 			{ID: "why", Question: "Why move the model to the device once and keep it there?",
 				Answer: "A step's compute on a GPU can take less time than pushing the parameters over PCIe: re-uploading them every step makes the bus, not the GPU, set the step time. Only the batch (and rarely a scalar) should cross per step."},
 			{ID: "pinned", Question: "What do pinned memory and non_blocking=True buy?",
-				Answer: "Pinned (page-locked) host buffers let the GPU's DMA engine copy directly and asynchronously; non_blocking=True lets that copy overlap with work already queued on the GPU instead of making the host wait."},
+				Answer: "Pinned (page-locked) host memory lets the GPU's copy engine read the batch directly, without the driver's staging copy; DataLoader(pin_memory=True) makes that host-to-host copy into pinned memory and never touches the GPU. non_blocking=True queues the upload and frees the host. Overlapping the copy with compute needs a second CUDA stream and an event: code you or a library write."},
 		}},
 		{ID: "sync", Title: "Hidden sync points", Cards: []recall.Card{
 			{ID: "item", Question: "Why is `loss.item()` (or `.cpu()`, or printing a tensor) every step a problem on a GPU?",

@@ -3,6 +3,7 @@ package datamovement
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
@@ -10,29 +11,31 @@ import (
 
 // Predictions of lesson 04.
 var (
-	// PredictUpload: host→device bandwidth at the largest transfer.
+	// PredictUpload: how much more bandwidth the largest copy gets than the smallest.
 	PredictUpload = predict.Question{
-		Key:  "04/h2d-gbps",
-		Text: "Copying the largest buffer host→device on xla:cpu: how many GB/s? (on a GPU this crosses PCIe; here it stays in RAM) (GB/s)",
-		Unit: "GB/s",
+		Key:  "04/h2d-large-over-small",
+		Text: "Host→device on xla:cpu: how many times more bytes per second will the largest copy of the sweep move than the smallest (4 KiB)? (a factor)",
+		Unit: "×",
 		Answer: func() (float64, error) {
-			rs, err := predict.Kept(KeepTransfer, devices.CPU)
+			lo, hi, err := uploadEnds()
 			if err != nil {
 				return 0, err
 			}
-			var up []results.Result
-			for _, r := range rs {
-				if r.Workload == "transfer-h2d" {
-					up = append(up, r)
-				}
-			}
-			_, hi, err := predict.Ends(up, "bytes")
-			if err != nil {
-				return 0, err
-			}
-			return hi.GBPerSec(), nil
+			return hi.GBPerSec() / lo.GBPerSec(), nil
 		},
-		Why: "On a CPU 'device' memory is the same RAM, so an upload is a memory copy; a GPU's PCIe link is far slower than either memory.",
+		Why: "A copy pays a fixed cost per call plus bytes ÷ bandwidth. Over a GPU's link a 4 KiB copy is almost all fixed cost and the ratio runs into the hundreds; here the \"link\" is a memcpy into fresh memory, where a small copy can run from cache and a large one pays page faults, so the ratio can come out near 1 or below.",
+	}
+	// PredictBusOverHBM: the datasheet gap between the host link and device memory.
+	PredictBusOverHBM = predict.Question{
+		Key:   "04/h200-pcie-over-hbm",
+		Text:  "GPU (answered by the H200 datasheet, a model): how many times longer does a 256 MB batch take to arrive over its PCIe Gen5 x16 link than to be read once from its HBM? (a factor)",
+		Model: "datasheet",
+		Unit:  "×",
+		Answer: func() (float64, error) {
+			g := datasheet.H200
+			return g.Ceilings.BandwidthBytes / g.PCIeBytes, nil
+		},
+		Why: "Model (datasheet rates). Both times are the same bytes over a bandwidth: 64 GB/s for the link against 4.8 TB/s for HBM, whatever the batch's size (for large copies).",
 	}
 	// PredictSync: the cost of reading the loss every step.
 	PredictSync = predict.Question{
@@ -58,8 +61,30 @@ var (
 	}
 )
 
+// uploadEnds is the smallest and the largest host→device copy kept by the sweep on xla:cpu.
+func uploadEnds() (lo, hi results.Result, err error) {
+	rs, err := predict.Kept(KeepTransfer, devices.CPU)
+	if err != nil {
+		return lo, hi, err
+	}
+	var up []results.Result
+	for _, r := range rs {
+		if r.Workload == "transfer-h2d" {
+			up = append(up, r)
+		}
+	}
+	return predict.Ends(up, "bytes")
+}
+
+// uploadGBPerSec is the bandwidth of the largest host→device copy kept on xla:cpu.
+func uploadGBPerSec() (float64, error) {
+	_, hi, err := uploadEnds()
+	return hi.GBPerSec(), err
+}
+
 // MineUpload is lesson 04's recall card from the learner's own upload bandwidth.
-var MineUpload = predict.Mine("04/mine-upload", PredictUpload,
+var MineUpload = predict.Mine("04/mine-upload", predict.Question{
+	Key: "04/h2d-gbps", Text: "the largest host→device copy's bandwidth on xla:cpu", Unit: "GB/s", Answer: uploadGBPerSec},
 	func(g float64) string {
 		return fmt.Sprintf("You measured %s GB/s host→device on xla:cpu. How long does one batch of 256 float32 images of 224×224×3 take to upload at that rate, and at a PCIe Gen5 x16 link's nominal 64 GB/s?", predict.Num(g))
 	},

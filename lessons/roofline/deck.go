@@ -15,7 +15,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "ridge", Title: "The ridge point", Cards: []recall.Card{
 			{ID: "where", Question: "Where is a device's ridge point, and what does it decide?",
-				Answer: "At peak FLOP/s ÷ memory bandwidth (FLOP/byte). An operation with higher intensity is compute-bound (limited by the FLOP/s roof); one with lower intensity is memory-bound (limited by bandwidth × intensity)."},
+				Answer: "At peak FLOP/s ÷ memory bandwidth (FLOP/byte). An operation with higher intensity is compute-bound (limited by the FLOP/s roof); one with lower intensity is memory-bandwidth-bound (limited by bandwidth × intensity)."},
 			{ID: "gaps", Question: "Between the source's H100 and its 64-core CPU, why is the gap ~97× for a big GEMM but only ~7× for a layernorm?",
 				Answer: "The GEMM is compute-bound on both, so the gap is the ratio of compute roofs (989 TFLOP/s dense bf16 vs ~10.2 TFLOP/s f32); the layernorm is memory-bound on both, so the gap is the ratio of bandwidths (3.35 TB/s vs ~461 GB/s)."},
 		}},
@@ -25,13 +25,13 @@ var Deck = &recall.Deck{
 			{ID: "small", Question: "Why does a small matmul land far below the compute roof even though matmuls are 'compute-bound'?",
 				Answer: "Its intensity is n/3 × (1/element size), lower for small n, and fixed per-call costs (launch, threading, cache effects) are not amortized over enough FLOPs: it falls short of both roofs."},
 		}},
-		{ID: "critical", Title: "Batch size moves a matmul along the roofline", Cards: []recall.Card{
-			{ID: "intensity", Question: "What is the arithmetic intensity of a B×D by D×D matmul, and roughly what is it when B is much smaller than D?",
-				Answer: "2·B·D² FLOPs over (B·D + D² + B·D) × element size bytes. For B ≪ D the D² weight read dominates, so it is about 2·B / element size: every weight fetched from memory is used once per row of the batch, B times."},
-			{ID: "critical", Question: "What is the critical batch size, and where is it for bf16 on an H200?",
-				Answer: "The batch at which the matmul's intensity reaches the device's ridge point, so it stops being memory-bound. From the H200's datasheet ridge (989 TFLOP/s ÷ 4.8 TB/s ≈ 206 FLOP/byte) it is about 345 rows at D = 1024 (a model from datasheet numbers; larger D brings it closer to the ridge itself)."},
-			{ID: "inference", Question: "What does this mean for training batch size, and for serving one request at a time?",
-				Answer: "Training with per-device batches (tokens) well above the critical batch keeps the matmuls compute-bound; below it the GPU waits on memory and a bigger batch is nearly free. Batch-1 inference reads every weight to do 2 FLOPs per weight: it is memory-bound whatever the FLOP/s, which is why servers batch requests together."},
+		{ID: "ridge-batch", Title: "Batch size moves a matmul along the roofline", Cards: []recall.Card{
+			{ID: "reuse", Question: "Why does a B×D by D×D matmul's intensity grow almost in proportion to B while B is much smaller than D?",
+				Answer: "Its FLOPs grow with B but its bytes are mostly the D×D weights, read once whatever B is: each weight fetched serves one multiply-add per row, so the batch is the reuse (about 2·B / element size FLOP/byte)."},
+			{ID: "ridge-batch", Question: "What is a layer's ridge batch, and roughly where is it for bf16 on an H200?",
+				Answer: "The batch at which the layer's matmul reaches the device's ridge point and stops being memory-bandwidth-bound. The H200's datasheet bf16 ridge is 989 TFLOP/s ÷ 4.8 TB/s ≈ 206 FLOP/byte; with 2-byte elements that is roughly 200–350 rows depending on D (a model from datasheet numbers). Not McCandlish et al.'s critical batch size, which is about optimization."},
+			{ID: "flat", Question: "A layer's time stays flat when you double a small batch. Which regime is that, and why not overhead?",
+				Answer: "Memory-bandwidth-bound: the doubled batch doubles the FLOPs but reads the same weights, and the weight bytes ÷ bandwidth explain the time. Overhead-bound would mean neither the FLOP budget nor the byte budget explains it. Batch-1 decoding of a real model is the same case: a 7B model in bf16 reads 14 GB per token, ≈ 3 ms at 4.8 TB/s."},
 		}},
 		{ID: "hierarchy", Title: "The memory hierarchy", Cards: []recall.Card{
 			{ID: "plateaus", Question: "Why does the bandwidth of the same copy change with the size of the array?",

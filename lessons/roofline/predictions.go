@@ -5,56 +5,97 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
-// Predictions of lesson 02.
+// Predictions of lesson 02: ratios and regimes, two of three about the GPU (answered by the
+// datasheet and the GPU model, labeled as such).
 var (
-	// PredictRidge: this CPU's measured ridge point.
+	// PredictRidge: how far right of this CPU's ridge the H200's bf16 ridge sits.
 	PredictRidge = predict.Question{
-		Key:  "02/ridge-cpu",
-		Text: "This machine's xla:cpu ridge point: how many float32 FLOPs per byte moved must a workload do before its matmul ceiling, not memory, limits it? (FLOP/byte)",
-		Unit: "FLOP/byte",
+		Key:  "02/ridge-ratio",
+		Text: "How many times higher is an H200's bfloat16 ridge point (from its datasheet) than this machine's measured float32 ridge? (a factor)",
+		Unit: "×",
 		Answer: func() (float64, error) {
-			dev, err := devices.Open(devices.CPU)
+			r, err := measuredRidge()
 			if err != nil {
 				return 0, err
 			}
-			c, ok := measure.CachedCeilings(dev)
-			if !ok || c.Ridge("float32") == 0 {
-				return 0, fmt.Errorf("%s: no ceilings measured for %s yet: run the ridge cell above first", Lesson, devices.CPU)
-			}
-			return c.Ridge("float32"), nil
+			return sheet(H200).Ridge("bfloat16") / r, nil
 		},
-		Why: "The ridge is the measured matmul FLOP/s over the measured copy bandwidth: a CPU's is low (tens), a datacenter GPU's is in the hundreds.",
+		Why: "An H200's bf16 tensor cores are ~100× the source socket's FP32 peak, its HBM only ~10× that socket's DRAM: the GPU's ridge sits far to the right, so more of a step lands on its bandwidth slope.",
 	}
-	// PredictMatmul: what share of its ceiling the best matmul point reaches.
+	// PredictMatmul: how much faster (in FLOP/s) the largest matmul runs than the layernorm.
 	PredictMatmul = predict.Question{
-		Key:  "02/matmul-gflops",
-		Text: "The fastest matmul of the roofline points on xla:cpu: how many GFLOP/s will it reach? (GFLOP/s)",
-		Unit: "GFLOP/s",
+		Key:  "02/matmul-over-layernorm",
+		Text: "On xla:cpu, how many times more FLOP/s will the largest matmul of the roofline points reach than the layernorm? (a factor)",
+		Unit: "×",
 		Answer: func() (float64, error) {
 			rs, err := predict.Kept(KeepPoints, devices.CPU)
 			if err != nil {
 				return 0, err
 			}
-			best := 0.0
+			var mm, ln results.Result
 			for _, r := range rs {
-				if r.Workload == "matmul" && r.GFLOPS() > best {
-					best = r.GFLOPS()
+				if r.Workload == "matmul" && r.FLOPs > mm.FLOPs {
+					mm = r
+				}
+				if r.Workload == "layernorm" {
+					ln = r
 				}
 			}
-			if best == 0 {
-				return 0, fmt.Errorf("%s: no matmul among the kept roofline points", Lesson)
+			if mm.FLOPs == 0 || ln.FLOPs == 0 || ln.FLOPS() == 0 {
+				return 0, fmt.Errorf("%s: the kept roofline points need a matmul and a layernorm", Lesson)
 			}
-			return best, nil
+			return mm.FLOPS() / ln.FLOPS(), nil
 		},
-		Why: "A large matmul is far right of the ridge: it runs near the compute ceiling measured above, while the layernorm and a·x + b sit on the bandwidth slope.",
+		Why: "The matmul sits right of the ridge, near the compute roof; the layernorm (≈ 1 FLOP/byte) sits on the bandwidth slope, where FLOP/s = intensity × bandwidth.",
+	}
+	// PredictFlatBatch: the GPU model's time for a batch-64 layer against batch 1.
+	PredictFlatBatch = predict.Question{
+		Key:   "02/h200-batch64-over-batch1",
+		Text:  "GPU (answered by the GPU model, a model): on an H200, counting kernel time only, how many times longer does a 1024-wide bfloat16 layer's matmul take at batch 64 than at batch 1? (a factor)",
+		Model: "GPU model",
+		Unit:  "×",
+		Answer: func() (float64, error) {
+			return FlatBatchRatio(1024, 1, 64), nil
+		},
+		Why: "Model (pkg/model/gpumodel, kernel time only). Below the ridge batch the 2 MiB of weights are most of the bytes, read once whatever the batch: 64× the FLOPs for about the same time. A flat time here is memory-bandwidth-bound, not overhead.",
 	}
 )
 
+// FlatBatchRatio is the GPU model's (pkg/model/gpumodel, kernel time only) time for a hi×d @ d×d bfloat16
+// matmul on the H200 over that of lo×d @ d×d: near 1 below the ridge batch.
+func FlatBatchRatio(d, lo, hi int) float64 {
+	m := gpumodel.Default()
+	m.A = m.A.KernelOnly()
+	t := func(b int) float64 {
+		w, _ := bf16Estimate(b, d)
+		return m.Estimate(gpumodel.MatMul(b, d, d, "bfloat16", w.Bytes())).Mid().Seconds()
+	}
+	return t(hi) / t(lo)
+}
+
+// measuredRidge is this machine's measured float32 ridge on xla:cpu (after the ridge cell).
+func measuredRidge() (float64, error) {
+	dev, err := devices.Open(devices.CPU)
+	if err != nil {
+		return 0, err
+	}
+	c, ok := measure.CachedCeilings(dev)
+	if !ok || c.Ridge("float32") == 0 {
+		return 0, fmt.Errorf("%s: no ceilings measured for %s yet: run the ridge cell above first", Lesson, devices.CPU)
+	}
+	return c.Ridge("float32"), nil
+}
+
 // MineRidge is lesson 02's recall card from the learner's own ridge point.
-var MineRidge = predict.Mine("02/mine-ridge", PredictRidge,
+var MineRidge = predict.Mine("02/mine-ridge", predict.Question{
+	Key: "02/ridge-cpu", Text: "this machine's measured float32 ridge", Unit: "FLOP/byte",
+	Answer: measuredRidge,
+},
 	func(r float64) string {
 		return fmt.Sprintf("Your measured xla:cpu ridge is %s FLOP/byte. A float32 n×n matmul does about n/6 FLOPs per byte (2n³ FLOPs over 3·n²·4 bytes). From what n on is it compute-bound here?", predict.Num(r))
 	},

@@ -21,6 +21,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
@@ -42,7 +43,7 @@ const (
 
 // Experiments are the lesson's measurements, runnable on any device at any scale: `whygpu record`
 // runs them (lessons/all lists every lesson's).
-var Experiments = slices.Concat(rooflineExperiments, criticalExperiments, hierarchyExperiments)
+var Experiments = slices.Concat(rooflineExperiments, ridgeBatchExperiments, hierarchyExperiments)
 
 var rooflineExperiments = experiments.List{
 	{
@@ -188,7 +189,7 @@ func Gaps() []Gap {
 	return []Gap{
 		{"large GEMM, GPU bf16 tensor cores vs CPU f32", gpu.Peak("bfloat16") / cpu.Peak("float32"), "compute roofs", "≈97×"},
 		{"large GEMM, GPU plain f32 vs CPU f32", gpu.Peak("float32") / cpu.Peak("float32"), "compute roofs", "≈6.6×"},
-		{"layernorm (memory-bound on both)", gpu.BandwidthBytes / cpu.BandwidthBytes, "bandwidths", "≈7×"},
+		{"layernorm (bandwidth-bound on both)", gpu.BandwidthBytes / cpu.BandwidthBytes, "bandwidths", "≈7×"},
 	}
 }
 
@@ -318,14 +319,17 @@ func Chart(rs []results.Result) (*plot.Plot, error) {
 	return charts.Roofline("roofline: this machine's measured ceilings and points vs datasheet roofs", Roofs(rs))
 }
 
-// Verdict is, for one measured result, what bounds it: its intensity vs its device's measured ridge,
-// and how close it came to what the measured roofline allows there.
+// Verdict is, for one measured result, which side of its device's measured ridge it sits on, the
+// regime its time budget names (pkg/model/regime: FLOPs ÷ compute ceiling and bytes ÷ bandwidth against
+// the measured time), and how close it came to what the measured roofline allows there.
 type Verdict struct {
 	Label     string
 	Device    string
 	Intensity float64 // FLOP/byte
 	Ridge     float64 // measured ridge of its device, FLOP/byte
-	Bound     string  // "memory-bound" or "compute-bound"
+	Side      string  // "left (memory)" or "right (compute)": intensity against the ridge
+	Regime    string  // by time budget: compute-bound, memory-bandwidth-bound or overhead-bound
+	Explained float64 // share of the measured time the larger budget explains
 	Achieved  float64 // FLOP/s
 	PctOfRoof float64 // % of the measured roofline at its intensity
 	Recorded  bool
@@ -340,13 +344,14 @@ func Verdicts(rs []results.Result) []Verdict {
 			continue
 		}
 		ridge := r.CeilingFLOPS / r.CeilingBytesPerSec
-		b := "compute-bound"
+		side := "right (compute)"
 		if r.Intensity() < ridge {
-			b = "memory-bound"
+			side = "left (memory)"
 		}
+		b := regime.Of(r).Classify()
 		out = append(out, Verdict{Label: r.Label, Device: r.Provenance.Label(), Intensity: r.Intensity(), Ridge: ridge,
-			Bound: b, Achieved: r.FLOPS(), PctOfRoof: r.PercentOfCeiling(), Recorded: r.Provenance.Recorded,
-			Disturbed: results.WhyDisturbed(r)})
+			Side: side, Regime: b.Regime, Explained: b.Explained, Achieved: r.FLOPS(), PctOfRoof: r.PercentOfCeiling(),
+			Recorded: r.Provenance.Recorded, Disturbed: results.WhyDisturbed(r)})
 	}
 	return out
 }
@@ -357,10 +362,11 @@ func VerdictTable(rs []results.Result) units.Table {
 	var disturbed []string
 	for _, v := range Verdicts(rs) {
 		disturbed = append(disturbed, v.Disturbed)
-		rows = append(rows, []string{v.Device, v.Label, fmt.Sprintf("%.3g", v.Intensity), fmt.Sprintf("%.1f", v.Ridge), v.Bound,
-			units.SI(v.Achieved, "FLOP/s"), fmt.Sprintf("%.0f%%", v.PctOfRoof)})
+		rows = append(rows, []string{v.Device, v.Label, fmt.Sprintf("%.3g", v.Intensity), fmt.Sprintf("%.1f", v.Ridge), v.Side,
+			v.Regime, fmt.Sprintf("%.0f%%", 100*v.Explained), units.SI(v.Achieved, "FLOP/s"), fmt.Sprintf("%.0f%%", v.PctOfRoof)})
 	}
-	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "so it is", "achieved", "% of roofline there"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "workload", "FLOP/byte", "measured ridge", "side of the ridge",
+		"regime (time budget)", "larger budget explains", "achieved", "% of roofline there"}, Rows: rows, Disturbed: disturbed}
 }
 
 // SourceBenchmark prints the source's benchmark lines — matmul TFLOP/s and layernorm GB/s — from

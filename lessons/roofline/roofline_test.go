@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 
@@ -94,8 +95,11 @@ func TestPointsOnGoBackend(t *testing.T) {
 	// The verdict follows the measured ridge, which a loaded machine moves (ceilings measured while
 	// others ran): check it is consistent with the ridge, not a fixed answer.
 	for _, v := range Verdicts(rs) {
-		if want := map[bool]string{true: "memory-bound", false: "compute-bound"}[v.Intensity < v.Ridge]; v.Bound != want {
-			t.Errorf("%s: intensity %.3g vs ridge %.3g is %s, want %s", v.Label, v.Intensity, v.Ridge, v.Bound, want)
+		if want := map[bool]string{true: "left (memory)", false: "right (compute)"}[v.Intensity < v.Ridge]; v.Side != want {
+			t.Errorf("%s: intensity %.3g vs ridge %.3g is %s, want %s", v.Label, v.Intensity, v.Ridge, v.Side, want)
+		}
+		if v.Regime == "" || v.Regime == regime.Unknown || v.Explained <= 0 {
+			t.Errorf("%s: no regime by time budget: %q, explained %v", v.Label, v.Regime, v.Explained)
 		}
 	}
 	if v := Verdicts(rs); len(v) != 4 {

@@ -96,6 +96,23 @@ type Comparison struct {
 	Measured  float64
 	Predicted float64 // 0 when no prediction was kept
 	Has       bool    // a prediction was kept
+	Model     string  // where a non-measured answer comes from (Question.Model); "" when measured
+}
+
+// Label is what the answer is called on screen: "measured", or e.g. "GPU model (not a measurement)".
+func (c Comparison) Label() string {
+	if c.Model == "" {
+		return "measured"
+	}
+	return c.Model + " (not a measurement)"
+}
+
+// RatioName names Ratio on screen: "measured/predicted", or "model/predicted" for a model's answer.
+func (c Comparison) RatioName() string {
+	if c.Model == "" {
+		return "measured/predicted"
+	}
+	return "model/predicted"
 }
 
 // Compare pairs a measured value with the prediction kept for key (if any).
@@ -161,10 +178,10 @@ func (c Comparison) Verdict() string {
 // Text is the comparison as plain text.
 func (c Comparison) Text() string {
 	if !c.Has {
-		return fmt.Sprintf("measured: %s %s\n%s\n", Num(c.Measured), c.Unit, c.Verdict())
+		return fmt.Sprintf("%s: %s %s\n%s\n", c.Label(), Num(c.Measured), c.Unit, c.Verdict())
 	}
-	return fmt.Sprintf("your prediction: %s %s · measured: %s %s · measured/predicted = %s\n%s\n",
-		Num(c.Predicted), c.Unit, Num(c.Measured), c.Unit, Num(c.Ratio()), c.Verdict())
+	return fmt.Sprintf("your prediction: %s %s · %s: %s %s · %s = %s\n%s\n",
+		Num(c.Predicted), c.Unit, c.Label(), Num(c.Measured), c.Unit, c.RatioName(), Num(c.Ratio()), c.Verdict())
 }
 
 // Num formats a number to 3 significant digits without exponent noise for everyday sizes.
@@ -192,6 +209,9 @@ type Question struct {
 	Unit   string                  // unit of the guess and the answer: "batch", "×", "GB/s"
 	Answer func() (float64, error) // the measured value, from kept results
 	Why    string                  // one line shown with the comparison: what sets the answer
+	// Model names where the answer comes from when it is not a measurement ("GPU model", "datasheet"):
+	// the reveal labels the number with it instead of "measured". Empty for a measured answer.
+	Model string
 }
 
 // Validate checks a question is complete (used by the lessons' tests).
@@ -212,7 +232,9 @@ func (q Question) Reveal() (Comparison, error) {
 	}
 	v, err := q.Answer()
 	if err != nil {
-		return Comparison{Key: q.Key, Unit: q.Unit}, err
+		return Comparison{Key: q.Key, Unit: q.Unit, Model: q.Model}, err
 	}
-	return Compare(q.Key, v, q.Unit)
+	c, err := Compare(q.Key, v, q.Unit)
+	c.Model = q.Model
+	return c, err
 }

@@ -82,3 +82,15 @@ func TestNum(t *testing.T) {
 		}
 	}
 }
+
+// A model's answer is labeled as one, never as a measurement.
+func TestModelAnswerIsLabeled(t *testing.T) {
+	c := Comparison{Key: "02/x", Unit: "×", Measured: 1.02, Model: "GPU model"}
+	if got := c.Text(); !strings.HasPrefix(got, "GPU model (not a measurement): 1.02 ×") || strings.Contains(got, "measured:") {
+		t.Errorf("text %q", got)
+	}
+	c.Predicted, c.Has = 2, true
+	if got := c.Text(); !strings.Contains(got, "model/predicted = 0.51") || strings.Contains(got, "measured") {
+		t.Errorf("text %q", got)
+	}
+}

@@ -59,11 +59,11 @@ func Reveal(q predict.Question) error {
 	u := html.EscapeString(q.Unit)
 	var body string
 	if c.Has {
-		body = fmt.Sprintf(`<table class="whygpu-table whygpu-compare"><tr><th>your prediction</th><th>measured here</th><th>measured / predicted</th></tr>`+
+		body = fmt.Sprintf(`<table class="whygpu-table whygpu-compare"><tr><th>your prediction</th><th>%s</th><th>%s</th></tr>`+
 			`<tr><td>%s %s</td><td>%s %s</td><td>%s</td></tr></table>`,
-			predict.Num(c.Predicted), u, predict.Num(c.Measured), u, predict.Num(c.Ratio()))
+			html.EscapeString(c.Label()), html.EscapeString(c.RatioName()), predict.Num(c.Predicted), u, predict.Num(c.Measured), u, predict.Num(c.Ratio()))
 	} else {
-		body = fmt.Sprintf(`<div>Measured here: <b>%s %s</b></div>`, predict.Num(c.Measured), u)
+		body = fmt.Sprintf(`<div>%s: <b>%s %s</b></div>`, html.EscapeString(c.Label()), predict.Num(c.Measured), u)
 	}
 	send("", fmt.Sprintf(`<div class="whygpu-reveal" data-key="%s" data-has="%t" style="border-left:4px solid #009e73;padding:4px 8px">`+
 		`<div><b>%s</b></div>%s<div>%s</div><div>%s</div></div>`,

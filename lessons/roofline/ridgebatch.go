@@ -20,12 +20,12 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-// KeepCritical is the name the batch sweep is kept under between cells.
-const KeepCritical = Lesson + "-critical-batch"
+// KeepRidgeBatch is the name the batch sweep is kept under between cells.
+const KeepRidgeBatch = Lesson + "-ridge-batch"
 
-var criticalExperiments = experiments.List{
+var ridgeBatchExperiments = experiments.List{
 	{
-		Lesson: Lesson, Name: "critical-batch",
+		Lesson: Lesson, Name: "ridge-batch",
 		Doc: "B×D @ D×D matmuls for B = 1 … 2048 (D = 1024): GFLOP/s and intensity vs batch, against the measured ridge",
 		Run: func(dev *devices.Device, s experiments.Scale) ([]results.Result, error) {
 			return BatchSweep(dev, BatchSweepFor(s), nil)
@@ -63,12 +63,12 @@ func BatchIntensity(b, d int, elem float64) float64 {
 	return 2 * B * D * D / (elem * (2*B*D + D*D))
 }
 
-// CriticalBatch is the batch size at which a B×D by D×D matmul reaches intensity ridge (FLOP/byte),
+// RidgeBatch is the batch size at which a B×D by D×D matmul reaches intensity ridge (FLOP/byte),
 // solving 2·B·D² / (elem·(2·B·D + D²)) = ridge for B: B = ridge·elem·D / (2·(D − ridge·elem)).
 // Below it the matmul is memory-bound (it streams the weights for too few rows), above it
 // compute-bound. +Inf when D ≤ ridge·elem: no batch is enough, since the intensity never exceeds
 // D / elem.
-func CriticalBatch(ridge float64, d int, elem float64) float64 {
+func RidgeBatch(ridge float64, d int, elem float64) float64 {
 	D := float64(d)
 	if D <= ridge*elem {
 		return math.Inf(1)
@@ -110,7 +110,7 @@ func BatchSweep(dev *devices.Device, s BatchSizes, progress func(done, total int
 // not here, and keeps the results for the chart cells.
 func BatchSweepOnEachDevice(progress func(done, total int)) ([]results.Result, error) {
 	s := BatchSweepFor(experiments.CurrentScale())
-	return experiments.OnEachDevice(Lesson, "critical-batch", KeepCritical, func(d *devices.Device) ([]results.Result, error) {
+	return experiments.OnEachDevice(Lesson, "ridge-batch", KeepRidgeBatch, func(d *devices.Device) ([]results.Result, error) {
 		return BatchSweep(d, s, progress)
 	})
 }
@@ -193,11 +193,11 @@ func h200Band(rs []results.Result, d int) charts.Series {
 }
 
 // h200Roofline is the H200's bf16 roofline by the formula at the band's batches: min(peak,
-// intensity × bandwidth) from the datasheet, the memory→compute bend at CriticalBatch.
+// intensity × bandwidth) from the datasheet, the memory→compute bend at RidgeBatch.
 func h200Roofline(band charts.Series, d int) charts.Series {
 	g := gpumodel.Default().GPU
 	s := charts.Series{Name: g.Short + " bf16 roofline by the formula (datasheet)", Source: charts.Model,
-		Note: fmt.Sprintf("min(peak, intensity × HBM bandwidth), the bend at B ≈ %.0f; not a measurement", CriticalBatch(g.Peak("bfloat16")/g.Bandwidth(), d, 2))}
+		Note: fmt.Sprintf("min(peak, intensity × HBM bandwidth), the bend at B ≈ %.0f; not a measurement", RidgeBatch(g.Peak("bfloat16")/g.Bandwidth(), d, 2))}
 	for _, p := range band.Points {
 		s.Points = append(s.Points, charts.XY{X: p.X, Y: math.Min(g.Peak("bfloat16"), BatchIntensity(int(p.X), d, 2)*g.Bandwidth())})
 	}
@@ -273,21 +273,21 @@ func bitsOdd(b int) bool {
 	return n%2 == 0
 }
 
-// CriticalRow is one line of the critical-batch table.
-type CriticalRow struct {
+// RidgeBatchRow is one line of the ridge-batch table.
+type RidgeBatchRow struct {
 	Device, Precision string
 	Ridge             float64 // FLOP/byte
 	RidgeFrom         string  // "measured ceilings" or "datasheet"
-	Critical          float64 // batch where intensity = ridge (formula)
+	Batch             float64 // batch where intensity = ridge (formula)
 	Bend              int     // measured: smallest B reaching 70 % of the device's best GFLOP/s in the sweep (0: none)
 	Disturbed         string  // what disturbed the sweep's measurements behind this row (results.WhyDisturbed), "" if quiet
 }
 
-// CriticalRows computes, per device and dtype of the sweep, the critical batch from its measured
+// RidgeBatchRows computes, per device and dtype of the sweep, the ridge batch from its measured
 // ridge and the batch at which its measured throughput bends over; then the H100 and H200 from their
 // datasheet bf16 ridges (models, not measurements).
-func CriticalRows(rs []results.Result) []CriticalRow {
-	var rows []CriticalRow
+func RidgeBatchRows(rs []results.Result) []RidgeBatchRow {
+	var rows []RidgeBatchRow
 	idx := map[string]int{}
 	best := map[string]float64{}
 	d := 1024
@@ -298,8 +298,8 @@ func CriticalRows(rs []results.Result) []CriticalRow {
 			idx[key] = len(rows)
 			ridge := r.CeilingFLOPS / r.CeilingBytesPerSec
 			elem := r.Bytes / float64(2*r.Params["m"]*d+d*d)
-			rows = append(rows, CriticalRow{Device: r.Provenance.Label(), Precision: r.Precision,
-				Ridge: ridge, RidgeFrom: "measured ceilings", Critical: CriticalBatch(ridge, d, elem)})
+			rows = append(rows, RidgeBatchRow{Device: r.Provenance.Label(), Precision: r.Precision,
+				Ridge: ridge, RidgeFrom: "measured ceilings", Batch: RidgeBatch(ridge, d, elem)})
 		}
 		best[key] = math.Max(best[key], r.FLOPS())
 	}
@@ -319,13 +319,13 @@ func CriticalRows(rs []results.Result) []CriticalRow {
 	for _, m := range []string{H100, H200} {
 		c := sheet(m)
 		ridge := c.Ridge("bfloat16")
-		rows = append(rows, CriticalRow{Device: m + " (model)", Precision: "bfloat16", Ridge: ridge, RidgeFrom: "datasheet",
-			Critical: CriticalBatch(ridge, d, 2)})
+		rows = append(rows, RidgeBatchRow{Device: m + " (model)", Precision: "bfloat16", Ridge: ridge, RidgeFrom: "datasheet",
+			Batch: RidgeBatch(ridge, d, 2)})
 	}
 	return rows
 }
 
-// sweepOf is the results of one device and dtype series (key as in CriticalRows).
+// sweepOf is the results of one device and dtype series (key as in RidgeBatchRows).
 func sweepOf(rs []results.Result, key string) []results.Result {
 	var out []results.Result
 	for _, r := range rs {
@@ -336,20 +336,20 @@ func sweepOf(rs []results.Result, key string) []results.Result {
 	return out
 }
 
-// CriticalTable is CriticalRows as a table for display.Table; rows from disturbed sweeps are marked.
-func CriticalTable(rs []results.Result) units.Table {
+// RidgeBatchTable is RidgeBatchRows as a table for display.Table; rows from disturbed sweeps are marked.
+func RidgeBatchTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
-	for _, r := range CriticalRows(rs) {
+	for _, r := range RidgeBatchRows(rs) {
 		disturbed = append(disturbed, r.Disturbed)
 		bend := "—"
 		if r.Bend > 0 {
 			bend = fmt.Sprintf("B = %d (measured)", r.Bend)
 		}
 		rows = append(rows, []string{r.Device, r.Precision, fmt.Sprintf("%.3g (%s)", r.Ridge, r.RidgeFrom),
-			fmt.Sprintf("%.0f (formula)", r.Critical), bend})
+			fmt.Sprintf("%.0f (formula)", r.Batch), bend})
 	}
-	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "precision", "ridge [FLOP/byte]", "critical batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows, Disturbed: disturbed,
+	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "precision", "ridge [FLOP/byte]", "ridge batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows, Disturbed: disturbed,
 		Notes: ModelVersus(rs)}
 }
 

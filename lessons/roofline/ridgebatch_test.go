@@ -16,8 +16,8 @@ import (
 )
 
 // The intensity formula agrees with the matmul workload's own FLOP and byte counts (float64
-// arithmetic on both sides), and CriticalBatch inverts it.
-func TestBatchIntensityAndCriticalBatch(t *testing.T) {
+// arithmetic on both sides), and RidgeBatch inverts it.
+func TestBatchIntensityAndRidgeBatch(t *testing.T) {
 	tests := []struct {
 		b, d int
 		dt   dtypes.DType
@@ -29,18 +29,18 @@ func TestBatchIntensityAndCriticalBatch(t *testing.T) {
 			t.Errorf("BatchIntensity(%d, %d, %v) = %v, workload says %v", tc.b, tc.d, elem, got, want)
 		}
 		ridge := BatchIntensity(tc.b, tc.d, elem)
-		if got := CriticalBatch(ridge, tc.d, elem); math.Abs(got-float64(tc.b)) > 1e-9*float64(tc.b) {
-			t.Errorf("CriticalBatch(intensity at B=%d) = %v", tc.b, got)
+		if got := RidgeBatch(ridge, tc.d, elem); math.Abs(got-float64(tc.b)) > 1e-9*float64(tc.b) {
+			t.Errorf("RidgeBatch(intensity at B=%d) = %v", tc.b, got)
 		}
 	}
-	if !math.IsInf(CriticalBatch(600, 1024, 2), 1) {
+	if !math.IsInf(RidgeBatch(600, 1024, 2), 1) {
 		t.Error("a ridge above D/elem must need an infinite batch")
 	}
-	// The H200's datasheet bf16 ridge (989 TFLOP/s ÷ 4.8 TB/s ≈ 206) puts the critical batch at
+	// The H200's datasheet bf16 ridge (989 TFLOP/s ÷ 4.8 TB/s ≈ 206) puts the ridge batch at
 	// D = 1024 near 300 (≈ 345; ≈ 2 × ridge / elem for B ≪ D, less the weight-reuse limit).
-	h200 := CriticalBatch(sheet(H200).Ridge("bfloat16"), 1024, 2)
+	h200 := RidgeBatch(sheet(H200).Ridge("bfloat16"), 1024, 2)
 	if h200 < 250 || h200 > 400 {
-		t.Errorf("H200 critical batch at D=1024: %v, want about 300", h200)
+		t.Errorf("H200 ridge batch at D=1024: %v, want about 300", h200)
 	}
 }
 
@@ -66,9 +66,9 @@ func TestBatchSweepShort(t *testing.T) {
 	if _, err := BatchRoofline(rs); err != nil {
 		t.Error(err)
 	}
-	rows := CriticalRows(rs)
+	rows := RidgeBatchRows(rs)
 	if len(rows) != 3 || rows[0].Bend == 0 || rows[2].RidgeFrom != "datasheet" {
-		t.Errorf("critical rows %+v", rows)
+		t.Errorf("ridge-batch rows %+v", rows)
 	}
 	if BatchGain(rs) == "" {
 		t.Error("no gain line")
