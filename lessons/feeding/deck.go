@@ -37,7 +37,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "knobs", Title: "The knobs, mapped", Cards: []recall.Card{
 			{ID: "map", Question: "What do num_workers, prefetch_factor and pin_memory do, and what is the sizing rule?",
-				Answer: "num_workers: parallel loader processes (here: goroutines); prefetch_factor: batches queued ahead per worker (here: the queue depth); pin_memory: page-locked host buffers so the copy to the GPU can be asynchronous DMA (with non_blocking=True it overlaps GPU work). Size the node's CPU cores and host memory to the input pipeline."},
+				Answer: "num_workers: parallel loader processes (here: goroutines); prefetch_factor: batches queued ahead per worker (here: the queue depth); pin_memory: the loader copies each batch into page-locked host memory (host to host; the loader never touches the GPU), so the training loop's copy to the GPU can be asynchronous DMA: with non_blocking=True the host does not wait for it, and overlapping it with kernels needs a second CUDA stream. Size the node's CPU cores and host memory to the input pipeline."},
 		}},
 	},
 }

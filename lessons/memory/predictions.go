@@ -7,7 +7,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
-// Predictions of lesson 06, both answered by the batch sweep (SweepHere).
+// Predictions of lesson 06 answered by the batch sweep (SweepHere).
 var (
 	// PredictGrowth: how memory scales with the batch.
 	PredictGrowth = predict.Question{
@@ -23,10 +23,27 @@ var (
 		},
 		Why: "Weights, gradients and Adam's moments do not depend on the batch; activations do. The ratio stays far below the batch ratio while the fixed part dominates.",
 	}
-	// PredictLargest: the memory of the largest step, in MB.
+	// PredictLargest: the activations' share of the largest step, from the shapes of the sweep's
+	// largest batch (a ratio, whatever the machine).
 	PredictLargest = predict.Question{
+		Key:  "06/largest-activation-share",
+		Text: "At the largest batch of the sweep, what percentage of the step's memory by the formula (weights, gradients, Adam state, activations, batch) will the activations be? (%)",
+		Unit: "%",
+		Answer: func() (float64, error) {
+			_, hi, err := sweepEnds()
+			if err != nil {
+				return 0, err
+			}
+			m := modelOf(hi).Memory()
+			return 100 * float64(m.Activations) / float64(max(1, m.Total())), nil
+		},
+		Why: "Weights, gradients and Adam's moments are 16 bytes per parameter at any batch; the activations grow with every sample, so past some batch they are most of the step.",
+	}
+	// largestMB is the memory the step at the largest batch added, in MB: the measurement behind
+	// MineLargest (not asked as a prediction: an absolute number depends on the machine).
+	largestMB = predict.Question{
 		Key:  "06/largest-step-mb",
-		Text: "How many MB will the step at the largest batch of the sweep add to this process (or GPU)? (MB)",
+		Text: "the memory the step at the largest batch added (MB)",
 		Unit: "MB",
 		Answer: func() (float64, error) {
 			_, hi, err := sweepEnds()
@@ -35,7 +52,6 @@ var (
 			}
 			return metric(hi, ParamMeasured) / 1e6, nil
 		},
-		Why: "The ledger above predicts it from shapes alone: parameters × 16 bytes with Adam in float32, plus the activations kept for the backward pass.",
 	}
 )
 
@@ -48,7 +64,7 @@ func sweepEnds() (lo, hi results.Result, err error) {
 }
 
 // MineLargest is lesson 06's recall card from the learner's own memory sweep.
-var MineLargest = predict.Mine("06/mine-largest", PredictLargest,
+var MineLargest = predict.Mine("06/mine-largest", largestMB,
 	func(mb float64) string {
 		_, hi, _ := sweepEnds()
 		return fmt.Sprintf("Your step at batch %d added %s MB. Roughly how much would batch %d add, if the fixed part (weights, gradients, optimizer state) stayed and the activations doubled?", hi.Params["batch"], predict.Num(mb), 2*hi.Params["batch"])

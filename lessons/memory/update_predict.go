@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
 	"github.com/gpu-course/whygpu/pkg/teach/recall"
@@ -20,6 +21,21 @@ var PredictUpdateRate = predict.Question{
 		return rate / 1e9, err
 	},
 	Why: "About 0.5 FLOP per byte is far below any ridge point: the update runs at the memory bandwidth (lesson 04's copy rate is the ceiling), whatever the cores could compute.",
+}
+
+// PredictUpdateShare asks how large Adam's update is next to the compute of a whole training step
+// on an H200: the update's 28 bytes per parameter at the HBM bandwidth against 6 FLOPs per parameter
+// per token at the bf16 dense peak, a million tokens a step (a model: both at datasheet rates).
+var PredictUpdateShare = predict.Question{
+	Key:  "06/gpu-update-share",
+	Text: "GPU (answered by the H200 datasheet, a model): training a 7B model with a million tokens per step, the Adam update streams 28 bytes per parameter through HBM. Its time is what percentage of the step's matmul time at the bf16 peak? (%)",
+	Unit: "%",
+	Answer: func() (float64, error) {
+		g := datasheet.H200
+		ridge := g.Peak("bfloat16") / g.Bandwidth() // FLOPs the GPU does in the time it moves one byte
+		return 100 * 28 * ridge / (6 * 1e6), nil    // (28 bytes ÷ bandwidth) ÷ (6·tokens FLOPs ÷ peak), per parameter
+	},
+	Why: "Model, not measured: per parameter the update moves 28 bytes while the step does 6 FLOPs per token, 6 million here; at the H200's ridge of about 206 FLOPs per byte the bytes cost as much as 28 × 206 ≈ 5,800 FLOPs, under 0.1% of the step. The parameter count cancels: it holds for any model size.",
 }
 
 // The recall cards of the section "The optimizer update", the notebook's last before the recap:
