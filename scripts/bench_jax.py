@@ -34,7 +34,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-EPS = 1e-5  # workloads.LayerNormEpsilon
+EPS = 1e-5  # membound.LayerNormEpsilon
 LR = 0.01  # the MLP's SGD learning rate (workloads.MLP default)
 
 
@@ -62,7 +62,7 @@ def _matmul(a, b):
 
 # f32 matmul without TF32 (HIGHEST = full float32 passes); DEFAULT lets a GPU use TF32 tensor cores.
 _matmul_highest = jax.jit(lambda a, b: jnp.matmul(a, b, precision=jax.lax.Precision.HIGHEST))
-_neg = jax.jit(lambda x: -x)  # the copy: as workloads.Copy, a negation XLA cannot elide
+_neg = jax.jit(lambda x: -x)  # the copy: as membound.Copy, a negation XLA cannot elide
 
 
 def _layernorm(x, g, b):

@@ -18,6 +18,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/bench"
 	"github.com/gpu-course/whygpu/pkg/measure/hlo"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/shirou/gopsutil/v4/process"
@@ -61,7 +62,7 @@ func mlpCase(batch int) benchCase {
 }
 
 func layernormCase(rows, cols int) benchCase {
-	return benchCase{w: workloads.LayerNorm{Rows: rows, Cols: cols, Type: dtypes.Float32, Seed: 1}, kind: "layernorm",
+	return benchCase{w: membound.LayerNorm{Rows: rows, Cols: cols, Type: dtypes.Float32, Seed: 1}, kind: "layernorm",
 		params: map[string]int{"rows": rows, "cols": cols}, metric: bench.GBPS, numpy: true}
 }
 

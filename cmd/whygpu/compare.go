@@ -16,6 +16,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 )
 
 // peerClock is how GoMLX's side is timed (measure.Run: the wall clock until the device has finished,
@@ -224,9 +225,9 @@ func compareJobs(dev, strict *devices.Device, f compareFlags) []compareJob {
 		{"matmul-bf16", dev, workloads.Square(f.n, dtypes.BFloat16)},
 		{"matmul-f32-tf32", dev, workloads.Square(f.n, dtypes.Float32)},
 		{"matmul-f32", strict, workloads.Square(f.n, dtypes.Float32)},
-		{"layernorm-float32", dev, workloads.LayerNorm{Rows: f.lnRows, Cols: f.lnCols, Type: dtypes.Float32}},
-		{"layernorm-bfloat16", dev, workloads.LayerNorm{Rows: f.lnRows, Cols: f.lnCols, Type: dtypes.BFloat16}},
-		{"copy-d2d", dev, workloads.Copy{N: f.copyBytes / 4, Type: dtypes.Float32}},
+		{"layernorm-float32", dev, membound.LayerNorm{Rows: f.lnRows, Cols: f.lnCols, Type: dtypes.Float32}},
+		{"layernorm-bfloat16", dev, membound.LayerNorm{Rows: f.lnRows, Cols: f.lnCols, Type: dtypes.BFloat16}},
+		{"copy-d2d", dev, membound.Copy{N: f.copyBytes / 4, Type: dtypes.Float32}},
 	}
 	for _, b := range f.batches {
 		jobs = append(jobs, compareJob{fmt.Sprintf("mlp-step-b%d", b), dev, benchMLP(b)})

@@ -25,6 +25,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
@@ -96,10 +97,10 @@ func TransferSizes(s experiments.Scale) []int {
 // timed many at a time (fixed per-call costs jitter), large ones a few times.
 func TransferSweep(dev *devices.Device, sizes []int) ([]results.Result, error) {
 	var out []results.Result
-	for _, dir := range []workloads.Direction{workloads.HostToDevice, workloads.DeviceToHost} {
+	for _, dir := range []membound.Direction{membound.HostToDevice, membound.DeviceToHost} {
 		for _, n := range sizes {
 			opt := measure.Options{Warmup: 2, Reps: 5, SampleTime: 2 * time.Millisecond}
-			r, err := measure.Run(dev, workloads.Transfer{Size: n, Direction: dir}, opt, false)
+			r, err := measure.Run(dev, membound.Transfer{Size: n, Direction: dir}, opt, false)
 			if err != nil {
 				return out, err
 			}
@@ -247,7 +248,7 @@ const (
 // with a fresh batch uploaded every step (Trainer.SetBatch, the normal case); with the batch and as
 // many bytes as the parameters uploaded every step (a model moved to the device every step); and
 // with those bytes also copied back to the host first (a `.cpu()` / `.cuda()` round trip of the
-// model). The parameter-sized copies are real host↔device copies (workloads.Transfer) of exactly
+// model). The parameter-sized copies are real host↔device copies (membound.Transfer) of exactly
 // the parameters' bytes; the step itself keeps using its resident parameters, so its result stays
 // right. Each result's Label names the variant; Bytes counts what crosses the bus per step.
 func Resident(dev *devices.Device, w workloads.MLP) ([]results.Result, error) {
@@ -269,12 +270,12 @@ func Resident(dev *devices.Device, w workloads.MLP) ([]results.Result, error) {
 		y[i] = float32(i%89)/89 - 0.5
 	}
 	batchBytes := (len(x) + len(y)) * w.Type.Size()
-	up, err := workloads.Transfer{Size: pbytes, Direction: workloads.HostToDevice}.Prepare(dev)
+	up, err := membound.Transfer{Size: pbytes, Direction: membound.HostToDevice}.Prepare(dev)
 	if err != nil {
 		return nil, err
 	}
 	defer up.Close()
-	down, err := workloads.Transfer{Size: pbytes, Direction: workloads.DeviceToHost}.Prepare(dev)
+	down, err := membound.Transfer{Size: pbytes, Direction: membound.DeviceToHost}.Prepare(dev)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,8 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 	"github.com/gpu-course/whygpu/pkg/workloads/corpus"
 	"github.com/gpu-course/whygpu/pkg/workloads/data"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
+	"github.com/gpu-course/whygpu/pkg/workloads/parallel"
 	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
@@ -40,8 +42,8 @@ const (
 
 // Step is the data-parallel step the lesson checks: an MLP 256→512×2→16 on a batch of 64, split over
 // devices devices.
-func Step(devicesN int) workloads.DataParallel {
-	return workloads.DataParallel{Devices: devicesN,
+func Step(devicesN int) parallel.DataParallel {
+	return parallel.DataParallel{Devices: devicesN,
 		MLP: workloads.MLP{Batch: 64, In: 256, Hidden: 512, Out: 16, Depth: 2, Type: dtypes.Float32, Seed: 11}}
 }
 
@@ -120,7 +122,7 @@ func Check() (units.Table, error) {
 	for n := 2; n <= min(4, dev.Backend().NumDevices()); n *= 2 {
 		w := Step(n)
 		probe := measure.StartProbe() // the step times are measured: say when others disturbed them
-		c, err := workloads.CompareSteps(dev, w)
+		c, err := parallel.CompareSteps(dev, w)
 		if err != nil {
 			return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows, Disturbed: disturbed}, err
 		}
@@ -161,7 +163,7 @@ func AllReduceSweepOn(dev *devices.Device, devicesN int, sizes []int, progress f
 			reps = 3
 		}
 		probe := measure.StartProbe()
-		samples, err := workloads.AllReduceTime(dev, devicesN, n, reps)
+		samples, err := parallel.AllReduceTime(dev, devicesN, n, reps)
 		if err != nil {
 			return out, err
 		}
@@ -254,8 +256,8 @@ func LinkAssumptions() string {
 }
 
 // GPT is lesson 09's model at laptop size, the model this lesson's memory arithmetic uses.
-func GPT() workloads.GPT {
-	return workloads.GPT{Vocab: corpus.NewTokenizer().Size(), Context: 64, Batch: 4, Embed: 64, Layers: 2, Heads: 4, Seed: 9}
+func GPT() gpt.GPT {
+	return gpt.GPT{Vocab: corpus.NewTokenizer().Size(), Context: 64, Batch: 4, Embed: 64, Layers: 2, Heads: 4, Seed: 9}
 }
 
 // BatchRun is a short training run at one effective batch and learning rate.

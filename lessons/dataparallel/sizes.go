@@ -6,7 +6,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/support/units"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // AllReduce is an all-reduce sweep the learner writes in a cell: over how many devices, and the
@@ -77,7 +77,7 @@ const (
 )
 
 // Model is lesson 09's GPT with the state's sizes.
-func (s State) Model() workloads.GPT {
+func (s State) Model() gpt.GPT {
 	g := GPT()
 	g.Embed, g.Layers, g.Heads, g.Context = s.Embed, s.Layers, s.Heads, s.Context
 	return g

@@ -10,14 +10,14 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/support/units"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/launch"
 )
 
 // Launch-bound tiny models: per-call overhead, and what fusing a step into one executable saves.
 
-// LaunchPass is the launch-bound experiment's forward pass (workloads.TiedForward): DefaultTiny's
+// LaunchPass is the launch-bound experiment's forward pass (launch.TiedForward): DefaultTiny's
 // layers, width and batch, as one executable per op or one fused executable.
-func LaunchPass(fused bool) workloads.TiedForward { return DefaultTiny.pass(fused) }
+func LaunchPass(fused bool) launch.TiedForward { return DefaultTiny.pass(fused) }
 
 // LaunchBound times the forward pass of the tiny MLP t (weights tied; DefaultTiny is the lesson's) two ways on
 // dev: as one executable per operation (matmul, bias add, tanh: what an eager framework launches, one

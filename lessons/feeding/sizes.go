@@ -10,12 +10,13 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/launch"
 )
 
 // Sizes of the lesson's other measuring cells, written in the cell by the learner.
 
 // Tiny is the launch-bound experiment's forward pass the learner writes in a cell: layers of one
-// width at one batch (weights tied, workloads.TiedForward).
+// width at one batch (weights tied, launch.TiedForward).
 type Tiny struct{ Batch, Width, Layers int }
 
 // Limits of a Tiny, checked before anything is compiled.
@@ -42,8 +43,8 @@ func (t Tiny) Validate() error {
 }
 
 // pass is t as one executable per op or one fused executable.
-func (t Tiny) pass(fused bool) workloads.TiedForward {
-	return workloads.TiedForward{Batch: t.Batch, Width: t.Width, Layers: t.Layers, Fused: fused}
+func (t Tiny) pass(fused bool) launch.TiedForward {
+	return launch.TiedForward{Batch: t.Batch, Width: t.Width, Layers: t.Layers, Fused: fused}
 }
 
 // Chain is the fusion experiment's elementwise chain the learner writes in a cell: Ops operations
@@ -74,8 +75,8 @@ func (c Chain) Validate() error {
 }
 
 // chain is c as separate executables or one graph.
-func (c Chain) chain(fused bool) workloads.ElementwiseChain {
-	return workloads.ElementwiseChain{N: c.N, Ops: c.Ops, Fused: fused, Type: dtypes.Float32}
+func (c Chain) chain(fused bool) launch.ElementwiseChain {
+	return launch.ElementwiseChain{N: c.N, Ops: c.Ops, Fused: fused, Type: dtypes.Float32}
 }
 
 // Oversub is the oversubscription experiment the learner writes in a cell: the concurrent worker

@@ -16,6 +16,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/stepshares"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/launch"
 )
 
 // Names the step-time results are kept under between cells.
@@ -125,13 +126,13 @@ func SharesTable(rs []results.Result) units.Table { return stepshares.Table(rs, 
 
 // FusionChain is the fusion experiment's chain: 8 ops over 32 Mi float32 (128 MiB) on a laptop,
 // 256 Mi (1 GiB) on a GPU.
-func FusionChain(s experiments.Scale, fused bool) workloads.ElementwiseChain {
+func FusionChain(s experiments.Scale, fused bool) launch.ElementwiseChain {
 	return DefaultChain(s).chain(fused)
 }
 
 // KernelsOf compiles the chain (on a small array: the kernel count does not depend on its size)
 // and counts the kernels and fused operations XLA made of all its executables (pkg/measure/hlo).
-func KernelsOf(dev *devices.Device, w workloads.ElementwiseChain) (kernels, fusedOps int, err error) {
+func KernelsOf(dev *devices.Device, w launch.ElementwiseChain) (kernels, fusedOps int, err error) {
 	small := w
 	small.N = 1024
 	es, err := small.Executables(dev)

@@ -14,7 +14,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/model/memsize"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
@@ -34,9 +34,9 @@ var ErrNotCompilable = errors.New("not compiled here")
 // GPTOf is the course's GPT (pkg/workloads) at a sizing setting, if it builds that step: fp32,
 // Adam, no recompute, untied embeddings, one device, small enough to compile on this CPU in
 // seconds. The error says which control to change.
-func GPTOf(s memsize.Setting) (workloads.GPT, error) {
+func GPTOf(s memsize.Setting) (gpt.GPT, error) {
 	if err := s.Validate(); err != nil {
-		return workloads.GPT{}, err
+		return gpt.GPT{}, err
 	}
 	why := ""
 	switch {
@@ -56,9 +56,9 @@ func GPTOf(s memsize.Setting) (workloads.GPT, error) {
 		why = fmt.Sprintf("keep width ≤ %d, layers ≤ %d, vocabulary ≤ %d", MaxCompileWidth, MaxCompileLayers, MaxCompileVocab)
 	}
 	if why != "" {
-		return workloads.GPT{}, fmt.Errorf("%s: %s %w: %s", Lesson, s, ErrNotCompilable, why)
+		return gpt.GPT{}, fmt.Errorf("%s: %s %w: %s", Lesson, s, ErrNotCompilable, why)
 	}
-	return workloads.GPT{Vocab: s.Vocab, Context: s.Seq, Batch: s.MicroBatch, Embed: s.Width, Layers: s.Layers,
+	return gpt.GPT{Vocab: s.Vocab, Context: s.Seq, Batch: s.MicroBatch, Embed: s.Width, Layers: s.Layers,
 		Heads: s.Heads, FFN: s.FFN, Seed: 9}, nil
 }
 

@@ -61,7 +61,7 @@ func TestParamsMatchTheGPT(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s.Params() != g.NumParams() {
-			t.Errorf("%s: formula Ψ = %d, workloads.GPT.NumParams = %d", s, s.Params(), g.NumParams())
+			t.Errorf("%s: formula Ψ = %d, gpt.GPT.NumParams = %d", s, s.Params(), g.NumParams())
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 )
 
 // KeepHierarchy is the name the working-set sweep is kept under between cells.
@@ -54,12 +54,12 @@ func HierarchyFor(s experiments.Scale) HierarchySizes {
 }
 
 // Workloads lists the sweep's workloads in order (float32).
-func (s HierarchySizes) Workloads() []workloads.Passes {
-	var ws []workloads.Passes
+func (s HierarchySizes) Workloads() []membound.Passes {
+	var ws []membound.Passes
 	for _, op := range s.Ops {
 		for _, b := range s.WorkingSets {
 			passes := max(s.MinPasses, s.MinTraffic/(2*b), 1)
-			ws = append(ws, workloads.Passes{N: b / 4, Passes: passes, Op: op, Type: dtypes.Float32})
+			ws = append(ws, membound.Passes{N: b / 4, Passes: passes, Op: op, Type: dtypes.Float32})
 		}
 	}
 	return ws
@@ -67,8 +67,8 @@ func (s HierarchySizes) Workloads() []workloads.Passes {
 
 // FMAWorkload is the sustained multiply-add test: 32 dependent FMAs per element per pass over an
 // 8 KiB array (in any L1 cache), enough passes for about 2 GFLOP per execution on a laptop.
-func FMAWorkload(s experiments.Scale) workloads.Passes {
-	return workloads.Passes{N: 2048, FMAs: 32, Passes: experiments.Pick(s, 4000, 40000), Op: "axpb", Type: dtypes.Float32}
+func FMAWorkload(s experiments.Scale) membound.Passes {
+	return membound.Passes{N: 2048, FMAs: 32, Passes: experiments.Pick(s, 4000, 40000), Op: "axpb", Type: dtypes.Float32}
 }
 
 // Hierarchy measures dev's ceilings, then the working-set sweep (checked against float64 up to

@@ -26,6 +26,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 )
 
 // Lesson is the lesson id: the notebook's file name without ".ipynb".
@@ -82,8 +83,8 @@ func (s Sizes) Workloads() []workloads.Workload {
 		}
 	}
 	ws = append(ws,
-		workloads.LayerNorm{Rows: s.LNRows, Cols: s.LNCol, Type: dtypes.Float32},
-		workloads.Elementwise{N: s.Elementwise, Type: dtypes.Float32})
+		membound.LayerNorm{Rows: s.LNRows, Cols: s.LNCol, Type: dtypes.Float32},
+		membound.Elementwise{N: s.Elementwise, Type: dtypes.Float32})
 	return ws
 }
 
@@ -144,9 +145,9 @@ func Intensities() []Intensity {
 		workloads.Square(4096, dtypes.BFloat16),
 		workloads.Square(4096, dtypes.Float32),
 		workloads.Square(256, dtypes.Float32),
-		workloads.LayerNorm{Rows: 8192, Cols: 4096, Type: dtypes.BFloat16},
-		workloads.LayerNorm{Rows: 8192, Cols: 4096, Type: dtypes.Float32},
-		workloads.Elementwise{N: 8192 * 4096, Type: dtypes.Float32},
+		membound.LayerNorm{Rows: 8192, Cols: 4096, Type: dtypes.BFloat16},
+		membound.LayerNorm{Rows: 8192, Cols: 4096, Type: dtypes.Float32},
+		membound.Elementwise{N: 8192 * 4096, Type: dtypes.Float32},
 	} {
 		out = append(out, Intensity{Op: w.String(), FLOPs: workloads.FLOPsOf(w), Bytes: workloads.BytesOf(w)})
 	}

@@ -1,6 +1,6 @@
 // Package smallgpt is the code behind notebooks/09-small-gpt.ipynb: a small GPT, trained live.
 //
-// The model is workloads.GPT (GoMLX's transformer layers, character tokens, the course's own prose
+// The model is gpt.GPT (GoMLX's transformer layers, character tokens, the course's own prose
 // from pkg/workloads/corpus). Notebook cells stay thin: they call the functions here. Every GoNB cell is a new
 // process, so what a later cell needs (the training run, the sweep) is kept on disk.
 package smallgpt
@@ -26,6 +26,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 	"github.com/gpu-course/whygpu/pkg/workloads/corpus"
 	"github.com/gpu-course/whygpu/pkg/workloads/data"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
@@ -68,11 +69,11 @@ var smallgptExperiments = experiments.List{
 
 // Config is the model trained at a scale: laptop L=2, d=64, 4 heads, 64-character windows, 16 per
 // step; GPU L=4, d=256, 8 heads, 256-character windows, 64 per step.
-func Config(s experiments.Scale) workloads.GPT {
+func Config(s experiments.Scale) gpt.GPT {
 	v := corpus.NewTokenizer().Size()
 	return experiments.Pick(s,
-		workloads.GPT{Vocab: v, Context: 64, Batch: 16, Embed: 64, Layers: 2, Heads: 4, Seed: 9},
-		workloads.GPT{Vocab: v, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8, LR: 1e-3, Seed: 9})
+		gpt.GPT{Vocab: v, Context: 64, Batch: 16, Embed: 64, Layers: 2, Heads: 4, Seed: 9},
+		gpt.GPT{Vocab: v, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8, LR: 1e-3, Seed: 9})
 }
 
 // Steps is how many training steps a scale runs.
@@ -91,7 +92,7 @@ type Live interface {
 
 // Run is one training run.
 type Run struct {
-	Config  workloads.GPT  `json:"config"`
+	Config  gpt.GPT        `json:"config"`
 	Losses  []float64      `json:"losses"` // per step, nats per character
 	Sample  string         `json:"sample"` // greedy continuation of Prompt after training
 	Wall    time.Duration  `json:"wall_ns"`
@@ -130,7 +131,7 @@ func Train(live Live) (Run, error) {
 }
 
 // TrainOn trains c for steps steps on dev (live may be nil).
-func TrainOn(dev *devices.Device, c workloads.GPT, steps int, live Live) (Run, error) {
+func TrainOn(dev *devices.Device, c gpt.GPT, steps int, live Live) (Run, error) {
 	run := Run{Config: c}
 	if steps < 2 {
 		return run, fmt.Errorf("smallgpt: train at least 2 steps, not %d", steps)
@@ -237,7 +238,7 @@ func SampleText() (string, error) {
 
 // FLOPsTable counts one training step of c by class of matrix product (forward × 3, the backward
 // pass doing two products per forward one), with 6·N·T and the total beside it.
-func FLOPsTable(c workloads.GPT) units.Table {
+func FLOPsTable(c gpt.GPT) units.Table {
 	var header []string
 	var rows [][]string
 	header = []string{"matrix products (× 3: forward + backward)", "FLOPs per step (count)", "share"}
@@ -265,7 +266,7 @@ func RunFLOPsTable() (units.Table, error) {
 
 // ShareTable is the model's attention share as the sequence length grows (a count, no measurement):
 // 12·L·s·d over 6·N + 12·L·s·d per token.
-func ShareTable(c workloads.GPT, lengths []int) units.Table {
+func ShareTable(c gpt.GPT, lengths []int) units.Table {
 	var header []string
 	var rows [][]string
 	header = []string{"sequence length s", "6·N per token", "12·L·s·d per token", "attention share (count)"}
@@ -291,7 +292,7 @@ func Sweep(c Contexts, progress func(done, total int, format string, args ...any
 }
 
 // SweepOn times a few training steps of c at each sequence length (tokens per step fixed at c's).
-func SweepOn(dev *devices.Device, c workloads.GPT, lengths []int, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
+func SweepOn(dev *devices.Device, c gpt.GPT, lengths []int, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
 	tokens := c.Tokens()
 	tok := corpus.NewTokenizer()
 	ids, err := tok.Encode(corpus.Text())
@@ -540,7 +541,7 @@ func BadInputs() units.Table {
 		return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: header, Rows: rows}
 	}
 	tok := corpus.NewTokenizer()
-	c := workloads.GPT{Vocab: tok.Size(), Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
+	c := gpt.GPT{Vocab: tok.Size(), Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
 	// No step is needed: the prompt is checked before anything runs.
 	tr, err := train.NewGPTTrainer(dev, c)
 	if err != nil {
@@ -599,7 +600,7 @@ var Deck = &recall.Deck{
 }
 
 // Model is the model trained at the current scale (WHYGPU_SCALE).
-func Model() workloads.GPT { return Config(experiments.CurrentScale()) }
+func Model() gpt.GPT { return Config(experiments.CurrentScale()) }
 
 // Summary is one paragraph about a run: steps, loss (beside ln of the vocabulary size, where a model
 // that knows nothing starts), step time, tokens/s and achieved FLOP/s.
@@ -618,7 +619,7 @@ func Summary(run Run) string {
 // WhereTimeGoes is the view "where the time would go on an H200" for one training step of c: its
 // kernels (xla:cpu's compile of the step) by class with the GPU model's time, share and bound, to
 // read beside the measured xla:cpu shares of SharesTable (gpumodel.WhereTimeGoes).
-func WhereTimeGoes(c workloads.GPT) (units.Table, error) {
+func WhereTimeGoes(c gpt.GPT) (units.Table, error) {
 	if err := c.Validate(); err != nil {
 		return units.Table{}, err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/hlo"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
@@ -102,10 +102,10 @@ func TestGPUModelRowIsABand(t *testing.T) {
 }
 
 func TestGPTPartsFLOPsSumToStep(t *testing.T) {
-	for _, c := range []workloads.GPT{Config(experiments.Laptop), Config(experiments.GPU), {Vocab: 7, Context: 5, Batch: 3, Embed: 6, Layers: 3, Heads: 2, FFN: 10}} {
+	for _, c := range []gpt.GPT{Config(experiments.Laptop), Config(experiments.GPU), {Vocab: 7, Context: 5, Batch: 3, Embed: 6, Layers: 3, Heads: 2, FFN: 10}} {
 		sum := 0.0
-		for _, p := range workloads.GPTParts {
-			sum += workloads.GPTPart{GPT: c, Part: p}.FLOPs()
+		for _, p := range gpt.GPTParts {
+			sum += gpt.GPTPart{GPT: c, Part: p}.FLOPs()
 		}
 		if math.Abs(sum-c.FLOPs()) > 1e-9*c.FLOPs() {
 			t.Errorf("%s: the parts' FLOPs sum to %g, the step counts %g", c, sum, c.FLOPs())
@@ -122,10 +122,10 @@ func TestStepPartsOnCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != len(workloads.GPTParts)+1 {
+	if len(rs) != len(gpt.GPTParts)+1 {
 		t.Fatalf("%d results", len(rs))
 	}
-	if h, rows := SharesTable(rs).Parts(); len(rows) != len(workloads.GPTParts)+2 || len(rows[0]) != len(h) {
+	if h, rows := SharesTable(rs).Parts(); len(rows) != len(gpt.GPTParts)+2 || len(rows[0]) != len(h) {
 		t.Errorf("table %v %v", h, rows)
 	}
 	if _, err := SharesChart(rs); err != nil {
@@ -136,7 +136,7 @@ func TestStepPartsOnCPU(t *testing.T) {
 // The summary prints the loss a model that knows nothing starts at (ln of the vocabulary size), so
 // the notebook's prose need not state it before the run.
 func TestSummaryNamesTheStartingLoss(t *testing.T) {
-	run := Run{Config: workloads.GPT{Vocab: 100, Context: 4, Batch: 1, Embed: 4, Layers: 1, Heads: 1}, Losses: []float64{4.7, 2.1}}
+	run := Run{Config: gpt.GPT{Vocab: 100, Context: 4, Batch: 1, Embed: 4, Layers: 1, Heads: 1}, Losses: []float64{4.7, 2.1}}
 	if s := Summary(run); !strings.Contains(s, "ln 100 = 4.61") || !strings.Contains(s, "4.70 → 2.10") {
 		t.Errorf("Summary = %q", s)
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/stepshares"
-	"github.com/gpu-course/whygpu/pkg/workloads"
 	"github.com/gpu-course/whygpu/pkg/workloads/corpus"
 	"github.com/gpu-course/whygpu/pkg/workloads/data"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 	"github.com/gpu-course/whygpu/pkg/workloads/train"
 
 	"gonum.org/v1/plot"
@@ -45,16 +45,16 @@ func StepParts(progress func(done, total int, format string, args ...any)) ([]re
 	return rs, results.Keep(KeepParts, rs)
 }
 
-// StepPartsOn times each workloads.GPTPart of c on dev (each its own executable, not checked: the
+// StepPartsOn times each gpt.GPTPart of c on dev (each its own executable, not checked: the
 // parts have no reference), then a few whole training steps of c.
-func StepPartsOn(dev *devices.Device, c workloads.GPT, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
-	total := len(workloads.GPTParts) + 1
+func StepPartsOn(dev *devices.Device, c gpt.GPT, progress func(done, total int, format string, args ...any)) ([]results.Result, error) {
+	total := len(gpt.GPTParts) + 1
 	var out []results.Result
-	for i, p := range workloads.GPTParts {
+	for i, p := range gpt.GPTParts {
 		if progress != nil {
 			progress(i, total, "%s", p)
 		}
-		r, err := measure.Run(dev, workloads.GPTPart{GPT: c, Part: p}, measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}, false)
+		r, err := measure.Run(dev, gpt.GPTPart{GPT: c, Part: p}, measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}, false)
 		if err != nil {
 			return out, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 )
 
 // CeilingsTTL is how long measured ceilings stay valid: a session's worth. After it they are measured
@@ -97,11 +98,11 @@ func CeilingWorkloads(dev *devices.Device) []workloads.Workload {
 	switch {
 	case dev.IsGPU():
 		return []workloads.Workload{workloads.Square(8192, dtypes.Float32), workloads.Square(8192, dtypes.BFloat16),
-			workloads.Copy{N: 256 << 20, Type: dtypes.Float32}}
+			membound.Copy{N: 256 << 20, Type: dtypes.Float32}}
 	case dev.Name == devices.Go:
-		return []workloads.Workload{workloads.Square(1024, dtypes.Float32), workloads.Copy{N: 16 << 20, Type: dtypes.Float32}}
+		return []workloads.Workload{workloads.Square(1024, dtypes.Float32), membound.Copy{N: 16 << 20, Type: dtypes.Float32}}
 	}
-	return []workloads.Workload{workloads.Square(2048, dtypes.Float32), workloads.Copy{N: 32 << 20, Type: dtypes.Float32}}
+	return []workloads.Workload{workloads.Square(2048, dtypes.Float32), membound.Copy{N: 32 << 20, Type: dtypes.Float32}}
 }
 
 // ceilingOptions: one warm-up and a few timed runs; these are large, steady operations.

@@ -12,13 +12,14 @@ import (
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 )
 
 func TestRunOnEachCPUDevice(t *testing.T) {
 	t.Setenv("WHYGPU_CACHE", t.TempDir())
 	for _, name := range []string{devices.CPU, devices.Go} {
 		dev := openDevice(t, name)
-		r, err := Run(dev, workloads.LayerNorm{Rows: 64, Cols: 128, Type: dtypes.Float32}, Options{Warmup: 1, Reps: 3}, true)
+		r, err := Run(dev, membound.LayerNorm{Rows: 64, Cols: 128, Type: dtypes.Float32}, Options{Warmup: 1, Reps: 3}, true)
 		if err != nil {
 			t.Fatal(err)
 		}

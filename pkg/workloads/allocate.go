@@ -26,12 +26,12 @@ func Allocate(dev *devices.Device, rows, cols int) (err error) {
 			err = fmt.Errorf("workloads: asking %s for %s: %v: %w", dev.Name, what, r, ErrOutOfMemory)
 		}
 	}()
-	exec, err := newExec(dev, "allocate", func(one *graph.Node) *graph.Node { return graph.BroadcastToDims(one, rows, cols) })
+	exec, err := NewExec(dev, "allocate", func(one *graph.Node) *graph.Node { return graph.BroadcastToDims(one, rows, cols) })
 	if err != nil {
 		return err
 	}
 	defer exec.Finalize()
 	outs, err := exec.Exec(float32(1))
-	freeAll(outs)
-	return deviceErr(err, "asking %s for %s", dev.Name, what)
+	FreeAll(outs)
+	return DeviceErr(err, "asking %s for %s", dev.Name, what)
 }

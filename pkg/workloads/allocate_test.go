@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"errors"
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
@@ -22,7 +23,7 @@ func TestAllocate(t *testing.T) {
 		{devices.CPU, 0, 1024, false},
 		{devices.Go, 16, -1, false},
 	} {
-		err := Allocate(openDevice(t, tc.dev), tc.rows, tc.cols)
+		err := Allocate(devicetest.Open(t, tc.dev), tc.rows, tc.cols)
 		if (err == nil) != tc.ok || errors.Is(err, ErrOutOfMemory) {
 			t.Errorf("%s %d×%d: %v, want ok %v (and never out of memory)", tc.dev, tc.rows, tc.cols, err, tc.ok)
 		}

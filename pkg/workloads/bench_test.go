@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -21,7 +22,7 @@ func BenchmarkMatMul(b *testing.B) {
 				continue // seconds per run: see cmd/whygpu bench
 			}
 			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
-				dev := openDevice(b, name)
+				dev := devicetest.Open(b, name)
 				w := Square(n, dtypes.Float32)
 				inst, err := w.Prepare(dev)
 				if err != nil {
@@ -48,7 +49,7 @@ func BenchmarkMatMul(b *testing.B) {
 
 // BenchmarkMLPStep times one Adam training step of a small MLP on xla:cpu.
 func BenchmarkMLPStep(b *testing.B) {
-	dev := openDevice(b, devices.CPU)
+	dev := devicetest.Open(b, devices.CPU)
 	w := MLP{Batch: 128, In: 256, Hidden: 512, Out: 10, Depth: 2, Type: dtypes.Float32, Optimizer: Adam}
 	tr, err := w.NewTrainer(dev)
 	if err != nil {
@@ -86,7 +87,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 func benchCall(b *testing.B, device string, n int) {
 	{
 		{
-			dev := openDevice(b, device)
+			dev := devicetest.Open(b, device)
 			inst, err := Square(n, dtypes.Float32).Prepare(dev)
 			if err != nil {
 				b.Fatal(err)
@@ -130,7 +131,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 func benchStep(b *testing.B, device string, batch int) {
 	{
 		{
-			dev := openDevice(b, device)
+			dev := devicetest.Open(b, device)
 			w := MLP{Batch: batch, In: 64, Hidden: 64, Out: 10, Depth: 2, Type: dtypes.Float32, Seed: 1}
 			tr, err := w.NewTrainer(dev)
 			if err != nil {

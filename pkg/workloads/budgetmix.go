@@ -83,16 +83,16 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
 	s, chain, n, dt := w.Side, w.Chain, w.N, w.Type
-	if err := checkFits(dev, w.String(), w.Bytes(), 4*float64(2*s*s+n)+w.Bytes()); err != nil {
+	if err := CheckFits(dev, w.String(), w.Bytes(), 4*float64(2*s*s+n)+w.Bytes()); err != nil {
 		return nil, err
 	}
-	seed := seedOrFresh(w.Seed)
-	x32, w32, v32 := randomFloats(s*s, seed), randomFloats(s*s, seed+1), randomFloats(n, seed+2)
+	seed := SeedOrFresh(w.Seed)
+	x32, w32, v32 := RandomFloats(s*s, seed), RandomFloats(s*s, seed+1), RandomFloats(n, seed+2)
 	scale := float32(math.Sqrt(3 / float64(s)))
 	for i := range w32 {
 		w32[i] *= scale
 	}
-	return newExecInstance(dev, w.String(), "budget-mix", dt, []input{{x32, []int{s, s}}, {w32, []int{s, s}}, {v32, []int{n}}},
+	return NewExecInstance(dev, w.String(), "budget-mix", dt, []HostInput{{Values: x32, Dims: []int{s, s}}, {Values: w32, Dims: []int{s, s}}, {Values: v32, Dims: []int{n}}},
 		func(x, wt, v *graph.Node) []*graph.Node {
 			y := x
 			for range chain {
@@ -110,16 +110,16 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 				return 0, err
 			}
 			rows := checkedRows(s, seed)
-			wr := roundTo(w32, dt)
+			wr := RoundTo(w32, dt)
 			want, got := make([]float64, 0, len(rows)*s), make([]float64, 0, len(rows)*s)
 			for _, i := range rows {
-				want = append(want, roundTo(x32[i*s:(i+1)*s], dt)...)
+				want = append(want, RoundTo(x32[i*s:(i+1)*s], dt)...)
 				got = append(got, y[i*s:(i+1)*s]...)
 			}
 			for range chain {
 				want = refMatMul(want, wr, len(rows), s, s)
 			}
-			negv := roundTo(v32, dt)
+			negv := RoundTo(v32, dt)
 			for i := range negv {
 				negv[i] = -negv[i]
 			}

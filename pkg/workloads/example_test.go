@@ -7,13 +7,14 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 )
 
 // The arithmetic intensity of the source text's two examples: a 4096² GEMM in a 2-byte format and a
 // LayerNorm over the same activations.
 func ExampleMatMul() {
 	mm := workloads.Square(4096, dtypes.BFloat16)
-	ln := workloads.LayerNorm{Rows: 8192, Cols: 4096, Type: dtypes.BFloat16}
+	ln := membound.LayerNorm{Rows: 8192, Cols: 4096, Type: dtypes.BFloat16}
 	fmt.Printf("%s: %.0f FLOPs per byte\n", mm, mm.FLOPs()/mm.Bytes())
 	fmt.Printf("%s: %.2f FLOPs per byte\n", ln, ln.FLOPs()/ln.Bytes())
 	// Output:
@@ -58,7 +59,7 @@ func ExampleMLP_Memory() {
 
 func ExampleTransfer() {
 	for _, size := range []int{4 << 10, 1 << 20, 64 << 20} {
-		w := workloads.Transfer{Size: size, Direction: workloads.HostToDevice}
+		w := membound.Transfer{Size: size, Direction: membound.HostToDevice}
 		fmt.Println(w, w.Bytes())
 	}
 	// Output:

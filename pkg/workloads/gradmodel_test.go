@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -23,9 +24,9 @@ func TestGradModelAgainstFloat64(t *testing.T) {
 		{devices.Go, GradModel{Batch: 8, In: 5, Hidden: 6, Out: 2, Depth: 2, Seed: 7}},
 	} {
 		t.Run(tc.dev, func(t *testing.T) {
-			dev := openDevice(t, tc.dev)
+			dev := devicetest.Open(t, tc.dev)
 			m := tc.m
-			x, y := randomFloats(m.Batch*m.In, m.Seed+1), randomFloats(m.Batch*m.Out, m.Seed+2)
+			x, y := RandomFloats(m.Batch*m.In, m.Seed+1), RandomFloats(m.Batch*m.Out, m.Seed+2)
 			w := m.mlp()
 			init := w.initParams(m.Seed)
 			args := func(scalar float32) []any {
@@ -42,7 +43,7 @@ func TestGradModelAgainstFloat64(t *testing.T) {
 			}
 			const lr = 0.5
 			w.Type = dtypes.Float64 // the reference rounds nothing
-			ref := refTrain(w, init, roundTo(x, dtypes.Float32), roundTo(y, dtypes.Float32), lr, 1)
+			ref := refTrain(w, init, RoundTo(x, dtypes.Float32), RoundTo(y, dtypes.Float32), lr, 1)
 			grads, err := graph.NewExec(dev.Backend(), m.ScaledGradients)
 			if err != nil {
 				t.Fatal(err)
@@ -59,7 +60,7 @@ func TestGradModelAgainstFloat64(t *testing.T) {
 				}
 				got = append(got, v...)
 			}
-			freeAll(outs)
+			FreeAll(outs)
 			want := make([]float64, len(ref.delta))
 			for i, d := range ref.delta {
 				want[i] = -d / lr
@@ -83,7 +84,7 @@ func TestGradModelAgainstFloat64(t *testing.T) {
 				}
 				after = append(after, v...)
 			}
-			freeAll(outs)
+			FreeAll(outs)
 			if e := relErr(after, ref.params); e > 1e-6 {
 				t.Errorf("after one step: relative error %.3g", e)
 			}

@@ -83,10 +83,10 @@ func (w Int8MatMul) Prepare(dev *devices.Device) (Instance, error) {
 			return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 		}
 	}
-	if err := checkFits(dev, w.String(), w.Bytes(), 2*w.Bytes()); err != nil {
+	if err := CheckFits(dev, w.String(), w.Bytes(), 2*w.Bytes()); err != nil {
 		return nil, err
 	}
-	seed := seedOrFresh(w.Seed)
+	seed := SeedOrFresh(w.Seed)
 	a := randomInt8s(w.M*w.K, seed)
 	b := randomInt8s(w.K*w.N, seed+1)
 	ta, err := onDevice(dev, tensors.FromFlatDataAndDimensions(a, w.M, w.K))
@@ -98,7 +98,7 @@ func (w Int8MatMul) Prepare(dev *devices.Device) (Instance, error) {
 		_ = ta.FinalizeAll()
 		return nil, err
 	}
-	exec, err := newExec(dev, "matmul-int8", func(x, y *graph.Node) *graph.Node {
+	exec, err := NewExec(dev, "matmul-int8", func(x, y *graph.Node) *graph.Node {
 		return graph.Dot(x, y).WithOutputDType(dtypes.Int32).Product()
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"github.com/gpu-course/whygpu/internal/devicetest"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ func TestInt8MatMulExact(t *testing.T) {
 		{M: 100, K: 127, N: 16}, // M > checkRows: sampled rows
 	} {
 		t.Run(w.String(), func(t *testing.T) {
-			dev := openDevice(t, devices.CPU)
+			dev := devicetest.Open(t, devices.CPU)
 			inst, err := w.Prepare(dev)
 			if err != nil {
 				t.Fatal(err)

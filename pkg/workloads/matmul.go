@@ -78,14 +78,14 @@ func (w MatMul) Prepare(dev *devices.Device) (Instance, error) {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
 	// Host staging: float32 values plus the converted host tensors.
-	if err := checkFits(dev, w.String(), w.Bytes(), 4*(float64(w.M)*float64(w.K)+float64(w.K)*float64(w.N))+w.Bytes()); err != nil {
+	if err := CheckFits(dev, w.String(), w.Bytes(), 4*(float64(w.M)*float64(w.K)+float64(w.K)*float64(w.N))+w.Bytes()); err != nil {
 		return nil, err
 	}
-	seed := seedOrFresh(w.Seed)
-	a32 := randomFloats(w.M*w.K, seed)
-	b32 := randomFloats(w.K*w.N, seed+1)
+	seed := SeedOrFresh(w.Seed)
+	a32 := RandomFloats(w.M*w.K, seed)
+	b32 := RandomFloats(w.K*w.N, seed+1)
 	m, k, n, dt := w.M, w.K, w.N, w.Type
-	return newExecInstance(dev, w.String(), "matmul", dt, []input{{a32, []int{m, k}}, {b32, []int{k, n}}},
+	return NewExecInstance(dev, w.String(), "matmul", dt, []HostInput{{Values: a32, Dims: []int{m, k}}, {Values: b32, Dims: []int{k, n}}},
 		func(x, y *graph.Node) *graph.Node { return graph.MatMul(x, y) },
 		func(outs []*tensors.Tensor) (float64, error) {
 			got, err := toFloat64(outs[0])
@@ -96,10 +96,10 @@ func (w MatMul) Prepare(dev *devices.Device) (Instance, error) {
 			ra := make([]float64, 0, len(rows)*k)
 			gotRows := make([]float64, 0, len(rows)*n)
 			for _, i := range rows {
-				ra = append(ra, roundTo(a32[i*k:(i+1)*k], dt)...)
+				ra = append(ra, RoundTo(a32[i*k:(i+1)*k], dt)...)
 				gotRows = append(gotRows, got[i*n:(i+1)*n]...)
 			}
-			return relErr(gotRows, refMatMul(ra, roundTo(b32, dt), len(rows), k, n)), nil
+			return relErr(gotRows, refMatMul(ra, RoundTo(b32, dt), len(rows), k, n)), nil
 		})
 }
 

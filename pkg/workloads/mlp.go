@@ -32,7 +32,7 @@ const (
 	AdamEpsilon = 1e-8
 )
 
-// adamUpdate is the course's one Adam update (see Adam) of one parameter tensor p with gradient g
+// AdamUpdate is the course's one Adam update (see Adam) of one parameter tensor p with gradient g
 // and moments m, v, given the learning rate and the bias corrections c1 = 1−β1ᵗ, c2 = 1−β2ᵗ as
 // scalar nodes: it returns the new p, m and v. The MLP's step (Trainer) and the optimizer parts
 // (MLPPart, GPTPart) all build it.
@@ -41,7 +41,7 @@ const (
 // called directly with its state as donated buffers, while GoMLX's Adam keeps its moments in a
 // model.Store run through model.Exec, and computes 1−βᵗ in the parameters' dtype, which in float32
 // moves every update 1e-5 from PyTorch's double-precision value (see Trainer's step).
-func adamUpdate(p, g, m, v, lr, c1, c2 *graph.Node) (newP, newM, newV *graph.Node) {
+func AdamUpdate(p, g, m, v, lr, c1, c2 *graph.Node) (newP, newM, newV *graph.Node) {
 	m = graph.Add(graph.MulScalar(m, AdamBeta1), graph.MulScalar(g, 1-AdamBeta1))
 	v = graph.Add(graph.MulScalar(v, AdamBeta2), graph.MulScalar(graph.Square(g), 1-AdamBeta2))
 	mhat, vhat := graph.Div(m, c1), graph.Div(v, c2)
@@ -49,9 +49,9 @@ func adamUpdate(p, g, m, v, lr, c1, c2 *graph.Node) (newP, newM, newV *graph.Nod
 	return graph.Sub(p, graph.Mul(lr, upd)), m, v
 }
 
-// adamStepOne is adamUpdate's learning rate and bias corrections at step 1 (1−β1, 1−β2) as constants
+// AdamStepOne is adamUpdate's learning rate and bias corrections at step 1 (1−β1, 1−β2) as constants
 // of g in dtype dt: the optimizer parts time one update.
-func adamStepOne(g *graph.Graph, dt dtypes.DType, lr float64) (lrNode, c1, c2 *graph.Node) {
+func AdamStepOne(g *graph.Graph, dt dtypes.DType, lr float64) (lrNode, c1, c2 *graph.Node) {
 	return graph.Scalar(g, dt, lr), graph.Scalar(g, dt, 1-AdamBeta1), graph.Scalar(g, dt, 1-AdamBeta2)
 }
 
@@ -76,7 +76,7 @@ func adamStepOne(g *graph.Graph, dt dtypes.DType, lr float64) (lrNode, c1, c2 *g
 // Parameters (and Adam's moments) are uploaded once and stay on the device: each step's outputs are
 // the next step's inputs (their buffers donated, as PyTorch updates in place), and the loss stays on
 // the device until Trainer.Loss reads it. For bfloat16 and float16, parameters, gradients and
-// optimizer state are float32 "master" copies and only the matrix products and activations run in
+// EffectiveOptimizer state are float32 "master" copies and only the matrix products and activations run in
 // the 16-bit type (mixed precision, as torch.autocast does); float32 and float64 run in one type.
 type MLP struct {
 	Batch, In, Hidden, Out int          // samples per step; input, hidden-layer and output widths
@@ -88,7 +88,7 @@ type MLP struct {
 }
 
 // Name returns "mlp-sgd" or "mlp-adam".
-func (w MLP) Name() string { return "mlp-" + string(w.optimizer()) }
+func (w MLP) Name() string { return "mlp-" + string(w.EffectiveOptimizer()) }
 
 // DType returns the compute dtype.
 func (w MLP) DType() dtypes.DType { return w.Type }
@@ -105,23 +105,25 @@ func (w MLP) String() string {
 	if w.Depth == 0 {
 		layers = fmt.Sprintf("%d→%d", w.In, w.Out)
 	}
-	return fmt.Sprintf("mlp train step %d×(%s) %s %s", w.Batch, layers, w.Type, w.optimizer())
+	return fmt.Sprintf("mlp train step %d×(%s) %s %s", w.Batch, layers, w.Type, w.EffectiveOptimizer())
 }
 
 func (w MLP) usesDot() bool { return true }
 
-func (w MLP) optimizer() Optimizer {
+// EffectiveOptimizer is the optimizer the step uses: Optimizer, or the default when it is empty.
+func (w MLP) EffectiveOptimizer() Optimizer {
 	if w.Optimizer == "" {
 		return SGD
 	}
 	return w.Optimizer
 }
 
-func (w MLP) lr() float64 {
+// LearningRate is the step's learning rate: LR, or the default for its optimizer when LR is 0.
+func (w MLP) LearningRate() float64 {
 	switch {
 	case w.LR != 0:
 		return w.LR
-	case w.optimizer() == Adam:
+	case w.EffectiveOptimizer() == Adam:
 		return 1e-3
 	}
 	return 1e-2
@@ -207,7 +209,7 @@ func (w MLP) Memory() Memory {
 	ps, cs := int64(w.ParamType().Size()), int64(w.Type.Size())
 	p := w.NumParams()
 	m := Memory{Parameters: p * ps, Gradients: p * ps, Batch: int64(w.Batch) * int64(w.In+w.Out) * cs}
-	if w.optimizer() == Adam {
+	if w.EffectiveOptimizer() == Adam {
 		m.OptimizerState = 2 * p * ps
 	}
 	d := w.Dims()
@@ -226,7 +228,7 @@ func (w MLP) Validate() error {
 	if !w.Type.IsFloat() {
 		return fmt.Errorf("workloads: an MLP needs a floating-point dtype, got %s", w.Type)
 	}
-	if o := w.optimizer(); o != SGD && o != Adam {
+	if o := w.EffectiveOptimizer(); o != SGD && o != Adam {
 		return fmt.Errorf("workloads: unknown optimizer %q (use %q or %q)", o, SGD, Adam)
 	}
 	if w.LR < 0 || math.IsNaN(w.LR) {
@@ -241,12 +243,12 @@ func (w MLP) initParams(seed uint64) [][]float32 {
 	d := w.Dims()
 	var init [][]float32
 	for i := 0; i+1 < len(d); i++ {
-		wv := randomFloats(d[i]*d[i+1], seed+uint64(100+2*i))
+		wv := RandomFloats(d[i]*d[i+1], seed+uint64(100+2*i))
 		scale := float32(math.Sqrt(3 / float64(d[i])))
 		for j := range wv {
 			wv[j] *= scale
 		}
-		bv := randomFloats(d[i+1], seed+uint64(101+2*i))
+		bv := RandomFloats(d[i+1], seed+uint64(101+2*i))
 		for j := range bv {
 			bv[j] *= 0.1
 		}

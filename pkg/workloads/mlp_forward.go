@@ -66,22 +66,22 @@ func (f MLPForward) Prepare(dev *devices.Device) (Instance, error) {
 		seed = forwardSeed
 	}
 	init := w.initParams(seed)
-	x := randomFloats(f.Batch*f.In, seed+1)
+	x := RandomFloats(f.Batch*f.In, seed+1)
 	d := w.Dims()
-	host := []input{{x, []int{f.Batch, f.In}}}
+	host := []HostInput{{Values: x, Dims: []int{f.Batch, f.In}}}
 	for k, v := range init {
 		dims := []int{1, d[k/2+1]}
 		if k%2 == 0 {
 			dims = []int{d[k/2], d[k/2+1]}
 		}
-		host = append(host, input{v, dims})
+		host = append(host, HostInput{Values: v, Dims: dims})
 	}
 	params := make([][]float64, len(init))
 	for k, v := range init {
-		params[k] = roundTo(v, dtypes.Float32)
+		params[k] = RoundTo(v, dtypes.Float32)
 	}
-	xs := roundTo(x, dtypes.Float32)
-	return newExecInstance(dev, f.String(), f.Name(), dtypes.Float32, host, func(in []*graph.Node) *graph.Node {
+	xs := RoundTo(x, dtypes.Float32)
+	return NewExecInstance(dev, f.String(), f.Name(), dtypes.Float32, host, func(in []*graph.Node) *graph.Node {
 		h := in[0]
 		for l := 0; l+1 < len(d); l++ {
 			h = graph.Add(graph.MatMul(h, in[1+2*l]), in[2+2*l])
@@ -90,7 +90,7 @@ func (f MLPForward) Prepare(dev *devices.Device) (Instance, error) {
 			}
 		}
 		return h
-	}, againstFirst(func() []float64 {
+	}, AgainstFirst(func() []float64 {
 		hs, _ := refForward(w, params, xs)
 		return hs[len(hs)-1]
 	}))

@@ -73,7 +73,7 @@ func refTrain(w MLP, init [][]float32, x, y []float64, lr float64, steps int) re
 		for k := range params {
 			for j := range params[k] {
 				g := grads[k][j]
-				switch w.optimizer() {
+				switch w.EffectiveOptimizer() {
 				case SGD:
 					params[k][j] -= lr * g
 				case Adam:

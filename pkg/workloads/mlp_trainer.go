@@ -38,7 +38,7 @@ type Trainer struct {
 }
 
 // NewTrainer uploads fresh random parameters (Xavier-uniform weights, small random biases), zero
-// optimizer state and a random batch to dev, and builds the step graph (compiled on the first Step or
+// EffectiveOptimizer state and a random batch to dev, and builds the step graph (compiled on the first Step or
 // by Compile).
 func (w MLP) NewTrainer(dev *devices.Device) (*Trainer, error) {
 	if err := w.Validate(); err != nil {
@@ -50,12 +50,12 @@ func (w MLP) NewTrainer(dev *devices.Device) (*Trainer, error) {
 	mem := w.Memory()
 	// Device: state, gradients, activations, batch, plus the new state written by the step before the
 	// old is released. Host: float32 staging of the parameters and the batch.
-	if err := checkFits(dev, w.String(), float64(mem.Total()+mem.Parameters+mem.OptimizerState),
+	if err := CheckFits(dev, w.String(), float64(mem.Total()+mem.Parameters+mem.OptimizerState),
 		4*float64(w.NumParams())+float64(mem.Batch)*4/float64(w.Type.Size())); err != nil {
 		return nil, err
 	}
 	t := &Trainer{w: w, dev: dev}
-	seed := seedOrFresh(w.Seed)
+	seed := SeedOrFresh(w.Seed)
 	pt := w.ParamType()
 	var err error
 	t.init = w.initParams(seed)
@@ -63,17 +63,17 @@ func (w MLP) NewTrainer(dev *devices.Device) (*Trainer, error) {
 		t.Close()
 		return nil, err
 	}
-	if t.lr, err = castOnDevice(dev, []float32{float32(w.lr())}, pt); err != nil {
+	if t.lr, err = CastOnDevice(dev, []float32{float32(w.LearningRate())}, pt); err != nil {
 		t.Close()
 		return nil, err
 	}
-	xs := randomFloats(w.Batch*w.In, seed+1)
-	ys := randomFloats(w.Batch*w.Out, seed+2)
+	xs := RandomFloats(w.Batch*w.In, seed+1)
+	ys := RandomFloats(w.Batch*w.Out, seed+2)
 	if err = t.SetBatch(xs, ys); err != nil {
 		t.Close()
 		return nil, err
 	}
-	if t.exec, err = newExec(dev, w.Name(), t.graph); err != nil {
+	if t.exec, err = NewExec(dev, w.Name(), t.graph); err != nil {
 		t.Close()
 		return nil, err
 	}
@@ -93,13 +93,13 @@ func (t *Trainer) resetState() error {
 		return []int{1, d[k/2+1]}
 	}
 	add := func(v []float32, dims ...int) error {
-		p, err := castOnDevice(t.dev, v, pt, dims...)
+		p, err := CastOnDevice(t.dev, v, pt, dims...)
 		if err != nil {
 			return err
 		}
 		b, err := takeBuffer(p)
 		if err != nil {
-			return deviceErr(err, "uploading the state of %s to %s", t.w, t.dev.Name)
+			return DeviceErr(err, "uploading the state of %s to %s", t.w, t.dev.Name)
 		}
 		t.state = append(t.state, b)
 		return nil
@@ -109,7 +109,7 @@ func (t *Trainer) resetState() error {
 			return err
 		}
 	}
-	if t.w.optimizer() == Adam {
+	if t.w.EffectiveOptimizer() == Adam {
 		for range 2 {
 			for k, v := range t.init {
 				if err := add(make([]float32, len(v)), dims(k)...); err != nil {
@@ -153,7 +153,7 @@ func (t *Trainer) graph(inputs []*graph.Node) []*graph.Node {
 	grads := graph.Gradient(loss, params...)
 
 	var out []*graph.Node
-	switch w.optimizer() {
+	switch w.EffectiveOptimizer() {
 	case SGD:
 		for i, p := range params {
 			out = append(out, graph.Sub(p, graph.Mul(lr, grads[i])))
@@ -169,7 +169,7 @@ func (t *Trainer) graph(inputs []*graph.Node) []*graph.Node {
 		c2 := graph.ConvertDType(graph.OneMinus(graph.Pow(graph.Scalar(g, dtypes.Float64, AdamBeta2), step64)), pt)
 		var newP, newM, newV []*graph.Node
 		for i, p := range params {
-			p, m, v := adamUpdate(p, grads[i], ms[i], vs[i], lr, c1, c2)
+			p, m, v := AdamUpdate(p, grads[i], ms[i], vs[i], lr, c1, c2)
 			newP, newM, newV = append(newP, p), append(newM, m), append(newV, v)
 		}
 		out = append(append(append(newP, newM...), newV...), step)
@@ -201,7 +201,7 @@ func (t *Trainer) compile() error {
 		donate[i] = true
 	}
 	if t.call, err = compileDirect(t.exec, donate, argShapes...); err != nil {
-		return deviceErr(err, "compiling %s on %s", t.w, t.dev.Name)
+		return DeviceErr(err, "compiling %s on %s", t.w, t.dev.Name)
 	}
 	return nil
 }
@@ -212,7 +212,7 @@ func (t *Trainer) argShapes() ([]shapes.Shape, error) {
 	for _, s := range t.state {
 		sh, err := s.Shape()
 		if err != nil {
-			return nil, deviceErr(err, "reading the state of %s on %s", t.w, t.dev.Name)
+			return nil, DeviceErr(err, "reading the state of %s on %s", t.w, t.dev.Name)
 		}
 		out = append(out, sh)
 	}
@@ -242,7 +242,7 @@ func (t *Trainer) step(lr compute.Buffer) error {
 	outs, err := t.call.call(fixed, t.state)
 	if err != nil {
 		t.state = nil // donated: gone whatever the outcome
-		t.err = deviceErr(err, "training step of %s on %s (the trainer's state is lost; make a new one)", t.w, t.dev.Name)
+		t.err = DeviceErr(err, "training step of %s on %s (the trainer's state is lost; make a new one)", t.w, t.dev.Name)
 		return t.err
 	}
 	t.state = outs[:len(outs)-1]
@@ -267,7 +267,7 @@ func (t *Trainer) Loss() (float64, error) {
 	}
 	v, err := bufferToFloat64(t.loss) // always a copy from the device
 	if err != nil {
-		return 0, deviceErr(err, "reading the loss from %s", t.dev.Name)
+		return 0, DeviceErr(err, "reading the loss from %s", t.dev.Name)
 	}
 	return v[0], nil
 }
@@ -293,11 +293,11 @@ func (t *Trainer) SetBatch(x, y []float32) error {
 		return fmt.Errorf("workloads: a batch for %s needs %d×%d inputs and %d×%d targets, got %d and %d values",
 			w, w.Batch, w.In, w.Batch, w.Out, len(x), len(y))
 	}
-	xt, err := castOnDevice(t.dev, x, w.Type, w.Batch, w.In)
+	xt, err := CastOnDevice(t.dev, x, w.Type, w.Batch, w.In)
 	if err != nil {
 		return err
 	}
-	yt, err := castOnDevice(t.dev, y, w.Type, w.Batch, w.Out)
+	yt, err := CastOnDevice(t.dev, y, w.Type, w.Batch, w.Out)
 	if err != nil {
 		_ = xt.FinalizeAll()
 		return err
@@ -306,7 +306,7 @@ func (t *Trainer) SetBatch(x, y []float32) error {
 	yb, err2 := yt.Buffer(t.dev.Backend(), 0)
 	if err := errors.Join(err1, err2); err != nil {
 		_, _ = xt.FinalizeAll(), yt.FinalizeAll()
-		return deviceErr(err, "uploading a batch of %s to %s", w, t.dev.Name)
+		return DeviceErr(err, "uploading a batch of %s to %s", w, t.dev.Name)
 	}
 	if t.x != nil {
 		_, _ = t.x.FinalizeAll(), t.y.FinalizeAll()
@@ -316,7 +316,7 @@ func (t *Trainer) SetBatch(x, y []float32) error {
 	if t.lr != nil {
 		lb, err := t.lr.Buffer(t.dev.Backend(), 0)
 		if err != nil {
-			return deviceErr(err, "uploading the learning rate to %s", t.dev.Name)
+			return DeviceErr(err, "uploading the learning rate to %s", t.dev.Name)
 		}
 		t.fixed = append(t.fixed, lb)
 	}
@@ -327,7 +327,7 @@ func (t *Trainer) SetBatch(x, y []float32) error {
 // well above float32 rounding, so the comparison sees the gradients. Adam moves every parameter by
 // about lr per step whatever its gradient, so it gets a smaller one.
 func (w MLP) checkLR() float32 {
-	if w.optimizer() == Adam {
+	if w.EffectiveOptimizer() == Adam {
 		return 0.01
 	}
 	return 0.1
@@ -364,14 +364,14 @@ func (t *Trainer) checkParts() (map[string]float64, error) {
 		return nil, err
 	}
 	lr32 := t.w.checkLR()
-	lr, err := castOnDevice(t.dev, []float32{lr32}, t.w.ParamType())
+	lr, err := CastOnDevice(t.dev, []float32{lr32}, t.w.ParamType())
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = lr.FinalizeAll() }()
 	lrb, err := lr.Buffer(t.dev.Backend(), 0)
 	if err != nil {
-		return nil, deviceErr(err, "uploading the check learning rate to %s", t.dev.Name)
+		return nil, DeviceErr(err, "uploading the check learning rate to %s", t.dev.Name)
 	}
 	for range 2 {
 		if err := t.step(lrb); err != nil {
@@ -385,7 +385,7 @@ func (t *Trainer) checkParts() (map[string]float64, error) {
 	state := make([][]float64, len(t.state))
 	for k := range t.state {
 		if state[k], err = bufferToFloat64(t.state[k]); err != nil {
-			return nil, deviceErr(err, "reading the trainer's state from %s", t.dev.Name)
+			return nil, DeviceErr(err, "reading the trainer's state from %s", t.dev.Name)
 		}
 	}
 	x, y, err := t.hostBatch()
@@ -402,12 +402,12 @@ func (t *Trainer) checkParts() (map[string]float64, error) {
 		}
 	}
 	errs := map[string]float64{"loss": relErr([]float64{loss}, []float64{ref.loss})}
-	if t.w.optimizer() == Adam {
+	if t.w.EffectiveOptimizer() == Adam {
 		errs["params"] = relErr(got, ref.params)
 	} else {
 		errs["delta"] = relErr(delta, ref.delta)
 	}
-	if t.w.optimizer() == Adam && t.w.Type.Size() >= 4 {
+	if t.w.EffectiveOptimizer() == Adam && t.w.Type.Size() >= 4 {
 		errs["m"] = relErr(slices.Concat(state[nParams:2*nParams]...), ref.m)
 		errs["v"] = relErr(slices.Concat(state[2*nParams:3*nParams]...), ref.v)
 	}

@@ -30,11 +30,11 @@ func (t *Trainer) TrialStep(name string) (g *graph.Graph, err error) {
 		return nil, err
 	}
 	if g, err = t.exec.Compile(argShapes...); err != nil {
-		return nil, deviceErr(err, "compiling %s on %s", t.w, t.dev.Name)
+		return nil, DeviceErr(err, "compiling %s on %s", t.w, t.dev.Name)
 	}
 	outs, err := g.Executable().Execute(slices.Concat(t.fixed, t.state), nil, 0) // nothing donated
 	if err != nil {
-		return nil, deviceErr(err, "running %s on %s", t.w, t.dev.Name)
+		return nil, DeviceErr(err, "running %s on %s", t.w, t.dev.Name)
 	}
 	finalizeBuffers(outs)
 	return g, nil

@@ -54,9 +54,9 @@ func roundBinary(x float64, mant, emin int, max float64) float64 {
 	return math.Copysign(r, x)
 }
 
-// roundTo rounds float32 values to what dtype dt can represent (Round), so the host reference sees
+// RoundTo rounds float32 values to what dtype dt can represent (Round), so the host reference sees
 // the same inputs the device does.
-func roundTo(x []float32, dt dtypes.DType) []float64 {
+func RoundTo(x []float32, dt dtypes.DType) []float64 {
 	out := make([]float64, len(x))
 	for i, v := range x {
 		out[i] = Round(float64(v), dt)

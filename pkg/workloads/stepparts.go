@@ -68,7 +68,7 @@ func (p MLPPart) FLOPs() float64 {
 	case PartLoss:
 		return 4 * B * float64(d[len(d)-1])
 	case PartOptimizer:
-		if w.optimizer() == Adam {
+		if w.EffectiveOptimizer() == Adam {
 			return 14 * float64(w.NumParams())
 		}
 		return 2 * float64(w.NumParams())
@@ -101,7 +101,7 @@ func (p MLPPart) shapes() (ins, outs [][]int) {
 		outs = [][]int{{}, {B, d[L]}}
 	case PartOptimizer:
 		k := 2 // p, g
-		if w.optimizer() == Adam {
+		if w.EffectiveOptimizer() == Adam {
 			k = 4 // p, g, m, v
 		}
 		for i := range L { // per parameter tensor: p, g (, m, v) consecutively
@@ -118,7 +118,7 @@ func (p MLPPart) shapes() (ins, outs [][]int) {
 	return ins, outs
 }
 
-func elems(ds [][]int) float64 {
+func Elems(ds [][]int) float64 {
 	var n float64
 	for _, d := range ds {
 		e := 1.0
@@ -133,7 +133,7 @@ func elems(ds [][]int) float64 {
 // Bytes is every input read once and every output written once.
 func (p MLPPart) Bytes() float64 {
 	ins, outs := p.shapes()
-	return (elems(ins) + elems(outs)) * float64(p.MLP.Type.Size())
+	return (Elems(ins) + Elems(outs)) * float64(p.MLP.Type.Size())
 }
 
 // Validate checks the MLP (float32 or float64 only: the parts are not mixed precision) and the part.
@@ -182,12 +182,12 @@ func (p MLPPart) graph(in []*graph.Node) []*graph.Node {
 		loss := graph.DivScalar(graph.ReduceAllSum(graph.Square(diff)), 2*float64(w.Batch))
 		out = []*graph.Node{loss, graph.DivScalar(diff, float64(w.Batch))}
 	case PartOptimizer:
-		lr := w.lr()
-		if w.optimizer() == Adam {
-			lrNode, c1, c2 := adamStepOne(in[0].Graph(), w.Type, lr)
+		lr := w.LearningRate()
+		if w.EffectiveOptimizer() == Adam {
+			lrNode, c1, c2 := AdamStepOne(in[0].Graph(), w.Type, lr)
 			var ps, ms, vs []*graph.Node
 			for j := 0; j < len(in); j += 4 {
-				pp, m, v := adamUpdate(in[j], in[j+1], in[j+2], in[j+3], lrNode, c1, c2)
+				pp, m, v := AdamUpdate(in[j], in[j+1], in[j+2], in[j+3], lrNode, c1, c2)
 				ps, ms, vs = append(ps, pp), append(ms, m), append(vs, v)
 			}
 			out = append(append(ps, ms...), vs...)
@@ -210,35 +210,35 @@ func (p MLPPart) Prepare(dev *devices.Device) (Instance, error) {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", p, dev.Name, why)
 	}
 	ins, _ := p.shapes()
-	if err := checkFits(dev, p.String(), p.Bytes(), elems(ins)*4); err != nil {
+	if err := CheckFits(dev, p.String(), p.Bytes(), Elems(ins)*4); err != nil {
 		return nil, err
 	}
-	seed := seedOrFresh(p.MLP.Seed)
-	var host []input
+	seed := SeedOrFresh(p.MLP.Seed)
+	var host []HostInput
 	for i, d := range ins {
-		v := randomFloats(int(elems([][]int{d})), seed+uint64(i))
-		if p.Part == PartOptimizer && p.MLP.optimizer() == Adam && i%4 == 3 {
+		v := RandomFloats(int(Elems([][]int{d})), seed+uint64(i))
+		if p.Part == PartOptimizer && p.MLP.EffectiveOptimizer() == Adam && i%4 == 3 {
 			for j := range v {
 				v[j] = float32(math.Abs(float64(v[j])))
 			}
 		}
-		host = append(host, input{v, d})
+		host = append(host, HostInput{Values: v, Dims: d})
 	}
-	return newExecInstance(dev, p.String(), p.Name(), p.MLP.Type, host, p.graph,
-		againstFirst(func() []float64 { return p.reference(host) }))
+	return NewExecInstance(dev, p.String(), p.Name(), p.MLP.Type, host, p.graph,
+		AgainstFirst(func() []float64 { return p.reference(host) }))
 }
 
 // reference computes the part's first output in float64.
-func (p MLPPart) reference(host []input) []float64 {
+func (p MLPPart) reference(host []HostInput) []float64 {
 	w := p.MLP
-	x := func(i int) []float64 { return roundTo(host[i].values, w.Type) }
+	x := func(i int) []float64 { return RoundTo(host[i].Values, w.Type) }
 	switch p.Part {
 	case PartMatMuls:
 		d := w.Dims()
 		return refMatMul(x(0), x(1), w.Batch, d[0], d[1])
 	case PartBiasAct:
 		z, b := x(0), x(1)
-		n := host[1].dims[1]
+		n := host[1].Dims[1]
 		out := make([]float64, len(z))
 		for i, v := range z {
 			out[i] = v + b[i%n]
@@ -258,17 +258,17 @@ func (p MLPPart) reference(host []input) []float64 {
 		pp, g := x(0), x(1)
 		out := make([]float64, len(pp))
 		var ms, vs []float64
-		if w.optimizer() == Adam {
+		if w.EffectiveOptimizer() == Adam {
 			ms, vs = x(2), x(3) // once: x rounds the whole input
 		}
 		for i := range pp {
-			if w.optimizer() == Adam {
+			if w.EffectiveOptimizer() == Adam {
 				m, v := ms[i], vs[i]
 				m = AdamBeta1*m + (1-AdamBeta1)*g[i]
 				v = AdamBeta2*v + (1-AdamBeta2)*g[i]*g[i]
-				out[i] = pp[i] - w.lr()*(m/(1-AdamBeta1))/(math.Sqrt(v/(1-AdamBeta2))+AdamEpsilon)
+				out[i] = pp[i] - w.LearningRate()*(m/(1-AdamBeta1))/(math.Sqrt(v/(1-AdamBeta2))+AdamEpsilon)
 			} else {
-				out[i] = pp[i] - w.lr()*g[i]
+				out[i] = pp[i] - w.LearningRate()*g[i]
 			}
 		}
 		return out

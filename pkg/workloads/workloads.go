@@ -186,11 +186,11 @@ var ErrOutOfMemory = errors.New("out of memory")
 // kernel killed instead of returning an error.
 const Headroom = 0.8
 
-// checkFits returns an ErrOutOfMemory error when deviceBytes (plus hostBytes of staging on the host)
+// CheckFits returns an ErrOutOfMemory error when deviceBytes (plus hostBytes of staging on the host)
 // cannot fit in what dev and the host have available. For the CPU devices both come out of host RAM.
 // It runs before anything is allocated, so a too-large workload is an error value, never a killed
 // process.
-func checkFits(dev *devices.Device, what string, deviceBytes, hostBytes float64) error {
+func CheckFits(dev *devices.Device, what string, deviceBytes, hostBytes float64) error {
 	const slack = Headroom
 	host := float64(devices.HostAvailableMemory())
 	if dev.IsGPU() {
@@ -239,14 +239,14 @@ func DeviceError(pkg string, err error, format string, args ...any) error {
 	return fmt.Errorf(pkg+": "+format+": %w", append(args, err)...)
 }
 
-// deviceErr is DeviceError for this package's errors.
-func deviceErr(err error, format string, args ...any) error {
+// DeviceErr is DeviceError for this package's errors.
+func DeviceErr(err error, format string, args ...any) error {
 	return DeviceError("workloads", err, format, args...)
 }
 
-// randomFloats returns n values uniform in [-1, 1) from a seeded source (never zeros, never the same
+// RandomFloats returns n values uniform in [-1, 1) from a seeded source (never zeros, never the same
 // twice across seeds).
-func randomFloats(n int, seed uint64) []float32 {
+func RandomFloats(n int, seed uint64) []float32 {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	out := make([]float32, n)
 	for i := range out {
@@ -272,14 +272,14 @@ func relErr(got, want []float64) float64 {
 // onDevice uploads a host tensor to the device (outside any timed region).
 func onDevice(dev *devices.Device, t *tensors.Tensor) (*tensors.Tensor, error) {
 	if err := t.MaterializeOnDevice(dev.Backend(), false, 0); err != nil {
-		return nil, deviceErr(err, "uploading %s to %s", t.Shape(), dev.Name)
+		return nil, DeviceErr(err, "uploading %s to %s", t.Shape(), dev.Name)
 	}
 	t.FinalizeLocal() // the host copy is no longer needed: the device holds the data
 	return t, nil
 }
 
-// freeAll releases outputs without reading them back.
-func freeAll(ts []*tensors.Tensor) {
+// FreeAll releases outputs without reading them back.
+func FreeAll(ts []*tensors.Tensor) {
 	for _, t := range ts {
 		if t != nil {
 			_ = t.FinalizeAll()
@@ -323,20 +323,20 @@ func (e *execInstance) compile() error {
 		}
 		b, err := t.Backend()
 		if err != nil {
-			return deviceErr(err, "compiling %s", e.name)
+			return DeviceErr(err, "compiling %s", e.name)
 		}
 		d, err := t.Device()
 		if err != nil {
-			return deviceErr(err, "compiling %s", e.name)
+			return DeviceErr(err, "compiling %s", e.name)
 		}
 		if bufs[i], err = t.Buffer(b, d); err != nil {
-			return deviceErr(err, "compiling %s", e.name)
+			return DeviceErr(err, "compiling %s", e.name)
 		}
 		argShapes[i] = t.Shape()
 	}
 	call, err := compileDirect(e.exec, make([]bool, len(e.inputs)), argShapes...) // nothing donated
 	if err != nil {
-		return deviceErr(err, "compiling %s", e.name)
+		return DeviceErr(err, "compiling %s", e.name)
 	}
 	e.call, e.bufs = call, bufs
 	return nil
@@ -348,7 +348,7 @@ func (e *execInstance) Run() error {
 	}
 	outs, err := e.call.call(e.bufs)
 	if err != nil {
-		return deviceErr(err, "running %s", e.name)
+		return DeviceErr(err, "running %s", e.name)
 	}
 	finalizeBuffers(outs)
 	return nil
@@ -359,7 +359,7 @@ func (e *execInstance) Check() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer freeAll(outs)
+	defer FreeAll(outs)
 	return e.check(outs)
 }
 
@@ -371,14 +371,14 @@ func (e *execInstance) directOutputs() ([]*tensors.Tensor, error) {
 	}
 	bufs, err := e.call.call(e.bufs)
 	if err != nil {
-		return nil, deviceErr(err, "running %s", e.name)
+		return nil, DeviceErr(err, "running %s", e.name)
 	}
 	outs := make([]*tensors.Tensor, len(bufs))
 	for i, b := range bufs {
 		if outs[i], err = tensors.FromBuffer(b); err != nil {
-			freeAll(outs)
+			FreeAll(outs)
 			finalizeBuffers(bufs[i:])
-			return nil, deviceErr(err, "reading the outputs of %s", e.name)
+			return nil, DeviceErr(err, "reading the outputs of %s", e.name)
 		}
 	}
 	return outs, nil
@@ -418,8 +418,8 @@ func Precompile(exec *graph.Exec, args ...any) error {
 	return err
 }
 
-// newExec wraps graph.NewExec, turning a panic into an error.
-func newExec[F graph.ExecGraphFn](dev *devices.Device, name string, fn F) (e *graph.Exec, err error) {
+// NewExec wraps graph.NewExec, turning a panic into an error.
+func NewExec[F graph.ExecGraphFn](dev *devices.Device, name string, fn F) (e *graph.Exec, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("workloads: building %s on %s: %v", name, dev.Name, r)
@@ -492,8 +492,8 @@ func hostTensor(x []float32, dt dtypes.DType, dims ...int) (*tensors.Tensor, err
 	return nil, fmt.Errorf("workloads: unsupported dtype %s", dt)
 }
 
-// castOnDevice builds a tensor of dtype dt from float32 values and uploads it to dev.
-func castOnDevice(dev *devices.Device, x []float32, dt dtypes.DType, dims ...int) (*tensors.Tensor, error) {
+// CastOnDevice builds a tensor of dtype dt from float32 values and uploads it to dev.
+func CastOnDevice(dev *devices.Device, x []float32, dt dtypes.DType, dims ...int) (*tensors.Tensor, error) {
 	t, err := hostTensor(x, dt, dims...)
 	if err != nil {
 		return nil, err

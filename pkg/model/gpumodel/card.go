@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // Measurement is one published GPU measurement the model is checked against (the model card): its
@@ -142,8 +142,8 @@ func smallMLP() Work {
 
 // mpt is an MPT model as llm-foundry's benchmark configures it (vocabulary 50368, sequences of
 // 2048) at width d, depth l, h heads and micro-batch mb.
-func mpt(d, l, h, mb int) workloads.GPT {
-	return workloads.GPT{Vocab: 50368, Context: 2048, Batch: mb, Embed: d, Layers: l, Heads: h}
+func mpt(d, l, h, mb int) gpt.GPT {
+	return gpt.GPT{Vocab: 50368, Context: 2048, Batch: mb, Embed: d, Layers: l, Heads: h}
 }
 
 // nvlink is the NVLink of g as a ring (the card's A100 and H100 runs): g's bytes per direction at
@@ -159,7 +159,7 @@ func nvlink(g datasheet.GPU) Link {
 
 // mptMFU is the band of an MPT row's MFU on g: 8 GPUs, FSDP FULL_SHARD, bf16 autocast (llm-foundry's
 // amp_bf16) with flash attention and a fused AdamW, the MFU counted as llm-foundry counts it.
-func mptMFU(g datasheet.GPU, c workloads.GPT, gradAccum int, numParams float64) func() (float64, float64) {
+func mptMFU(g datasheet.GPU, c gpt.GPT, gradAccum int, numParams float64) func() (float64, float64) {
 	return func() (float64, float64) {
 		run := TrainRun{GPT: c, R: BF16Autocast, GradAccum: gradAccum, GPUs: 8, Sharded: true, Link: nvlink(g)}
 		return run.MFU(Model{GPU: g, A: Published}, MPTFLOPsPerSeq(c, numParams))
@@ -168,11 +168,11 @@ func mptMFU(g datasheet.GPU, c workloads.GPT, gradAccum int, numParams float64) 
 
 // gpt2Small is GPT-2 small (124M) as Karpathy's build-nanogpt trains it: vocabulary padded to
 // 50304, 1024 tokens, a micro-batch of 64 per GPU.
-var gpt2Small = workloads.GPT{Vocab: 50304, Context: 1024, Batch: 64, Embed: 768, Layers: 12, Heads: 12}
+var gpt2Small = gpt.GPT{Vocab: 50304, Context: 1024, Batch: 64, Embed: 768, Layers: 12, Heads: 12}
 
 // tokensPerSecond is the band of a DDP run's tokens per second over gpus GPUs, spanning the GPUs
 // given (when the source does not say which memory size it ran on).
-func tokensPerSecond(c workloads.GPT, gpus int, gs ...datasheet.GPU) func() (float64, float64) {
+func tokensPerSecond(c gpt.GPT, gpus int, gs ...datasheet.GPU) func() (float64, float64) {
 	return func() (float64, float64) {
 		lo, hi := math.Inf(1), 0.0
 		for _, g := range gs {

@@ -6,6 +6,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/hlo"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
 
@@ -119,12 +120,12 @@ func StepEstimateOn(m Model, w workloads.MLP) Estimate {
 // size counts on a laptop; its XLA compile takes a few seconds, once per shape and plugin (kept in
 // this process and on disk). When no count is available it returns 0 and the reason, and the model
 // falls back to GPTStepKernelsAssumed, saying so.
-func GPTStepKernels(c workloads.GPT) (int, string) {
+func GPTStepKernels(c gpt.GPT) (int, string) {
 	seq, from := gptSequence(c)
 	return len(seq), from
 }
 
-func gptSequence(c workloads.GPT) ([]Kernel, string) {
+func gptSequence(c gpt.GPT) ([]Kernel, string) {
 	ks, err := hlo.CompiledKernels(fmt.Sprintf("%s ffn=%d", c, c.FFNWidth()), func(dev *devices.Device) (string, error) {
 		return gptHLO(dev, c)
 	})
@@ -136,7 +137,7 @@ func gptSequence(c workloads.GPT) ([]Kernel, string) {
 
 // gptHLO compiles one training step of c on dev (an XLA device), without running it, and returns
 // XLA's optimized HLO.
-func gptHLO(dev *devices.Device, c workloads.GPT) (string, error) {
+func gptHLO(dev *devices.Device, c gpt.GPT) (string, error) {
 	g, done, err := train.CompileGPTStep(dev, c, hlo.DumpName("gpt_step"))
 	if err != nil {
 		return "", err
@@ -148,7 +149,7 @@ func gptHLO(dev *devices.Device, c workloads.GPT) (string, error) {
 
 // CountGPTKernels compiles one training step of c on dev (an XLA device), without running it, and
 // counts the kernels in XLA's optimized HLO (package hlo).
-func CountGPTKernels(dev *devices.Device, c workloads.GPT) (hlo.Kernels, error) {
+func CountGPTKernels(dev *devices.Device, c gpt.GPT) (hlo.Kernels, error) {
 	return countHLO(gptHLO(dev, c))
 }
 
@@ -158,7 +159,7 @@ func CountGPTKernels(dev *devices.Device, c workloads.GPT) (hlo.Kernels, error) 
 //
 // Without a compiled program the kernels are built layer by layer from the Float32XLA recipe
 // (GPTRecipeStep: every norm, softmax and elementwise kernel with its own bytes), labeled so.
-func GPTStepWork(c workloads.GPT) Work {
+func GPTStepWork(c gpt.GPT) Work {
 	seq, from := gptSequence(c)
 	if len(seq) == 0 {
 		w := GPTRecipeStep(c, Float32XLA, 0, true)
@@ -172,6 +173,6 @@ func GPTStepWork(c workloads.GPT) Work {
 
 // GPTStepEstimate is the course's GPU model (Default, the H200) of one training step of c,
 // kernel by kernel as xla:cpu compiled it: how a lesson models a GPT step.
-func GPTStepEstimate(c workloads.GPT) Estimate {
+func GPTStepEstimate(c gpt.GPT) Estimate {
 	return Default().Estimate(GPTStepWork(c))
 }

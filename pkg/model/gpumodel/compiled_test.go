@@ -9,6 +9,7 @@ import (
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/measure/hlo"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // The model's kernel count is XLA's count on xla:cpu, labeled so, cached per shape (a second ask
@@ -66,11 +67,11 @@ func TestStepKernelsFallBack(t *testing.T) {
 func TestGPTStepKernelsAreCounted(t *testing.T) {
 	devicetest.NeedCPUPlugin(t)
 	t.Setenv("WHYGPU_CACHE", t.TempDir())
-	small := workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2}
+	small := gpt.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2}
 	deeper := small
 	deeper.Layers = 2
 	var last int
-	for _, c := range []workloads.GPT{small, deeper} {
+	for _, c := range []gpt.GPT{small, deeper} {
 		n, from := GPTStepKernels(c)
 		if n <= 0 || from != hlo.CountedOn {
 			t.Fatalf("GPTStepKernels(%s) = %d, %q; want a count %q", c, n, from, hlo.CountedOn)
@@ -86,14 +87,14 @@ func TestGPTStepKernelsAreCounted(t *testing.T) {
 			t.Errorf("%s: the estimate uses %d kernels (%q), want %d counted; note %q", c, e.Work.Kernels, e.Work.KernelsFrom, n, e.Note())
 		}
 	}
-	if n, from := GPTStepKernels(workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 15, Layers: 1, Heads: 2}); n != 0 || !strings.Contains(from, "no count from xla:cpu") {
+	if n, from := GPTStepKernels(gpt.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 15, Layers: 1, Heads: 2}); n != 0 || !strings.Contains(from, "no count from xla:cpu") {
 		t.Errorf("an invalid GPT: %d, %q; want no count and the reason", n, from)
 	}
 }
 
 // Without a count the GPT model falls back to the assumed 40 per layer + 30 and says why.
 func TestGPTStepKernelsFallBack(t *testing.T) {
-	c := workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 3, Heads: 2}
+	c := gpt.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 3, Heads: 2}
 	work := GPTStep(c, 0, "no count from xla:cpu: no plugin")
 	if work.Kernels != GPTStepKernelsAssumed(c) || !strings.HasPrefix(work.KernelsFrom, "assumed: 40 per layer + 30; no count from xla:cpu") {
 		t.Errorf("fallback work: %d kernels from %q", work.Kernels, work.KernelsFrom)

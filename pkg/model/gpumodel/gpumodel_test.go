@@ -7,6 +7,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 func step(batch, hidden int) workloads.MLP {
@@ -152,7 +153,7 @@ func TestRingAllReduce(t *testing.T) {
 }
 
 func TestGPTStepWork(t *testing.T) {
-	c := workloads.GPT{Vocab: 100, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8}
+	c := gpt.GPT{Vocab: 100, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8}
 	w := GPTStep(c, 0, "")
 	if w.Kernels != GPTStepKernelsAssumed(c) || w.KernelsFrom != "assumed: 40 per layer + 30" {
 		t.Errorf("without a count: %d kernels from %q, want the assumed %d", w.Kernels, w.KernelsFrom, GPTStepKernelsAssumed(c))

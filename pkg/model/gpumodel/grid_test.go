@@ -7,6 +7,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 	"github.com/gpu-course/whygpu/pkg/workloads/corpus"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // MaxWidth is the widest band (high ÷ low) the model may show at a point the lessons show by default.
@@ -40,7 +41,7 @@ func TestBandWidthGrid(t *testing.T) {
 		check(fmt.Sprintf("chain of %d kernels", k), m.Estimate(chain("chain", k, 1024, 3*4*1024)))
 	}
 	v := corpus.NewTokenizer().Size()
-	for _, c := range []workloads.GPT{
+	for _, c := range []gpt.GPT{
 		{Vocab: v, Context: 64, Batch: 16, Embed: 64, Layers: 2, Heads: 4, Seed: 9},
 		{Vocab: v, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8, LR: 1e-3, Seed: 9},
 	} {

@@ -2,8 +2,7 @@ package gpumodel
 
 import (
 	"fmt"
-
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // Recipe is how a GPT training step is run, the part of a step's cost its shapes do not fix: the
@@ -68,7 +67,7 @@ const paramTensorsPerLayer = 16
 // precision, then the output layer and cross-entropy, then the optimizer over the parameters this
 // GPU updates (params; ≤ 0: all of c's). Causal attention computes half the s×s products when the
 // kernel is fused (flash), all of them when the scores are materialized.
-func GPTRecipeStep(c workloads.GPT, r Recipe, params float64, update bool) Work {
+func GPTRecipeStep(c gpt.GPT, r Recipe, params float64, update bool) Work {
 	t, d, f, s, v := float64(c.Tokens()), c.Embed, c.FFNWidth(), c.Context, c.Vocab
 	T := c.Tokens()
 	bh := c.Batch * c.Heads
@@ -203,7 +202,7 @@ const (
 // Link — an all-reduce (DDP), or with FSDP (Sharded) two all-gathers of the bf16 parameters per
 // micro-batch and a reduce-scatter of the gradients, each GPU updating its 1/GPUs of the parameters.
 type TrainRun struct {
-	GPT       workloads.GPT
+	GPT       gpt.GPT
 	R         Recipe
 	GradAccum int
 	GPUs      int
@@ -249,8 +248,8 @@ func (run TrainRun) Step(m Model) [2]float64 {
 	return out
 }
 
-func optimizerKernels(c workloads.GPT, r Recipe, params float64) []Kernel {
-	w := GPTRecipeStep(workloads.GPT{Vocab: 2, Context: 2, Batch: 1, Embed: 1, Heads: 1, Layers: c.Layers}, r, params, true)
+func optimizerKernels(c gpt.GPT, r Recipe, params float64) []Kernel {
+	w := GPTRecipeStep(gpt.GPT{Vocab: 2, Context: 2, Batch: 1, Embed: 1, Heads: 1, Layers: c.Layers}, r, params, true)
 	var out []Kernel
 	for _, k := range w.Sequence {
 		if k.Class == classOptimizer {
@@ -262,7 +261,7 @@ func optimizerKernels(c workloads.GPT, r Recipe, params float64) []Kernel {
 
 // MPTFLOPsPerSeq is the model FLOPs of one sequence, forward and backward, as llm-foundry's MFU
 // counts them: 6·N·s + 12·L·d·s² (its attention term is the full s×s product, causal or not).
-func MPTFLOPsPerSeq(c workloads.GPT, numParams float64) float64 {
+func MPTFLOPsPerSeq(c gpt.GPT, numParams float64) float64 {
 	s := float64(c.Context)
 	return 6*numParams*s + 12*float64(c.Layers)*float64(c.Embed)*s*s
 }

@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // A recipe sets the bytes of every memory-bound kernel: flash attention never writes the s×s
 // scores, bf16 operands halve the GEMMs' and GELU's traffic, and a fused Adam moves 28 bytes per
 // parameter in one kernel. No byte is a leftover: the Work's bytes are the sum of its kernels'.
 func TestRecipeChargesEveryLayer(t *testing.T) {
-	c := workloads.GPT{Vocab: 50304, Context: 1024, Batch: 8, Embed: 768, Layers: 12, Heads: 12}
+	c := gpt.GPT{Vocab: 50304, Context: 1024, Batch: 8, Embed: 768, Layers: 12, Heads: 12}
 	flash := GPTRecipeStep(c, BF16Autocast, 0, true)
 	mat := BF16Autocast
 	mat.Flash = false

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // "Where the time would go on an H200", for the MLP step and the GPT step: every kernel class of
@@ -22,7 +22,7 @@ func TestWhereTimeGoes(t *testing.T) {
 	}{
 		{"tiny MLP step", StepEstimate(courseStep(1, 16)), "launch-bound"},
 		{"MLP step 4096×1024", StepEstimate(courseStep(4096, 1024)), "compute-bound"},
-		{"GPT step", GPTStepEstimate(workloads.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2}), "launch-bound"},
+		{"GPT step", GPTStepEstimate(gpt.GPT{Vocab: 32, Context: 16, Batch: 2, Embed: 16, Layers: 1, Heads: 2}), "launch-bound"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if len(tc.e.Work.Sequence) == 0 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // StepKernelsAssumed is the kernel count assumed for one training step of w when none was counted:
@@ -59,7 +60,7 @@ func EstimateMatMul(w workloads.MatMul) Estimate {
 // GPTStepKernelsAssumed is the kernels one GPT training step is assumed to launch when none were
 // counted: about 40 per layer (forward, backward and their fusions) plus 30 for the embedding,
 // output layer, loss and Adam's update.
-func GPTStepKernelsAssumed(c workloads.GPT) int { return 40*c.Layers + 30 }
+func GPTStepKernelsAssumed(c gpt.GPT) int { return 40*c.Layers + 30 }
 
 // GPTStep is the Work of one training step of c (float32, so TF32 products): its forward matrix
 // products and, for each, the two backward ones (the gradients w.r.t. both operands). Products that
@@ -69,7 +70,7 @@ func GPTStepKernelsAssumed(c workloads.GPT) int { return 40*c.Layers + 30 }
 // kernels is the kernel count of the compiled step with where it comes from (e.g. 345, "counted on
 // xla:cpu": GPTStepWork counts it); kernels ≤ 0 falls back to GPTStepKernelsAssumed,
 // and from then says why there is no count (the label reads "assumed: 40 per layer + 30; <from>").
-func GPTStep(c workloads.GPT, kernels int, from string) Work {
+func GPTStep(c gpt.GPT, kernels int, from string) Work {
 	if kernels <= 0 {
 		why := from
 		kernels, from = GPTStepKernelsAssumed(c), "assumed: 40 per layer + 30"

@@ -5,7 +5,7 @@
 // data-parallel degree. It is a model computed from shapes, not a measurement: lessons/memory checks
 // it against the memory XLA plans for the course's real GPT step (pkg/measure/hlo).
 //
-// The model is the course's GPT (pkg/workloads.GPT, GoMLX's ml/zoo/transformer): per layer a
+// The model is the course's GPT (pkg/gpt.GPT, GoMLX's ml/zoo/transformer): per layer a
 // query/key/value projection, causal softmax attention, an output projection, a GELU feed-forward
 // block of width f (4·d unless set), two layer norms; a token embedding, RoPE positions (no
 // position table) and an output projection to the vocabulary (tied to the embedding or not).

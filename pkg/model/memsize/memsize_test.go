@@ -53,7 +53,7 @@ func TestZeROFigures(t *testing.T) {
 	}
 }
 
-// Parameter counts: lesson 09's GPT against workloads.GPT.NumParams is checked in lessons/memory
+// Parameter counts: lesson 09's GPT against gpt.GPT.NumParams is checked in lessons/memory
 // (this package does not build graphs); GPT-2 small is 124 439 808 parameters with its 1024×768
 // position table (HuggingFace's count), 123 653 376 without — the formula leaves out only the
 // final layer norm (2d).

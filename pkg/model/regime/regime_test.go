@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/membound"
 )
 
 // A CPU-like device: 1 TFLOP/s and 50 GB/s measured, ridge 20 FLOP/byte.
@@ -60,7 +61,7 @@ func TestClassify(t *testing.T) {
 		want string
 	}{
 		{"large matmul near the compute ceiling", budget(big, ms(25)), Compute},
-		{"large copy near the bandwidth ceiling", budget(workloads.Copy{N: 32 << 20, Type: dtypes.Float32}, ms(6)), Memory},
+		{"large copy near the bandwidth ceiling", budget(membound.Copy{N: 32 << 20, Type: dtypes.Float32}, ms(6)), Memory},
 		// A batch-1 MLP step: 8×8 matmuls, microseconds of dispatch for nanoseconds of work.
 		{"tiny matmul, 50 µs of dispatch", budget(workloads.Square(8, dtypes.Float32), 50*time.Microsecond), Overhead},
 		{"no time", Budget{FLOPs: 1, Bytes: 1, CeilingFLOPS: 1, CeilingBytesPerSec: 1}, Unknown},

@@ -2,7 +2,7 @@
 //
 //   - the training loops over an MLP's workloads.Trainer: Loop (launches on a data.Stream, the loss
 //     read every step, every k steps or at the end) and FromPipeline (batches from a data.Pipeline);
-//   - GPTTrainer, a workloads.GPT trained by GoMLX's own train.Trainer with its optimizer.Adam, and
+//   - GPTTrainer, a gpt.GPT trained by GoMLX's own train.Trainer with its optimizer.Adam, and
 //     CompileGPTStep, the same step compiled but not run;
 //   - GradLab, a workloads.GradModel's parameters held on a device with its SGD step and its scaled
 //     gradients (lesson 05).

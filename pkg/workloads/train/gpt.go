@@ -14,12 +14,13 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // GPTTrainer trains a GPT on one device: parameters and Adam's moments live in a GoMLX model.Store
 // and stay on the device between steps.
 type GPTTrainer struct {
-	Config  workloads.GPT
+	Config  gpt.GPT
 	dev     *devices.Device
 	store   *model.Store
 	trainer *mltrain.Trainer
@@ -31,7 +32,7 @@ type GPTTrainer struct {
 
 // NewGPTTrainer checks the configuration and that a step fits in dev's memory, and prepares the
 // model (its variables are created and compiled on the first Step).
-func NewGPTTrainer(dev *devices.Device, c workloads.GPT) (*GPTTrainer, error) {
+func NewGPTTrainer(dev *devices.Device, c gpt.GPT) (*GPTTrainer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func NewGPTTrainer(dev *devices.Device, c workloads.GPT) (*GPTTrainer, error) {
 }
 
 // newGPTTrainer builds the trainer of a valid c without checking that a step fits.
-func newGPTTrainer(dev *devices.Device, c workloads.GPT) (*GPTTrainer, error) {
+func newGPTTrainer(dev *devices.Device, c gpt.GPT) (*GPTTrainer, error) {
 	store := model.NewStore()
 	if err := store.SetRNGStateFromSeed(c.Seed); err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func (t *GPTTrainer) Greedy(prompt []int32, n int) ([]int32, error) {
 	}
 	if len(prompt) > c.Context {
 		return nil, fmt.Errorf("train: a prompt of %d tokens is %w of %d tokens (it was trained on %d-token windows)",
-			len(prompt), workloads.ErrContextTooLong, c.Context, c.Context)
+			len(prompt), gpt.ErrContextTooLong, c.Context, c.Context)
 	}
 	if t.steps == 0 {
 		return nil, fmt.Errorf("train: train the model first (no step has run)")

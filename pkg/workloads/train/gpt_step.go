@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // errCompileOnly stops GoMLX's trainer after it built the step's executable and before it runs it.
@@ -26,7 +27,7 @@ var errCompileOnly = errors.New("train: compile only")
 //
 // name, if not "", names the step's executable (pkg/measure/hlo.DumpName gives a name XLA dumps the
 // optimized HLO of). Call done once g has been read: it releases the compiled executable.
-func CompileGPTStep(dev *devices.Device, c workloads.GPT, name string) (g *graph.Graph, done func(), err error) {
+func CompileGPTStep(dev *devices.Device, c gpt.GPT, name string) (g *graph.Graph, done func(), err error) {
 	if err := c.Validate(); err != nil {
 		return nil, nil, err
 	}

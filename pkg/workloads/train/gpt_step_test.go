@@ -6,7 +6,7 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
-	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // CompileGPTStep compiles the trainer's step without running it, under the given name (lessons/smallgpt
@@ -16,11 +16,11 @@ func TestCompileGPTStepWithoutRunning(t *testing.T) {
 	dev := devicetest.Open(t, devices.CPU)
 	for _, tc := range []struct {
 		name string
-		c    workloads.GPT
+		c    gpt.GPT
 		want string // in the error, "" for none
 	}{
-		{"small", workloads.GPT{Vocab: 16, Context: 8, Batch: 2, Embed: 8, Layers: 1, Heads: 2}, ""},
-		{"invalid", workloads.GPT{Vocab: 16, Context: 8, Batch: 2, Embed: 9, Layers: 1, Heads: 2}, "not a multiple"},
+		{"small", gpt.GPT{Vocab: 16, Context: 8, Batch: 2, Embed: 8, Layers: 1, Heads: 2}, ""},
+		{"invalid", gpt.GPT{Vocab: 16, Context: 8, Batch: 2, Embed: 9, Layers: 1, Heads: 2}, "not a multiple"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, done, err := CompileGPTStep(dev, tc.c, "gpt_step_"+tc.name)

@@ -12,6 +12,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 	"github.com/gpu-course/whygpu/pkg/workloads/corpus"
 	"github.com/gpu-course/whygpu/pkg/workloads/data"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
 
 // TestGPTTrainsAndSamples trains a tiny GPT on the corpus for a few steps on xla:cpu: the loss falls,
@@ -23,7 +24,7 @@ func TestGPTTrainsAndSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := workloads.GPT{Vocab: tok.Size(), Context: 32, Batch: 8, Embed: 32, Layers: 1, Heads: 2, Seed: 1}
+	c := gpt.GPT{Vocab: tok.Size(), Context: 32, Batch: 8, Embed: 32, Layers: 1, Heads: 2, Seed: 1}
 	tr, err := NewGPTTrainer(dev, c)
 	if err != nil {
 		t.Fatal(err)
@@ -62,14 +63,14 @@ func TestGPTTrainsAndSamples(t *testing.T) {
 	}
 	t.Logf("sample: %q", tok.Decode(out))
 	long := make([]int32, c.Context+1)
-	if _, err := tr.Greedy(long, 1); !errors.Is(err, workloads.ErrContextTooLong) || !strings.Contains(err.Error(), "32") {
+	if _, err := tr.Greedy(long, 1); !errors.Is(err, gpt.ErrContextTooLong) || !strings.Contains(err.Error(), "32") {
 		t.Errorf("too-long prompt: %v", err)
 	}
 }
 
 func TestGPTTooLargeIsOutOfMemory(t *testing.T) {
 	dev := devicetest.Open(t, devices.CPU)
-	c := workloads.GPT{Vocab: 96, Context: 1 << 16, Batch: 64, Embed: 1024, Layers: 48, Heads: 16}
+	c := gpt.GPT{Vocab: 96, Context: 1 << 16, Batch: 64, Embed: 1024, Layers: 48, Heads: 16}
 	if _, err := NewGPTTrainer(dev, c); !errors.Is(err, workloads.ErrOutOfMemory) {
 		t.Errorf("huge GPT: %v, want ErrOutOfMemory", err)
 	}
@@ -78,7 +79,7 @@ func TestGPTTooLargeIsOutOfMemory(t *testing.T) {
 // TestGPTAdamStateIsTwiceTheModel reads the bytes GoMLX allocated after one step.
 func TestGPTAdamStateIsTwiceTheModel(t *testing.T) {
 	dev := devicetest.Open(t, devices.CPU)
-	c := workloads.GPT{Vocab: 40, Context: 8, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
+	c := gpt.GPT{Vocab: 40, Context: 8, Batch: 2, Embed: 16, Layers: 1, Heads: 2, Seed: 1}
 	tr, err := NewGPTTrainer(dev, c)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,8 @@
-package workloads
+package parallel
 
 import (
 	"github.com/gpu-course/whygpu/internal/devicetest"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -14,8 +15,8 @@ import (
 func TestDataParallelEqualsSingleDevice(t *testing.T) {
 	dev := devicetest.OpenDevices(t, devices.CPUSplit, 4)
 	tests := []DataParallel{
-		{MLP: MLP{Batch: 16, In: 8, Hidden: 16, Out: 4, Depth: 1, Type: dtypes.Float32, Seed: 3}, Devices: 2},
-		{MLP: MLP{Batch: 64, In: 32, Hidden: 64, Out: 8, Depth: 2, Type: dtypes.Float32, Seed: 5}, Devices: 4},
+		{MLP: workloads.MLP{Batch: 16, In: 8, Hidden: 16, Out: 4, Depth: 1, Type: dtypes.Float32, Seed: 3}, Devices: 2},
+		{MLP: workloads.MLP{Batch: 64, In: 32, Hidden: 64, Out: 8, Depth: 2, Type: dtypes.Float32, Seed: 5}, Devices: 4},
 	}
 	for _, w := range tests {
 		c, err := CompareSteps(dev, w)
@@ -33,11 +34,11 @@ func TestDataParallelEqualsSingleDevice(t *testing.T) {
 }
 
 func TestDataParallelValidate(t *testing.T) {
-	dev := openDevice(t, devices.CPUSplit)
+	dev := devicetest.Open(t, devices.CPUSplit)
 	bad := []DataParallel{
-		{MLP: MLP{Batch: 10, In: 4, Hidden: 4, Out: 2, Depth: 1, Type: dtypes.Float32}, Devices: 4},
-		{MLP: MLP{Batch: 8, In: 4, Hidden: 4, Out: 2, Depth: 1, Type: dtypes.Float32}, Devices: 64},
-		{MLP: MLP{Batch: 8, In: 4, Hidden: 4, Out: 2, Depth: 1, Type: dtypes.Float32, Optimizer: Adam}, Devices: 2},
+		{MLP: workloads.MLP{Batch: 10, In: 4, Hidden: 4, Out: 2, Depth: 1, Type: dtypes.Float32}, Devices: 4},
+		{MLP: workloads.MLP{Batch: 8, In: 4, Hidden: 4, Out: 2, Depth: 1, Type: dtypes.Float32}, Devices: 64},
+		{MLP: workloads.MLP{Batch: 8, In: 4, Hidden: 4, Out: 2, Depth: 1, Type: dtypes.Float32, Optimizer: workloads.Adam}, Devices: 2},
 	}
 	for _, w := range bad {
 		if err := w.Validate(dev); err == nil {

@@ -1,13 +1,12 @@
-package workloads
+package membound
 
 import (
 	"fmt"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 	"math"
-	"math/rand/v2"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/support/units"
@@ -65,23 +64,23 @@ func (w LayerNorm) Validate() error {
 }
 
 // Prepare builds the layernorm on dev and uploads random x, γ and β.
-func (w LayerNorm) Prepare(dev *devices.Device) (Instance, error) {
+func (w LayerNorm) Prepare(dev *devices.Device) (workloads.Instance, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if ok, why := Supports(dev, w.Type); !ok {
+	if ok, why := workloads.Supports(dev, w.Type); !ok {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
-	if err := checkFits(dev, w.String(), w.Bytes(), 2*float64(w.Rows)*float64(w.Cols)*4); err != nil {
+	if err := workloads.CheckFits(dev, w.String(), w.Bytes(), 2*float64(w.Rows)*float64(w.Cols)*4); err != nil {
 		return nil, err
 	}
-	seed := seedOrFresh(w.Seed)
-	x32 := randomFloats(w.Rows*w.Cols, seed)
-	g32 := randomFloats(w.Cols, seed+1)
-	b32 := randomFloats(w.Cols, seed+2)
+	seed := workloads.SeedOrFresh(w.Seed)
+	x32 := workloads.RandomFloats(w.Rows*w.Cols, seed)
+	g32 := workloads.RandomFloats(w.Cols, seed+1)
+	b32 := workloads.RandomFloats(w.Cols, seed+2)
 	dt, rows, cols := w.Type, w.Rows, w.Cols
-	host := []input{{x32, []int{w.Rows, w.Cols}}, {g32, []int{1, w.Cols}}, {b32, []int{1, w.Cols}}}
-	return newExecInstance(dev, w.String(), "layernorm", dt, host, func(x, gamma, beta *graph.Node) *graph.Node {
+	host := []workloads.HostInput{{Values: x32, Dims: []int{w.Rows, w.Cols}}, {Values: g32, Dims: []int{1, w.Cols}}, {Values: b32, Dims: []int{1, w.Cols}}}
+	return workloads.NewExecInstance(dev, w.String(), "layernorm", dt, host, func(x, gamma, beta *graph.Node) *graph.Node {
 		compute := dt
 		if dt.Size() < 4 {
 			compute = dtypes.Float32
@@ -96,8 +95,8 @@ func (w LayerNorm) Prepare(dev *devices.Device) (Instance, error) {
 			y = graph.ConvertDType(y, dt)
 		}
 		return y
-	}, againstFirst(func() []float64 {
-		return refLayerNorm(roundTo(x32, dt), roundTo(g32, dt), roundTo(b32, dt), rows, cols)
+	}, workloads.AgainstFirst(func() []float64 {
+		return refLayerNorm(workloads.RoundTo(x32, dt), workloads.RoundTo(g32, dt), workloads.RoundTo(b32, dt), rows, cols)
 	}))
 }
 
@@ -170,7 +169,7 @@ func (w Elementwise) Validate() error {
 }
 
 // Prepare builds y = a·x + b on dev and uploads a random x.
-func (w Elementwise) Prepare(dev *devices.Device) (Instance, error) {
+func (w Elementwise) Prepare(dev *devices.Device) (workloads.Instance, error) {
 	return unaryInstance(dev, w, w.N, w.Type, w.Seed, "elementwise",
 		func(x *graph.Node) *graph.Node {
 			return graph.AddScalar(graph.MulScalar(x, ElementwiseA), ElementwiseB)
@@ -222,69 +221,31 @@ func (w Copy) Validate() error {
 }
 
 // Prepare builds the copy on dev and uploads a random source.
-func (w Copy) Prepare(dev *devices.Device) (Instance, error) {
+func (w Copy) Prepare(dev *devices.Device) (workloads.Instance, error) {
 	return unaryInstance(dev, w, w.N, w.Type, w.Seed, "copy", graph.Neg, func(v float64) float64 { return -v })
 }
 
 // unaryInstance prepares a one-input elementwise graph over n random values and its host reference.
 func unaryInstance(dev *devices.Device, w interface {
-	Workload
-	Counter
+	workloads.Workload
+	workloads.Counter
 	Validate() error
-}, n int, dt dtypes.DType, seed uint64, name string, fn func(*graph.Node) *graph.Node, ref func(float64) float64) (Instance, error) {
+}, n int, dt dtypes.DType, seed uint64, name string, fn func(*graph.Node) *graph.Node, ref func(float64) float64) (workloads.Instance, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if ok, why := Supports(dev, dt); !ok {
+	if ok, why := workloads.Supports(dev, dt); !ok {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
-	if err := checkFits(dev, w.String(), w.Bytes(), float64(n)*4+w.Bytes()/2); err != nil {
+	if err := workloads.CheckFits(dev, w.String(), w.Bytes(), float64(n)*4+w.Bytes()/2); err != nil {
 		return nil, err
 	}
-	x32 := randomFloats(n, seedOrFresh(seed))
-	return newExecInstance(dev, w.String(), name, dt, []input{{x32, []int{n}}}, fn, againstFirst(func() []float64 {
-		want := roundTo(x32, dt)
+	x32 := workloads.RandomFloats(n, workloads.SeedOrFresh(seed))
+	return workloads.NewExecInstance(dev, w.String(), name, dt, []workloads.HostInput{{Values: x32, Dims: []int{n}}}, fn, workloads.AgainstFirst(func() []float64 {
+		want := workloads.RoundTo(x32, dt)
 		for i, v := range want {
 			want[i] = ref(v)
 		}
 		return want
 	}))
-}
-
-// input is a host array to upload with its dimensions.
-type input struct {
-	values []float32
-	dims   []int
-}
-
-// uploadAll converts inputs to dt and uploads them, freeing what it uploaded if one fails.
-func uploadAll(dev *devices.Device, dt dtypes.DType, ins []input) ([]any, error) {
-	var out []any
-	for _, in := range ins {
-		t, err := castOnDevice(dev, in.values, dt, in.dims...)
-		if err != nil {
-			finalizeAll(out)
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-// finalizeAll frees the tensors among xs.
-func finalizeAll(xs []any) {
-	for _, x := range xs {
-		if t, ok := x.(*tensors.Tensor); ok && t != nil {
-			_ = t.FinalizeAll()
-		}
-	}
-}
-
-// seedOrFresh returns seed, or a fresh random one when seed is 0: by default every Prepare checks
-// new random inputs; a fixed Seed makes a run reproducible.
-func seedOrFresh(seed uint64) uint64 {
-	if seed == 0 {
-		return rand.Uint64() | 1
-	}
-	return seed
 }

@@ -1,4 +1,4 @@
-package workloads
+package gpt
 
 import (
 	"math"

@@ -1,7 +1,8 @@
-package workloads
+package gpt
 
 import (
 	"fmt"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 	"math"
 
 	"github.com/gomlx/compute/dtypes"
@@ -14,15 +15,15 @@ import (
 
 // The op classes of a GPT training step (GPTPart.Part), in the order GPTParts lists them.
 const (
-	GPTPartMatMuls   StepPart = "projections+FFN matmuls" // q/k/v, attention output, feed-forward up and down
-	GPTPartAttention StepPart = "attention"               // scores q·kᵀ, causal mask, softmax, weighted values
-	GPTPartNorms     StepPart = "norms+GELU+residuals"    // layer norms, the GELU, residual adds
-	GPTPartOutput    StepPart = "output layer+loss"       // logits product, log-softmax cross-entropy
-	GPTPartOptimizer StepPart = "optimizer"               // Adam over every parameter
+	GPTPartMatMuls   workloads.StepPart = "projections+FFN matmuls" // q/k/v, attention output, feed-forward up and down
+	GPTPartAttention workloads.StepPart = "attention"               // scores q·kᵀ, causal mask, softmax, weighted values
+	GPTPartNorms     workloads.StepPart = "norms+GELU+residuals"    // layer norms, the GELU, residual adds
+	GPTPartOutput    workloads.StepPart = "output layer+loss"       // logits product, log-softmax cross-entropy
+	GPTPartOptimizer workloads.StepPart = "optimizer"               // workloads.Adam over every parameter
 )
 
 // GPTParts lists a GPT step's op classes.
-var GPTParts = []StepPart{GPTPartMatMuls, GPTPartAttention, GPTPartNorms, GPTPartOutput, GPTPartOptimizer}
+var GPTParts = []workloads.StepPart{GPTPartMatMuls, GPTPartAttention, GPTPartNorms, GPTPartOutput, GPTPartOptimizer}
 
 // GPTPart is one op class of a GPT's training step, forward and backward, alone in its own
 // executable on random inputs of the shapes the step has: time it apart to see where the step's
@@ -39,7 +40,7 @@ var GPTParts = []StepPart{GPTPartMatMuls, GPTPartAttention, GPTPartNorms, GPTPar
 // Bytes: each input read once and each output written once.
 type GPTPart struct {
 	GPT  GPT
-	Part StepPart
+	Part workloads.StepPart
 }
 
 // Name is e.g. "gpt-part-attention".
@@ -113,7 +114,7 @@ func (p GPTPart) shapes() (ins, outs [][]int) {
 // Bytes is every input read once and every output written once (float32).
 func (p GPTPart) Bytes() float64 {
 	ins, outs := p.shapes()
-	return (elems(ins) + elems(outs)) * 4
+	return (workloads.Elems(ins) + workloads.Elems(outs)) * 4
 }
 
 // Validate checks the GPT and the part.
@@ -167,8 +168,8 @@ func (p GPTPart) graph(in []*graph.Node) []*graph.Node {
 		loss := graph.DivScalar(graph.Neg(dot(y, graph.LogSoftmax(logits, -1))), float64(c.Tokens()))
 		return append([]*graph.Node{loss}, graph.Gradient(loss, x, w)...)
 	case GPTPartOptimizer:
-		lr, c1, c2 := adamStepOne(in[0].Graph(), dtypes.Float32, c.LearningRate())
-		pp, m, v := adamUpdate(in[0], in[1], in[2], in[3], lr, c1, c2)
+		lr, c1, c2 := workloads.AdamStepOne(in[0].Graph(), dtypes.Float32, c.LearningRate())
+		pp, m, v := workloads.AdamUpdate(in[0], in[1], in[2], in[3], lr, c1, c2)
 		return []*graph.Node{pp, m, v}
 	}
 	return nil
@@ -177,18 +178,18 @@ func (p GPTPart) graph(in []*graph.Node) []*graph.Node {
 // Prepare uploads random inputs of the part's shapes (Adam's second moments made non-negative, the
 // output layer's targets one-hot) and builds its graph. The parts have no reference: time them
 // without checking.
-func (p GPTPart) Prepare(dev *devices.Device) (Instance, error) {
+func (p GPTPart) Prepare(dev *devices.Device) (workloads.Instance, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	ins, _ := p.shapes()
-	if err := checkFits(dev, p.String(), p.Bytes(), elems(ins)*4); err != nil {
+	if err := workloads.CheckFits(dev, p.String(), p.Bytes(), workloads.Elems(ins)*4); err != nil {
 		return nil, err
 	}
-	seed := seedOrFresh(uint64(p.GPT.Seed))
-	var host []input
+	seed := workloads.SeedOrFresh(uint64(p.GPT.Seed))
+	var host []workloads.HostInput
 	for i, d := range ins {
-		v := randomFloats(int(elems([][]int{d})), seed+uint64(i))
+		v := workloads.RandomFloats(int(workloads.Elems([][]int{d})), seed+uint64(i))
 		switch {
 		case p.Part == GPTPartOptimizer && i == 3:
 			for j := range v {
@@ -202,9 +203,9 @@ func (p GPTPart) Prepare(dev *devices.Device) (Instance, error) {
 				v[r*d[1]+(r*7)%d[1]] = 1
 			}
 		}
-		host = append(host, input{v, d})
+		host = append(host, workloads.HostInput{Values: v, Dims: d})
 	}
-	return newExecInstance(dev, p.String(), p.Name(), dtypes.Float32, host, p.graph,
+	return workloads.NewExecInstance(dev, p.String(), p.Name(), dtypes.Float32, host, p.graph,
 		func([]*tensors.Tensor) (float64, error) {
 			return 0, fmt.Errorf("workloads: %s has no reference to check against", p)
 		})

@@ -1,7 +1,8 @@
-package workloads
+package launch
 
 import (
 	"fmt"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 	"math"
 	"time"
 
@@ -112,32 +113,32 @@ func (w TiedForward) Reference(x, wt, b []float64) []float64 {
 
 // Prepare uploads a random input, W and b to dev and builds the executables: one (Fused) or the
 // three of a layer (matmul, bias add, tanh), which Run calls Layers times each.
-func (w TiedForward) Prepare(dev *devices.Device) (Instance, error) {
+func (w TiedForward) Prepare(dev *devices.Device) (workloads.Instance, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
 	n := w.Width
-	if err := checkFits(dev, w.String(), w.Bytes(), 4*float64(w.Batch*n+n*n+n)); err != nil {
+	if err := workloads.CheckFits(dev, w.String(), w.Bytes(), 4*float64(w.Batch*n+n*n+n)); err != nil {
 		return nil, err
 	}
 	seed := w.Seed
 	if seed == 0 {
 		seed = tiedSeed
 	}
-	x := randomFloats(w.Batch*n, seed)
-	wt, b := randomFloats(n*n, seed+1), randomFloats(n, seed+2)
+	x := workloads.RandomFloats(w.Batch*n, seed)
+	wt, b := workloads.RandomFloats(n*n, seed+1), workloads.RandomFloats(n, seed+2)
 	for _, v := range [][]float32{wt, b} {
 		for i := range v {
 			v[i] *= tiedScale
 		}
 	}
-	ins, err := uploadAll(dev, dtypes.Float32, []input{{x, []int{w.Batch, n}}, {wt, []int{n, n}}, {b, []int{1, n}}})
+	ins, err := workloads.UploadAll(dev, dtypes.Float32, []workloads.HostInput{{Values: x, Dims: []int{w.Batch, n}}, {Values: wt, Dims: []int{n, n}}, {Values: b, Dims: []int{1, n}}})
 	if err != nil {
 		return nil, err
 	}
 	t := &tiedInstance{w: w, name: w.String() + " on " + dev.Name,
 		x: ins[0].(*tensors.Tensor), wt: ins[1].(*tensors.Tensor), b: ins[2].(*tensors.Tensor),
-		want: w.Reference(roundTo(x, dtypes.Float32), roundTo(wt, dtypes.Float32), roundTo(b, dtypes.Float32))}
+		want: w.Reference(workloads.RoundTo(x, dtypes.Float32), workloads.RoundTo(wt, dtypes.Float32), workloads.RoundTo(b, dtypes.Float32))}
 	if err := t.build(dev); err != nil {
 		t.Close()
 		return nil, err
@@ -158,7 +159,7 @@ type tiedInstance struct {
 func (t *tiedInstance) build(dev *devices.Device) (err error) {
 	if t.w.Fused {
 		layers := t.w.Layers
-		t.fused, err = newExec(dev, "tied_forward", func(h, wt, b *graph.Node) *graph.Node {
+		t.fused, err = workloads.NewExec(dev, "tied_forward", func(h, wt, b *graph.Node) *graph.Node {
 			for range layers {
 				h = graph.Tanh(graph.Add(graph.MatMul(h, wt), b))
 			}
@@ -166,13 +167,13 @@ func (t *tiedInstance) build(dev *devices.Device) (err error) {
 		})
 		return err
 	}
-	if t.matmul, err = newExec(dev, "tied_matmul", func(h, wt *graph.Node) *graph.Node { return graph.MatMul(h, wt) }); err != nil {
+	if t.matmul, err = workloads.NewExec(dev, "tied_matmul", func(h, wt *graph.Node) *graph.Node { return graph.MatMul(h, wt) }); err != nil {
 		return err
 	}
-	if t.add, err = newExec(dev, "tied_add", func(h, b *graph.Node) *graph.Node { return graph.Add(h, b) }); err != nil {
+	if t.add, err = workloads.NewExec(dev, "tied_add", func(h, b *graph.Node) *graph.Node { return graph.Add(h, b) }); err != nil {
 		return err
 	}
-	t.tanhExec, err = newExec(dev, "tied_tanh", func(h *graph.Node) *graph.Node { return graph.Tanh(h) })
+	t.tanhExec, err = workloads.NewExec(dev, "tied_tanh", func(h *graph.Node) *graph.Node { return graph.Tanh(h) })
 	return err
 }
 
@@ -180,21 +181,21 @@ func (t *tiedInstance) Compile() (time.Duration, error) {
 	t0 := time.Now()
 	var err error
 	if t.w.Fused {
-		err = Precompile(t.fused, t.x, t.wt, t.b)
-	} else if err = Precompile(t.matmul, t.x, t.wt); err == nil {
-		if err = Precompile(t.add, t.x, t.b); err == nil {
-			err = Precompile(t.tanhExec, t.x)
+		err = workloads.Precompile(t.fused, t.x, t.wt, t.b)
+	} else if err = workloads.Precompile(t.matmul, t.x, t.wt); err == nil {
+		if err = workloads.Precompile(t.add, t.x, t.b); err == nil {
+			err = workloads.Precompile(t.tanhExec, t.x)
 		}
 	}
 	if err != nil {
-		return 0, deviceErr(err, "compiling %s", t.name)
+		return 0, workloads.DeviceErr(err, "compiling %s", t.name)
 	}
 	return time.Since(t0), nil
 }
 
 // run executes one forward pass (Calls executables) and returns its output (the caller frees it).
 func (t *tiedInstance) run() (*tensors.Tensor, error) {
-	return runSequence(t.x, t.w.Calls(), t.name, func(i int, h *tensors.Tensor) ([]*tensors.Tensor, error) {
+	return workloads.RunSequence(t.x, t.w.Calls(), t.name, func(i int, h *tensors.Tensor) ([]*tensors.Tensor, error) {
 		switch {
 		case t.w.Fused:
 			return t.fused.Exec(h, t.wt, t.b)
@@ -207,10 +208,10 @@ func (t *tiedInstance) run() (*tensors.Tensor, error) {
 	})
 }
 
-func (t *tiedInstance) Run() error { return runFreed(t.run) }
+func (t *tiedInstance) Run() error { return workloads.RunFreed(t.run) }
 
 func (t *tiedInstance) Check() (float64, error) {
-	return checkRun(t.run, func() []float64 { return t.want })
+	return workloads.CheckRun(t.run, func() []float64 { return t.want })
 }
 
 func (t *tiedInstance) Close() {

@@ -1,7 +1,8 @@
-package workloads
+package membound
 
 import (
 	"fmt"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 	"math/rand/v2"
 	"time"
 
@@ -72,15 +73,15 @@ func (w Transfer) Validate() error {
 }
 
 // Prepare allocates the host slice (and for device→host the device buffer) outside any timed region.
-func (w Transfer) Prepare(dev *devices.Device) (Instance, error) {
+func (w Transfer) Prepare(dev *devices.Device) (workloads.Instance, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkFits(dev, w.String(), float64(w.Size), 2*float64(w.Size)); err != nil {
+	if err := workloads.CheckFits(dev, w.String(), float64(w.Size), 2*float64(w.Size)); err != nil {
 		return nil, err
 	}
 	host := make([]uint8, w.Size)
-	r := rand.New(rand.NewPCG(seedOrFresh(w.Seed), 7))
+	r := rand.New(rand.NewPCG(workloads.SeedOrFresh(w.Seed), 7))
 	for i := range host {
 		host[i] = uint8(r.Uint32())
 	}
@@ -88,7 +89,7 @@ func (w Transfer) Prepare(dev *devices.Device) (Instance, error) {
 	if w.Direction == DeviceToHost {
 		buf, err := dev.Backend().BufferFromFlatData(0, host, in.shape)
 		if err != nil {
-			return nil, deviceErr(err, "allocating %s on %s", units.BytesFixed(float64(w.Size)), dev.Name)
+			return nil, workloads.DeviceErr(err, "allocating %s on %s", units.BytesFixed(float64(w.Size)), dev.Name)
 		}
 		in.buf = buf
 	}
@@ -108,11 +109,11 @@ func (t *transferInstance) Compile() (time.Duration, error) { return 0, nil }
 
 func (t *transferInstance) Run() error {
 	if t.w.Direction == DeviceToHost {
-		return deviceErr(t.buf.ToFlatData(t.host), "reading %s from %s", units.BytesFixed(float64(t.w.Size)), t.dev.Name)
+		return workloads.DeviceErr(t.buf.ToFlatData(t.host), "reading %s from %s", units.BytesFixed(float64(t.w.Size)), t.dev.Name)
 	}
 	buf, err := t.dev.Backend().BufferFromFlatData(0, t.host, t.shape)
 	if err != nil {
-		return deviceErr(err, "writing %s to %s", units.BytesFixed(float64(t.w.Size)), t.dev.Name)
+		return workloads.DeviceErr(err, "writing %s to %s", units.BytesFixed(float64(t.w.Size)), t.dev.Name)
 	}
 	return buf.Finalize()
 }
@@ -122,12 +123,12 @@ func (t *transferInstance) Run() error {
 func (t *transferInstance) Check() (float64, error) {
 	buf, err := t.dev.Backend().BufferFromFlatData(0, t.host, t.shape)
 	if err != nil {
-		return 0, deviceErr(err, "writing to %s", t.dev.Name)
+		return 0, workloads.DeviceErr(err, "writing to %s", t.dev.Name)
 	}
 	defer func() { _ = buf.Finalize() }()
 	back := make([]uint8, len(t.host))
 	if err := buf.ToFlatData(back); err != nil {
-		return 0, deviceErr(err, "reading from %s", t.dev.Name)
+		return 0, workloads.DeviceErr(err, "reading from %s", t.dev.Name)
 	}
 	var diff int
 	for i := range back {

@@ -1,7 +1,8 @@
-package workloads
+package parallel
 
 import (
 	"fmt"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 	"math"
 	"time"
 
@@ -28,8 +29,8 @@ import (
 // The two give the same parameters up to float rounding (the mean of per-device means equals the
 // mean over the batch when the slices are equal): CompareSteps checks it.
 type DataParallel struct {
-	MLP     MLP // Batch is the whole (global) batch; Optimizer must be SGD
-	Devices int // devices the batch is split over
+	MLP     workloads.MLP // Batch is the whole (global) batch; Optimizer must be SGD
+	Devices int           // devices the batch is split over
 }
 
 // String describes it, e.g. "data-parallel ×4 over mlp train step 64×(32→64×1→8) float32 sgd".
@@ -42,7 +43,7 @@ func (w DataParallel) Validate(dev *devices.Device) error {
 	if err := w.MLP.Validate(); err != nil {
 		return err
 	}
-	if w.MLP.optimizer() != SGD {
+	if w.MLP.EffectiveOptimizer() != workloads.SGD {
 		return fmt.Errorf("workloads: %s: the data-parallel step uses SGD", w)
 	}
 	if w.MLP.Type != dtypes.Float32 {
@@ -80,7 +81,7 @@ func (w DataParallel) stepGraph(params []*graph.Node, x, target *graph.Node, red
 	}
 	out := []*graph.Node{loss}
 	for i, p := range params {
-		out = append(out, graph.Sub(p, graph.MulScalar(grads[i], w.MLP.lr())))
+		out = append(out, graph.Sub(p, graph.MulScalar(grads[i], w.MLP.LearningRate())))
 	}
 	return out
 }
@@ -129,7 +130,7 @@ func CompareSteps(dev *devices.Device, w DataParallel) (c StepComparison, err er
 	ps := w.paramShapes()
 	var paramVals [][]float32
 	for i, s := range ps {
-		v := randomFloats(s.Size(), seed+uint64(i))
+		v := workloads.RandomFloats(s.Size(), seed+uint64(i))
 		scale := float32(1 / math.Sqrt(float64(s.Dimensions[0])))
 		for j := range v {
 			v[j] *= scale
@@ -144,8 +145,8 @@ func CompareSteps(dev *devices.Device, w DataParallel) (c StepComparison, err er
 		}
 		return out
 	}
-	x := randomFloats(m.Batch*m.In, seed+100)
-	y := randomFloats(m.Batch*m.Out, seed+101)
+	x := workloads.RandomFloats(m.Batch*m.In, seed+100)
+	y := workloads.RandomFloats(m.Batch*m.Out, seed+101)
 	backend := dev.Backend()
 
 	err = exceptions.TryCatch[error](func() {
@@ -160,7 +161,7 @@ func CompareSteps(dev *devices.Device, w DataParallel) (c StepComparison, err er
 		must(g1.Compile(w.stepGraph(p1, x1, y1, nil)...))
 		args1 := append(params(), tensors.FromFlatDataAndDimensions(x, m.Batch, m.In), tensors.FromFlatDataAndDimensions(y, m.Batch, m.Out))
 		out1 := g1.Run(args1...)
-		c.SingleTime = medianOf(3, func() { freeAll(g1.Run(args1...)) })
+		c.SingleTime = medianOf(3, func() { workloads.FreeAll(g1.Run(args1...)) })
 
 		// SPMD: Devices replicas, each a slice of the batch, gradients all-reduced.
 		n := w.Devices
@@ -191,7 +192,7 @@ func CompareSteps(dev *devices.Device, w DataParallel) (c StepComparison, err er
 				tensors.FromFlatDataAndDimensions(y[r*local*m.Out:(r+1)*local*m.Out], local, m.Out))
 		}
 		outN := gN.Run(argsN...)
-		c.ParallelTime = medianOf(3, func() { freeAll(gN.Run(argsN...)) })
+		c.ParallelTime = medianOf(3, func() { workloads.FreeAll(gN.Run(argsN...)) })
 
 		c.LossSingle = float64(tensors.ToScalar[float32](out1[0]))
 		c.LossParallel = float64(tensors.ToScalar[float32](outN[0]))
@@ -203,11 +204,11 @@ func CompareSteps(dev *devices.Device, w DataParallel) (c StepComparison, err er
 				c.MaxRelDiff = math.Max(c.MaxRelDiff, relDiff(a, b))
 			}
 		}
-		freeAll(out1)
-		freeAll(outN)
+		workloads.FreeAll(out1)
+		workloads.FreeAll(outN)
 	})
 	if err != nil {
-		return c, deviceErr(err, "%s", w)
+		return c, workloads.DeviceErr(err, "%s", w)
 	}
 	return c, nil
 }
@@ -218,7 +219,7 @@ func AllReduceTime(dev *devices.Device, devicesN, n, reps int) (samples []time.D
 	if nd := dev.Backend().NumDevices(); devicesN < 2 || devicesN > nd {
 		return nil, fmt.Errorf("workloads: an all-reduce over %d devices needs 2…%d devices (what %s has)", devicesN, nd, dev.Name)
 	}
-	if err := checkFits(dev, "all-reduce", float64(3*4*n*devicesN), 0); err != nil {
+	if err := workloads.CheckFits(dev, "all-reduce", float64(3*4*n*devicesN), 0); err != nil {
 		return nil, err
 	}
 	err = exceptions.TryCatch[error](func() {
@@ -230,19 +231,19 @@ func AllReduceTime(dev *devices.Device, devicesN, n, reps int) (samples []time.D
 		must(g.Compile(g.Distributed().AllReduceOne(x, compute.ReduceOpSum)))
 		var args []any
 		for r := range devicesN {
-			t := tensors.FromFlatDataAndDimensions(randomFloats(n, uint64(r+1)), n)
+			t := tensors.FromFlatDataAndDimensions(workloads.RandomFloats(n, uint64(r+1)), n)
 			must(t.MaterializeOnDevice(dev.Backend(), false, compute.DeviceNum(r)))
 			args = append(args, t)
 		}
-		freeAll(g.Run(args...))
+		workloads.FreeAll(g.Run(args...))
 		for range reps {
 			t0 := time.Now()
-			freeAll(g.Run(args...))
+			workloads.FreeAll(g.Run(args...))
 			samples = append(samples, time.Since(t0))
 		}
 	})
 	if err != nil {
-		return nil, deviceErr(err, "all-reduce of %d float32 over %d devices", n, devicesN)
+		return nil, workloads.DeviceErr(err, "all-reduce of %d float32 over %d devices", n, devicesN)
 	}
 	return samples, nil
 }

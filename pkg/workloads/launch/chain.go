@@ -1,7 +1,8 @@
-package workloads
+package launch
 
 import (
 	"fmt"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -99,7 +100,7 @@ func (w ElementwiseChain) Executables(dev *devices.Device) ([]*graph.Exec, error
 	}
 	if w.Fused {
 		ops := w.Ops
-		e, err := newExec(dev, "chain", func(x *graph.Node) *graph.Node {
+		e, err := workloads.NewExec(dev, "chain", func(x *graph.Node) *graph.Node {
 			for i := range ops {
 				x = chainOp(i, x)
 			}
@@ -112,7 +113,7 @@ func (w ElementwiseChain) Executables(dev *devices.Device) ([]*graph.Exec, error
 	}
 	var es []*graph.Exec
 	for i := range w.Ops {
-		e, err := newExec(dev, fmt.Sprintf("chain_op%d", i), func(x *graph.Node) *graph.Node { return chainOp(i, x) })
+		e, err := workloads.NewExec(dev, fmt.Sprintf("chain_op%d", i), func(x *graph.Node) *graph.Node { return chainOp(i, x) })
 		if err != nil {
 			for _, e := range es {
 				e.Finalize()
@@ -125,25 +126,25 @@ func (w ElementwiseChain) Executables(dev *devices.Device) ([]*graph.Exec, error
 }
 
 // Prepare builds the chain on dev and uploads a random x.
-func (w ElementwiseChain) Prepare(dev *devices.Device) (Instance, error) {
+func (w ElementwiseChain) Prepare(dev *devices.Device) (workloads.Instance, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if ok, why := Supports(dev, w.Type); !ok {
+	if ok, why := workloads.Supports(dev, w.Type); !ok {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
 	elem := float64(w.Type.Size())
-	if err := checkFits(dev, w.String(), 3*float64(w.N)*elem, float64(w.N)*4); err != nil {
+	if err := workloads.CheckFits(dev, w.String(), 3*float64(w.N)*elem, float64(w.N)*4); err != nil {
 		return nil, err
 	}
-	x32 := randomFloats(w.N, seedOrFresh(w.Seed))
-	ins, err := uploadAll(dev, w.Type, []input{{x32, []int{w.N}}})
+	x32 := workloads.RandomFloats(w.N, workloads.SeedOrFresh(w.Seed))
+	ins, err := workloads.UploadAll(dev, w.Type, []workloads.HostInput{{Values: x32, Dims: []int{w.N}}})
 	if err != nil {
 		return nil, err
 	}
 	es, err := w.Executables(dev)
 	if err != nil {
-		finalizeAll(ins)
+		workloads.FinalizeAll(ins)
 		return nil, err
 	}
 	return &chainInstance{w: w, name: w.String() + " on " + dev.Name, execs: es, x: ins[0].(*tensors.Tensor), x32: x32}, nil
@@ -160,8 +161,8 @@ type chainInstance struct {
 func (c *chainInstance) Compile() (time.Duration, error) {
 	t0 := time.Now()
 	for _, e := range c.execs {
-		if err := Precompile(e, c.x); err != nil {
-			return 0, deviceErr(err, "compiling %s", c.name)
+		if err := workloads.Precompile(e, c.x); err != nil {
+			return 0, workloads.DeviceErr(err, "compiling %s", c.name)
 		}
 	}
 	return time.Since(t0), nil
@@ -169,18 +170,18 @@ func (c *chainInstance) Compile() (time.Duration, error) {
 
 // run executes the chain and returns the final output (the caller frees it).
 func (c *chainInstance) run() (*tensors.Tensor, error) {
-	return runSequence(c.x, len(c.execs), c.name, func(i int, h *tensors.Tensor) ([]*tensors.Tensor, error) {
+	return workloads.RunSequence(c.x, len(c.execs), c.name, func(i int, h *tensors.Tensor) ([]*tensors.Tensor, error) {
 		return c.execs[i].Exec(h)
 	})
 }
 
-func (c *chainInstance) Run() error { return runFreed(c.run) }
+func (c *chainInstance) Run() error { return workloads.RunFreed(c.run) }
 
-func (c *chainInstance) Check() (float64, error) { return checkRun(c.run, c.reference) }
+func (c *chainInstance) Check() (float64, error) { return workloads.CheckRun(c.run, c.reference) }
 
 // reference is the chain applied to x in float64.
 func (c *chainInstance) reference() []float64 {
-	want := roundTo(c.x32, c.w.Type)
+	want := workloads.RoundTo(c.x32, c.w.Type)
 	for i, v := range want {
 		for k := range c.w.Ops {
 			if k%2 == 0 {

@@ -1,8 +1,9 @@
-package workloads
+package gpt
 
 import (
 	"errors"
 	"fmt"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
@@ -198,5 +199,5 @@ func (c GPT) NextToken(scope *model.Scope, tokens, pos *graph.Node) *graph.Node 
 // keeps.
 func (c GPT) CheckStepFits(dev *devices.Device) error {
 	m := c.Memory()
-	return checkFits(dev, c.String()+" training step", float64(m.Parameters+m.Gradients+m.AdamState)+c.activationBytes(), 0)
+	return workloads.CheckFits(dev, c.String()+" training step", float64(m.Parameters+m.Gradients+m.AdamState)+c.activationBytes(), 0)
 }

@@ -1,7 +1,8 @@
-package workloads
+package membound
 
 import (
 	"fmt"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -89,7 +90,7 @@ func (w Passes) Validate() error {
 }
 
 // Prepare builds the loop on dev and uploads a random array.
-func (w Passes) Prepare(dev *devices.Device) (Instance, error) {
+func (w Passes) Prepare(dev *devices.Device) (workloads.Instance, error) {
 	passes, op, k := w.Passes, w.Op, w.fmas()
 	body := func(x *graph.Node) *graph.Node {
 		if op == "copy" {
