@@ -7,10 +7,6 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
-	"github.com/gpu-course/whygpu/lessons/bigpicture"
-	"github.com/gpu-course/whygpu/lessons/capstone"
-	"github.com/gpu-course/whygpu/lessons/dataparallel"
-	"github.com/gpu-course/whygpu/lessons/smallgpt"
 	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
@@ -19,20 +15,7 @@ import (
 var exercises = map[string]struct {
 	e      exercise.Exercise
 	worked any
-}{
-	"bigpicture.ExerciseStepSeconds": {bigpicture.ExerciseStepSeconds, func(params, tokensPerStep, flopsPerSec float64) float64 {
-		return 6 * params * tokensPerStep / flopsPerSec
-	}},
-	"smallgpt.ExerciseMFU": {smallgpt.ExerciseMFU, func(flopsPerStep, stepSeconds, ceilingFLOPs float64) float64 {
-		return 100 * flopsPerStep / stepSeconds / ceilingFLOPs
-	}},
-	"dataparallel.ExerciseRing": {dataparallel.ExerciseRing, func(gradBytes, n, bytesPerSec float64) float64 {
-		return 2 * (n - 1) / n * gradBytes / bytesPerSec
-	}},
-	"capstone.ExerciseRunDays": {capstone.ExerciseRunDays, func(params, tokens, flopsPerSec float64) float64 {
-		return 6 * params * tokens / flopsPerSec / 86400
-	}},
-}
+}{}
 
 // inExercisePass are the lessons the learner-arithmetic pass covered; a lesson that lands later (a
 // fresh `whygpu new` scaffold) is reported with t.Log until its author adds its exercise to the map

@@ -37,10 +37,10 @@ var questions = map[string]predict.Question{
 	"feeding.PredictOneWorker": feeding.PredictOneWorker, "feeding.PredictEightWorkers": feeding.PredictEightWorkers,
 	"memory.PredictStateH100": memory.PredictStateH100, "memory.PredictUpdateShare": memory.PredictUpdateShare,
 	"feeding.PredictFused":  feeding.PredictFused,
-	"bigpicture.PredictMFU": bigpicture.PredictMFU, "bigpicture.PredictInference": bigpicture.PredictInference,
-	"smallgpt.PredictTokens": smallgpt.PredictTokens, "smallgpt.PredictContext": smallgpt.PredictContext,
-	"capstone.PredictDays": capstone.PredictDays, "capstone.PredictBest": capstone.PredictBest,
-	"dataparallel.PredictAllReduce": dataparallel.PredictAllReduce, "dataparallel.PredictAdam": dataparallel.PredictAdam,
+	"bigpicture.PredictMFU": bigpicture.PredictMFU, "bigpicture.PredictToy": bigpicture.PredictToy, "bigpicture.PredictSpeedup": bigpicture.PredictSpeedup,
+	"smallgpt.PredictLossFall": smallgpt.PredictLossFall, "smallgpt.PredictGEMMShare": smallgpt.PredictGEMMShare, "smallgpt.PredictContext": smallgpt.PredictContext,
+	"capstone.PredictHere": capstone.PredictHere, "capstone.PredictBest": capstone.PredictBest, "capstone.PredictEnergy": capstone.PredictEnergy,
+	"dataparallel.PredictAllReduce": dataparallel.PredictAllReduce, "dataparallel.PredictAdam": dataparallel.PredictAdam, "dataparallel.PredictLinks": dataparallel.PredictLinks,
 }
 
 // cards is every recall card computed from the learner's numbers, by the name a notebook cell uses.

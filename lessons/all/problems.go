@@ -2,12 +2,16 @@ package all
 
 import (
 	"github.com/gpu-course/whygpu/lessons/batching"
+	"github.com/gpu-course/whygpu/lessons/bigpicture"
+	"github.com/gpu-course/whygpu/lessons/capstone"
 	"github.com/gpu-course/whygpu/lessons/datamovement"
+	"github.com/gpu-course/whygpu/lessons/dataparallel"
 	"github.com/gpu-course/whygpu/lessons/feeding"
 	"github.com/gpu-course/whygpu/lessons/memory"
 	"github.com/gpu-course/whygpu/lessons/precision"
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
+	"github.com/gpu-course/whygpu/lessons/smallgpt"
 	"github.com/gpu-course/whygpu/pkg/teach/exercise"
 )
 
@@ -25,5 +29,9 @@ func Problems() map[string]exercise.Problem {
 		"precision.ProblemLossScale":   precision.ProblemLossScale,
 		"memory.ProblemCheckpointFit":  memory.ProblemCheckpointFit,
 		"feeding.ProblemWorkers":       feeding.ProblemWorkers,
+		"bigpicture.ProblemDecode":     bigpicture.ProblemDecode,
+		"smallgpt.ProblemStep":         smallgpt.ProblemStep,
+		"dataparallel.ProblemHide":     dataparallel.ProblemHide,
+		"capstone.ProblemDollars":      capstone.ProblemDollars,
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
-	"gonum.org/v1/plot"
 
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
@@ -23,7 +22,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
-	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
 	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
@@ -416,19 +414,6 @@ func InferenceHere(q Request) ([]results.Result, error) {
 		}
 		return []results.Result{r}, nil
 	})
-}
-
-// InferenceChart draws the batch-1 latency per device (live and recorded), in microseconds.
-func InferenceChart(rs []results.Result) (*plot.Plot, error) {
-	var bars []charts.Bar
-	for _, r := range rs {
-		bars = append(bars, fromresult.Bar(r, r.Provenance.Label(), r.Seconds()*1e6))
-	}
-	title := "batch-1 inference latency"
-	if len(rs) > 0 {
-		title = fmt.Sprintf("One request: %s", rs[0].Label)
-	}
-	return charts.Bars(title, "time per request [µs] (median)", bars)
 }
 
 // WhereTimeGoes is the view "where the time would go on an H200" for the training step z (as

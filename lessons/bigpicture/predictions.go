@@ -27,19 +27,34 @@ var (
 		},
 		Why: "A step is more than large matmuls: small ops, the backward pass's element-wise work and the update run well below the matmul ceiling.",
 	}
-	// PredictInference: batch-1 latency.
-	PredictInference = predict.Question{
-		Key:  "08/batch1-inference-us",
-		Text: "One batch-1 inference request through the small model on xla:cpu: how many microseconds? (µs)",
-		Unit: "µs",
+	// PredictSpeedup: the source's H100 rate over its CPU socket's (a model: datasheets × the source's
+	// utilizations).
+	PredictSpeedup = predict.Question{
+		Key:  "08/h100-vs-socket",
+		Text: "GPU (datasheet model): the source's run on one H100 at 40% MFU in bf16 against its 64-core CPU socket at 50% of float32 peak — how many times faster is the H100? (×)",
+		Unit: "×",
+		// Answered from the datasheets once the rates cell has shown the table that holds it.
+		Answer: func() (float64, error) {
+			if _, err := predict.KeptAny(KeepRates); err != nil {
+				return 0, err
+			}
+			return SourceSpeedup(), nil
+		},
+		Why: "A model from two datasheets: the H100's bf16 tensor-core peak is about 100× the socket's float32 peak, and the source assumes a somewhat lower share of it (40% against 50%).",
+	}
+	// PredictToy: one toy request measured here against the GPU model's time for it on an H200.
+	PredictToy = predict.Question{
+		Key:  "08/toy-cpu-vs-h200",
+		Text: "One batch-1 request to the toy MLP: its time measured on this CPU over the GPU model's time for it on an H200 — how many times? (×; below 1: the CPU is faster)",
+		Unit: "×",
 		Answer: func() (float64, error) {
 			rs, err := predict.Kept(KeepInference, devices.CPU)
 			if err != nil {
 				return 0, err
 			}
-			return rs[0].Seconds() * 1e6, nil
+			return ToyVersusGPU(rs)
 		},
-		Why: "At batch 1 there is little arithmetic: the time is dispatch and fixed costs, where a CPU close to the data competes well with a GPU.",
+		Why: "Measured here against a model (the H200's band, not a measurement): the toy's bytes and FLOPs take well under a microsecond on the GPU, so its time there is launches and synchronization — fixed costs a CPU next to the data also pays, but no more.",
 	}
 )
 

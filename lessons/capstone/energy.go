@@ -2,6 +2,7 @@ package capstone
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
@@ -28,11 +29,34 @@ const SocketFraction = 0.5
 // joulesPerKWh converts joules to kilowatt-hours.
 const joulesPerKWh = 3.6e6
 
+// Prices are the hourly prices a run is charged at: declared assumptions the learner edits in the
+// cell (rental prices vary by provider, region and commitment), never a quote.
+type Prices struct {
+	GPUHour    float64 // dollars per H200-hour
+	SocketHour float64 // dollars per hour of a server with the source's 64-core socket
+}
+
+// DefaultPrices are the notebook's declared prices: $3.50 per H200-hour and $2.00 per hour of a
+// 64-core CPU server (assumptions in the range of 2025–26 on-demand cloud listings).
+var DefaultPrices = Prices{GPUHour: 3.5, SocketHour: 2}
+
+// Validate refuses negative or non-finite prices.
+func (p Prices) Validate() error {
+	if !(p.GPUHour >= 0 && p.SocketHour >= 0) || math.IsInf(p.GPUHour+p.SocketHour, 0) {
+		return fmt.Errorf("%s: prices %+v: each must be a finite number of dollars per hour, 0 or more", Lesson, p)
+	}
+	return nil
+}
+
 // EnergyTable shows, for each training step measured live on a CPU and for the source's socket and
 // the H200 (models), the power, the FLOP/s a whole step sustains, the energy per FLOP (power ÷
-// rate) and the energy the planned run would take.
-func EnergyTable(run Run, steps []results.Result) (units.Table, error) {
+// rate), the energy the planned run would take, its hours on one chip and its dollars at the
+// declared prices (none for this machine).
+func EnergyTable(run Run, steps []results.Result, p Prices) (units.Table, error) {
 	if err := run.Validate(); err != nil {
+		return units.Table{}, err
+	}
+	if err := p.Validate(); err != nil {
 		return units.Table{}, err
 	}
 	gpuPower, err := datasheet.TDP(datasheet.H200.Model)
@@ -43,17 +67,27 @@ func EnergyTable(run Run, steps []results.Result) (units.Table, error) {
 	if err != nil {
 		return units.Table{}, err
 	}
-	t := units.NewTable("where", "power", "sustained FLOP/s", "energy per FLOP", "energy for the run")
-	row := func(where, power string, watts, lo, hi float64) {
+	t := units.NewTable("where", "power", "sustained FLOP/s", "energy per FLOP", "energy for the run", "hours on one chip", "dollars for the run")
+	row := func(where, power string, watts, lo, hi, perHour float64) {
+		hours := func(rate float64) float64 { return run.FLOPs() / rate / 3600 }
 		rate := units.SI(lo, "FLOP/s")
 		perFLOP := units.SI(watts/lo, "J")
-		energy := fmt.Sprintf("%.3g kWh", watts*run.FLOPs()/lo/joulesPerKWh)
+		energy := fmt.Sprintf("%.3g kWh", watts*hours(lo)/1e3)
+		h := fmt.Sprintf("%.3g h", hours(lo))
+		dollars := "— (no price: your own machine)"
+		if perHour > 0 {
+			dollars = fmt.Sprintf("$%.3g", perHour*hours(lo))
+		}
 		if hi != lo {
 			rate = units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s")
 			perFLOP = units.SI(watts/hi, "J") + " – " + units.SI(watts/lo, "J")
-			energy = fmt.Sprintf("%.3g – %.3g kWh", watts*run.FLOPs()/hi/joulesPerKWh, watts*run.FLOPs()/lo/joulesPerKWh)
+			energy = fmt.Sprintf("%.3g – %.3g kWh", watts*hours(hi)/1e3, watts*hours(lo)/1e3)
+			h = fmt.Sprintf("%.3g – %.3g h", hours(hi), hours(lo))
+			if perHour > 0 {
+				dollars = fmt.Sprintf("$%.3g – $%.3g", perHour*hours(hi), perHour*hours(lo))
+			}
 		}
-		t.Add(where, power, rate, perFLOP, energy)
+		t.Add(where, power, rate, perFLOP, energy, h, dollars)
 	}
 	cores := devices.ReadCPUFacts().Cores
 	var live []results.Result
@@ -63,30 +97,49 @@ func EnergyTable(run Run, steps []results.Result) (units.Table, error) {
 		}
 		live = append(live, r)
 		w := CoreWatts * float64(cores)
-		row(r.Provenance.Label(), fmt.Sprintf("%.0f W (%d cores, assumed)", w, cores), w, r.FLOPS(), r.FLOPS())
+		row(r.Provenance.Label(), fmt.Sprintf("%.0f W (%d cores, assumed)", w, cores), w, r.FLOPS(), r.FLOPS(), 0)
 	}
 	if len(live) == 0 {
 		return units.Table{}, fmt.Errorf("%s: no training step measured live on %s: run the step cell above", Lesson, devices.CPU)
 	}
 	socket := datasheet.ServerCPU.Ceilings.Peak("float32") * SocketFraction
-	row(datasheet.ServerCPU.Model+" (model)", fmt.Sprintf("%.0f W (assumed)", socketPower.Watts), socketPower.Watts, socket, socket)
+	row(datasheet.ServerCPU.Model+" (model)", fmt.Sprintf("%.0f W (assumed)", socketPower.Watts), socketPower.Watts, socket, socket, p.SocketHour)
 	m := gpumodel.Default()
 	lo, hi := m.RunTime(run.FLOPs(), "bfloat16")
-	row(m.Name()+", not a measurement", fmt.Sprintf("%.0f W (datasheet TDP)", gpuPower.Watts), gpuPower.Watts, run.FLOPs()/hi.Seconds(), run.FLOPs()/lo.Seconds())
+	row(m.Name()+", not a measurement", fmt.Sprintf("%.0f W (datasheet TDP)", gpuPower.Watts), gpuPower.Watts, run.FLOPs()/hi.Seconds(), run.FLOPs()/lo.Seconds(), p.GPUHour)
 	t.From(results.Origins(live)...)
 	t.From(units.Model("power: thermal design power (datasheet or assumed), held for the whole run; rates: the socket at 50% of its peak (the source's estimate), the H200 at the model's training MFU"))
 	t.Note("This CPU: " + CoreWattsSource + ".")
 	t.Note("Socket: " + socketPower.Source + "; " + datasheet.ServerCPU.Ceilings.Source + ", at 50% of its float32 peak.")
 	t.Note("H200: " + gpuPower.Source + "; " + m.MFUNote("bfloat16") + " — below the matrix rate alone: " + m.RateNote("bfloat16") + ".")
+	t.From(units.Model(fmt.Sprintf("prices declared in the cell, not quotes: $%.2f per H200-hour, $%.2f per 64-core server-hour", p.GPUHour, p.SocketHour)))
+	t.Note(fmt.Sprintf("Dollars = hours on one chip × the declared price ($%.2f per H200-hour, $%.2f per server-hour: assumptions; edit them in the cell). The hours are the same spread over k chips: k times fewer hours each, the same chip-hours, the same dollars.", p.GPUHour, p.SocketHour))
 	t.Note("Counted: the chip alone at its TDP. Not counted: the host, memory, network, cooling; a chip below full load draws less, and an idle one still draws some.")
 	return t, nil
 }
 
-// Energy is EnergyTable of the steps kept by the step cell.
-func Energy(run Run) (units.Table, error) {
+// Energy is EnergyTable of the steps kept by the step cell, at prices p.
+func Energy(run Run, p Prices) (units.Table, error) {
 	steps, err := results.Recall(KeepStep)
 	if err != nil {
 		return units.Table{}, err
 	}
-	return EnergyTable(run, steps)
+	return EnergyTable(run, steps, p)
+}
+
+// EnergyRatio is the energy per FLOP of the source's socket over the H200's (the model band's
+// midpoint rate), both at their TDPs.
+func EnergyRatio(run Run) (float64, error) {
+	gpuPower, err := datasheet.TDP(datasheet.H200.Model)
+	if err != nil {
+		return 0, err
+	}
+	socketPower, err := datasheet.TDP(datasheet.ServerCPU.Model)
+	if err != nil {
+		return 0, err
+	}
+	lo, hi := gpumodel.Default().RunTime(run.FLOPs(), "bfloat16")
+	gpuRate := run.FLOPs() / ((lo + hi).Seconds() / 2)
+	socketRate := datasheet.ServerCPU.Ceilings.Peak("float32") * SocketFraction
+	return (socketPower.Watts / socketRate) / (gpuPower.Watts / gpuRate), nil
 }

@@ -449,7 +449,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "batch", Title: "Effective batch", Cards: []recall.Card{
 			{ID: "effective", Question: "What is the effective batch of data-parallel training, and what must change with it?",
-				Answer: "Devices × per-device batch. The gradient is less noisy, so the learning rate is usually raised with it (linearly for SGD, with a warm-up), or the larger batch buys little per step."},
+				Answer: "Devices × per-device batch. Its gradient is less noisy but the steps are no longer: at the same learning rate the larger batch buys little per step. Raising the rate with the batch (linearly for SGD as a starting point, less for Adam, with a warm-up) turns the extra samples into progress, up to a point."},
 		}},
 		{ID: "memory", Title: "Memory: ZeRO and FSDP", Cards: []recall.Card{
 			{ID: "adam", Question: "How big is Adam's state next to the model, and what does ZeRO do about it?",

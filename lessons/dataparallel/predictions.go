@@ -3,8 +3,19 @@ package dataparallel
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
+
+// LinkRatio is how many times longer a ring all-reduce of bytes over n GPUs takes on a 100 Gb/s
+// network port than over the H200's NVLink, at the midpoints of the link models' bands.
+func LinkRatio(bytes float64, n int) float64 {
+	mid := func(l gpumodel.Link) float64 {
+		lo, hi := l.RingAllReduce(bytes, n)
+		return (lo + hi).Seconds() / 2
+	}
+	return mid(gpumodel.Net100G) / mid(gpumodel.NVLinkH200)
+}
 
 // Predictions of lesson 10.
 var (
@@ -25,6 +36,21 @@ var (
 			return hi.Seconds() / lo.Seconds(), nil
 		},
 		Why: "Small messages cost a fixed synchronization time, large ones time in proportion to their bytes: the growth is far less than 4096× until the bytes dominate.",
+	}
+	// PredictLinks: the same all-reduce over a 100 Gb/s network port and over NVLink (the GPU model's
+	// links, band midpoints).
+	PredictLinks = predict.Question{
+		Key:  "10/network-vs-nvlink",
+		Text: "GPU (link model): a 7B model's float32 gradients (28 GB) all-reduced over 8 GPUs — how many times longer over a 100 Gb/s network port than over NVLink? (×)",
+		Unit: "×",
+		// Answered from the link models once the sweep above has run (the table after it shows both).
+		Answer: func() (float64, error) {
+			if _, err := predict.KeptAny(KeepAllReduce); err != nil {
+				return 0, err
+			}
+			return LinkRatio(28e9, 8), nil
+		},
+		Why: "A model of two links, not a measurement: 12.5 GB/s against 450 GB/s each way is a factor of 36 in bandwidth; a large all-reduce is all bandwidth, so its time follows.",
 	}
 	// PredictAdam: Adam's state next to the parameters.
 	PredictAdam = predict.Question{

@@ -3,15 +3,62 @@ package smallgpt
 import (
 	"fmt"
 
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
+	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
+
+// GEMMShare is the share (%) of c's modeled H200 step time that its matrix products take, at the
+// midpoint of the GPU model's band.
+func GEMMShare(c gpt.GPT) (float64, error) {
+	if err := c.Validate(); err != nil {
+		return 0, err
+	}
+	for _, k := range gpumodel.GPTStepEstimate(c).ByClass() {
+		if k.Class == gpumodel.ClassGEMM {
+			return 50 * (k.Share[0] + k.Share[1]), nil
+		}
+	}
+	return 0, fmt.Errorf("%s: the modeled step has no matrix-product kernels", Lesson)
+}
 
 // Predictions of lesson 09.
 var (
-	// PredictTokens: training throughput of the small GPT here.
-	PredictTokens = predict.Question{
+	// PredictLossFall: how far the loss falls over the run.
+	PredictLossFall = predict.Question{
+		Key:  "09/loss-fall",
+		Text: "Over the run, the loss falls from its first step to its last: by how many times? (first ÷ last, a factor)",
+		Unit: "×",
+		Answer: func() (float64, error) {
+			run, err := RecallRun()
+			if err != nil {
+				return 0, err
+			}
+			if len(run.Losses) < 2 || run.Losses[len(run.Losses)-1] <= 0 {
+				return 0, fmt.Errorf("%s: the kept run has too few steps: run the training cell again", Lesson)
+			}
+			return run.Losses[0] / run.Losses[len(run.Losses)-1], nil
+		},
+		Why: "It starts at or above ln V (random weights, every character equally likely or worse) and falls as the model learns which characters are common, then which follow which: a few hundred steps already divide it by a few.",
+	}
+	// PredictGEMMShare: the GPU model's share of the step's time in matrix products at GPU scale.
+	PredictGEMMShare = predict.Question{
+		Key:  "09/h200-gemm-share",
+		Text: "GPU (model): this GPT at GPU scale (4 layers, width 256, 256 characters, batch 64) on an H200 — what share of the modeled step time do its matrix products take? (%)",
+		Unit: "%",
+		Answer: func() (float64, error) {
+			if _, err := RecallParts(); err != nil {
+				return 0, err
+			}
+			return GEMMShare(Config(experiments.GPU))
+		},
+		Why: "A model, not a measurement: on the GPU the products run at tensor-core speed, so the many memory-bound kernels (softmax over the s×s scores, layer norms, GELU, Adam's update) and the launches keep most of the step.",
+	}
+	// tokensPerSec: training throughput of the small GPT here (for MineTokens).
+	tokensPerSec = predict.Question{
 		Key:  "09/tokens-per-s",
-		Text: "How many tokens per second will the small GPT train at on this machine? (tokens/s)",
+		Text: "How many tokens per second did the small GPT train at on this machine? (tokens/s)",
 		Unit: "tokens/s",
 		Answer: func() (float64, error) {
 			run, err := RecallRun()
@@ -44,7 +91,7 @@ var (
 )
 
 // MineTokens is lesson 09's recall card from the learner's own throughput.
-var MineTokens = predict.Mine("09/mine-tokens", PredictTokens,
+var MineTokens = predict.Mine("09/mine-tokens", tokensPerSec,
 	func(t float64) string {
 		return fmt.Sprintf("Your small GPT trained at %s tokens/s. How long would one pass over 10 million characters (one token each) take here?", predict.Num(t))
 	},
