@@ -17,5 +17,6 @@ var Deck = &recall.Deck{
 			{ID: "knobs", Question: "Which three knobs did the sweep turn, and what does each one trade?",
 				Answer: "Batch size (more samples share each step's fixed cost, until the cores are busy and memory runs out), dtype (fewer bytes per value, but only faster where the hardware multiplies it natively) and loader workers (more batches prepared in parallel, until the loader competes with the training step for the same cores)."},
 		}},
+		energySection,
 	},
 }

@@ -455,5 +455,6 @@ var Deck = &recall.Deck{
 			{ID: "adam", Question: "How big is Adam's state next to the model, and what does ZeRO do about it?",
 				Answer: "Twice the parameters (two float32 moments each). ZeRO shards it over the devices (stage 1), then the gradients (2) and the parameters (3, FSDP), so per-device state falls toward 1/n of it."},
 		}},
+		modelSection,
 	},
 }

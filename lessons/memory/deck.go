@@ -47,5 +47,6 @@ var Deck = &recall.Deck{
 			{ID: "vram", Question: "More VRAM or a faster GPU: which decides what, according to the source?",
 				Answer: "Memory decides what you can train at all (model state plus activations at your batch); speed decides how long it takes. Memory is often the constraint you hit first."},
 		}},
+		updateSection,
 	},
 }

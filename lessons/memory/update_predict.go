@@ -39,14 +39,12 @@ var PredictUpdateShare = predict.Question{
 }
 
 // The recall cards of the section "The optimizer update", the notebook's last before the recap:
-// added after the others so the deck's order stays the notebook's.
-func init() {
-	Deck.Sections = append(Deck.Sections, recall.Section{ID: "update", Title: "The optimizer update", Cards: []recall.Card{
-		{ID: "bytes", Question: "How many bytes per parameter does Adam's update move in float32, and why is it memory-bound?",
-			Answer: "28: it reads the weight, the gradient and both moments and writes the weight and both moments (7 × 4 bytes) for about 14 FLOPs — 0.5 FLOP per byte, far below any machine's ridge, so its time is bytes ÷ bandwidth."},
-		{ID: "gpu", Question: "Why does the GPU's bandwidth keep the update from becoming a bottleneck?",
-			Answer: "The update is bytes ÷ bandwidth: HBM streams several TB/s, so even a 7 B model's ~200 GB of update traffic is tens of milliseconds — a fraction of a percent of a step whose matrix products take seconds. At a CPU's tens of GB/s the same bytes take seconds."},
-		{ID: "offload", Question: "In optimizer offload, what crosses the host link each step, and what stays on the CPU?",
-			Answer: "The bf16 gradients go down and the updated bf16 weights come back: about 2 bytes per parameter each way. The float32 master weights and Adam's moments (12 bytes per parameter) stay in host memory, where the CPU runs the update at its own memory bandwidth. NVLink-C2C moves those bytes about 7× faster than a PCIe Gen5 slot."},
-	}})
-}
+// listed last in Deck so the deck's order stays the notebook's.
+var updateSection = recall.Section{ID: "update", Title: "The optimizer update", Cards: []recall.Card{
+	{ID: "bytes", Question: "How many bytes per parameter does Adam's update move in float32, and why is it memory-bound?",
+		Answer: "28: it reads the weight, the gradient and both moments and writes the weight and both moments (7 × 4 bytes) for about 14 FLOPs — 0.5 FLOP per byte, far below any machine's ridge, so its time is bytes ÷ bandwidth."},
+	{ID: "gpu", Question: "Why does the GPU's bandwidth keep the update from becoming a bottleneck?",
+		Answer: "The update is bytes ÷ bandwidth: HBM streams several TB/s, so even a 7 B model's ~200 GB of update traffic is tens of milliseconds — a fraction of a percent of a step whose matrix products take seconds. At a CPU's tens of GB/s the same bytes take seconds."},
+	{ID: "offload", Question: "In optimizer offload, what crosses the host link each step, and what stays on the CPU?",
+		Answer: "The bf16 gradients go down and the updated bf16 weights come back: about 2 bytes per parameter each way. The float32 master weights and Adam's moments (12 bytes per parameter) stay in host memory, where the CPU runs the update at its own memory bandwidth. NVLink-C2C moves those bytes about 7× faster than a PCIe Gen5 slot."},
+}}

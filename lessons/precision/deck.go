@@ -33,5 +33,6 @@ var Deck = &recall.Deck{
 			{ID: "claim", Question: "What does the source claim for mixed precision on a GPU, and what is the failure mode?",
 				Answer: "Two to three times faster, about half the memory (activations), with no accuracy cost in practice. The failure mode: plain float32 (TF32 and mixed precision off) on tensor-core hardware forfeits most of the GPU's matrix throughput."},
 		}},
+		unitsSection,
 	},
 }
