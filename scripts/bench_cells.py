@@ -41,9 +41,9 @@ IMPORTS = """import (
 """
 
 KINDS = {
-    # race.PredictStepDoubling is a package-level value: referencing it keeps the import (goimports drops
+    # race.Deck (the lesson's recall deck, which every lesson has) is a package-level value: referencing it keeps the import (goimports drops
     # unused ones) without timing anything the lesson computes.
-    "edited": lambda i: '%%%%\ndisplay.Markdown(fmt.Sprintf("edit %d: %%s", race.PredictStepDoubling.Key))\n' % i,
+    "edited": lambda i: '%%%%\ndisplay.Markdown(fmt.Sprintf("edit %d: %%s", race.Deck.Lesson))\n' % i,
     "rerun": None,  # the edited cell again, unchanged: go build finds its binary up to date
     "trivial": lambda i: '%%%%\nfmt.Println("trivial", %d)\n' % i,
 }
