@@ -1,6 +1,7 @@
-// Package all lists every lesson of the course and its experiments: Experiments is the list the
-// programs that run all of them (`whygpu record`) are handed. Nothing registers itself at start-up;
-// a lesson that is not listed here is not recorded.
+// Package all lists every lesson of the course with its experiments, recall decks and applied
+// problems, in one place: Experiments is the list the programs that run all of them (`whygpu
+// record`) are handed, Decks feeds the spaced-recall review, Problems the checks of every problem
+// cell. Nothing registers itself at start-up; a lesson that is not listed here is not recorded.
 //
 // Lesson authors: one import and one Experiments line per lesson package, sorted; `whygpu new` adds
 // both for you, and this package's test fails when a lesson package is missing here.
@@ -20,6 +21,8 @@ import (
 	"github.com/gpu-course/whygpu/lessons/setupcheck"   // 00-setup-check
 	"github.com/gpu-course/whygpu/lessons/smallgpt"     // 09-small-gpt
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/teach/exercise"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
 // Experiments is every lesson's experiments, one list per lesson (experiments.Join makes them one
@@ -37,4 +40,32 @@ var Experiments = []experiments.List{
 	roofline.Experiments,
 	setupcheck.Experiments,
 	smallgpt.Experiments,
+}
+
+// Decks is every lesson's recall deck, in lesson order: the spaced-recall review that opens each
+// lesson draws its cards from them (pkg/teach/recall's review.json, written by `go generate ./pkg/teach/recall`).
+func Decks() []*recall.Deck {
+	return []*recall.Deck{race.Deck, roofline.Deck, batching.Deck, datamovement.Deck, precision.Deck, memory.Deck,
+		feeding.Deck, bigpicture.Deck, smallgpt.Deck, dataparallel.Deck, capstone.Deck}
+}
+
+// Problems is every lesson's applied problem, by the name a notebook cell uses
+// (display.Problem(race.ProblemStepTime, answer)). Lesson authors: add yours here; lessons/all's
+// tests check each (worked steps, no reveal before an attempt, a "run" hint when unmeasured) and fail
+// a notebook cell showing a problem not listed, and `whygpu check` fails a notebook printing a
+// problem's Formula above its cells.
+func Problems() map[string]exercise.Problem {
+	return map[string]exercise.Problem{
+		"race.ProblemStepTime":         race.ProblemStepTime,
+		"roofline.ProblemRidgeBatch":   roofline.ProblemRidgeBatch,
+		"batching.ProblemSMFill":       batching.ProblemSMFill,
+		"datamovement.ProblemPageable": datamovement.ProblemPageable,
+		"precision.ProblemLossScale":   precision.ProblemLossScale,
+		"memory.ProblemCheckpointFit":  memory.ProblemCheckpointFit,
+		"feeding.ProblemWorkers":       feeding.ProblemWorkers,
+		"bigpicture.ProblemDecode":     bigpicture.ProblemDecode,
+		"smallgpt.ProblemStep":         smallgpt.ProblemStep,
+		"dataparallel.ProblemHide":     dataparallel.ProblemHide,
+		"capstone.ProblemDollars":      capstone.ProblemDollars,
+	}
 }
