@@ -139,7 +139,7 @@ def test_autocomplete_after_a_fresh_setup(tmp_path, monkeypatch):
             assert after is not None, f"{name}: {req} never answered: {t}"
             assert after <= AUTOCOMPLETE_BOUND_S, f"{name}: {req} took {after} s after the first cell: {t}"
     dirs = runs["complete first"]["then"]
-    assert str(ROOT) in dirs and str(ROOT / "pkg" / "display") in dirs, dirs
+    assert str(ROOT) in dirs and str(ROOT / "pkg" / "view" / "display") in dirs, dirs
     for bad in ("build", ".venv", "docker/dockertest"):
         assert not [d for d in dirs if d.startswith(str(ROOT / bad))], f"GoNB tracks {bad}: {dirs}"
 

@@ -276,10 +276,8 @@ func EstimateTable(run TrainingRun, rates []Rate) units.Table {
 		if ref > 0 {
 			slower = fmt.Sprintf("%.3g×", ref/r.FLOPS)
 		}
-		src := r.Source.Describe("")
-		if r.Source == charts.Model {
-			src = r.Source.Describe(r.Note)
-		}
+		// A model's note (its assumptions) travels in the table's origin badges, not in each row.
+		src := r.Source.Brief(r.Note)
 		disturbed = append(disturbed, r.Disturbed)
 		rows = append(rows, []string{r.Name, src, units.SI(r.FLOPS, "FLOP/s"),
 			units.Duration(r.SecondsPerStep(run)), formatDays(r.Days(run)), slower})
