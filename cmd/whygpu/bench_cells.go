@@ -17,6 +17,7 @@ import (
 	"github.com/shirou/gopsutil/v4/cpu"
 
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // Where the cell-latency reports live: docs/performance.md shows them beside the GoMLX-vs-JAX reports.
@@ -58,20 +59,10 @@ type CellsKernel struct {
 	CPU     map[string][]float64 `json:"cpu"`
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // EditedMedian is the course kernel's median edited cell, the figure issue 35 targets (≤ 1.0 s).
-func (r CellsReport) EditedMedian() float64 { return median(r.Kernels["course"].Samples["edited"]) }
+func (r CellsReport) EditedMedian() float64 {
+	return units.Median(r.Kernels["course"].Samples["edited"])
+}
 
 // Quiet reports whether the machine was quiet enough for the wall times to mean what they say: a
 // 1-minute load average below 1 before the run (the load after it counts the bench's own builds).
@@ -218,13 +209,13 @@ func cellsMarkdown(r CellsReport, path string) string {
 				b.WriteString(" — | — |")
 				continue
 			}
-			fmt.Fprintf(&b, " %.2f s (%.2f–%.2f) | %.2f s |", median(s), slices.Min(s), slices.Max(s), median(r.Kernels[role].CPU[k]))
+			fmt.Fprintf(&b, " %.2f s (%.2f–%.2f) | %.2f s |", units.Median(s), slices.Min(s), slices.Max(s), units.Median(r.Kernels[role].CPU[k]))
 		}
 		b.WriteString("\n")
 	}
 	if base, ok := r.Kernels["baseline"]; ok {
-		be, ae := median(base.Samples["edited"]), r.EditedMedian()
-		bc, ac := median(base.CPU["edited"]), median(r.Kernels["course"].CPU["edited"])
+		be, ae := units.Median(base.Samples["edited"]), r.EditedMedian()
+		bc, ac := units.Median(base.CPU["edited"]), units.Median(r.Kernels["course"].CPU["edited"])
 		fmt.Fprintf(&b, "\nEdited cell, before → after: %.2f s → %.2f s wall (%.1f× faster), %.2f → %.2f CPU seconds.", be, ae, be/ae, bc, ac)
 	}
 	verdict := "✓"

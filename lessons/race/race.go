@@ -41,8 +41,8 @@ var (
 )
 
 // Handshake is how long the race waits for JupyterLab to connect its sliders before it decides it
-// runs headless (display.RaceOptions.Handshake). The race's own first round keeps a laptop's cores
-// busy while the page connects, so it gets more than the display package's 6 s default.
+// runs headless (raceview.Options.Handshake). The race's own first round keeps a laptop's cores
+// busy while the page connects, so it gets more than raceview's 6 s default.
 const Handshake = 12 * time.Second
 
 // Title names what the race runs.

@@ -29,7 +29,7 @@ func goEstimate(w workloads.MLP) time.Duration {
 // Run is the race: one training step of experiments.CourseMLP(batch, hidden), timed live on every XLA device here
 // (xla:cpu, and xla:cuda when there is a GPU), on GoMLX's pure-Go backend when the step is small
 // enough (GoBudget), and — when there is no GPU here — a GPU lane recorded on a real GPU at this
-// size, or else the datasheet model (stepcharts.BandLane). It is a display.RaceFunc.
+// size, or else the datasheet model (stepcharts.BandLane). It is a raceview.Func.
 func Run(batch, hidden int) ([]charts.Lane, error) {
 	w := experiments.CourseMLP(batch, hidden)
 	devs, err := devices.Accelerated()

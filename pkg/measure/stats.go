@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // OneSample is the results.Stats of one aggregate: total time over runs runs, timed as a whole (a batch of
@@ -39,12 +40,8 @@ func Summarize(samples []time.Duration) results.Stats {
 	if n > 1 && mean > 0 {
 		cv = math.Sqrt(sq/float64(n-1)) / mean
 	}
-	median := s[n/2]
-	if n%2 == 0 {
-		median = (s[n/2-1] + s[n/2]) / 2
-	}
 	rank := int(math.Ceil(0.9*float64(n))) - 1
-	return results.Stats{N: n, Median: median, Min: s[0], P90: s[max(rank, 0)], Mean: time.Duration(mean), CV: cv}
+	return results.Stats{N: n, Median: units.Median(s), Min: s[0], P90: s[max(rank, 0)], Mean: time.Duration(mean), CV: cv}
 }
 
 // Clock tells the time; tests replace it with a fake.

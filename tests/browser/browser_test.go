@@ -89,7 +89,7 @@ func TestCourseInJupyterLab(t *testing.T) {
 	})
 
 	// The widgets on a fixture notebook (tests/browser/testdata/99-widgets.ipynb: a recall deck and
-	// a race with an instant fake RaceFunc), so the recall and slider checks run whatever state
+	// a race with an instant fake raceview.Func), so the recall and slider checks run whatever state
 	// lesson 1 is in.
 	t.Run("99-widgets", func(t *testing.T) {
 		if err := copyFile(filepath.Join("testdata", "99-widgets.ipynb"), filepath.Join(lab.Dir, "99-widgets.ipynb")); err != nil {

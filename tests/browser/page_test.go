@@ -91,7 +91,7 @@ func (p *Page) clickAt(pt *Point) error {
 
 // RunAll clicks Run → Run All Cells and waits until every code cell has run and the kernel is idle.
 //
-// A live race (display.Race) or panel (display.Panel) keeps its cell running while it listens to
+// A live race (raceview.Race) or panel (display.Panel) keeps its cell running while it listens to
 // its controls, and the cells below wait for it. So while Run All runs, every race or panel that
 // goes live is handled as a learner would: the first one gets its check when p.CheckRaceDuringRun
 // (p.CheckPanelDuringRun) is set, then its Stop button is clicked so the run goes on.

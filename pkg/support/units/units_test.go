@@ -1,6 +1,9 @@
 package units
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestFormats(t *testing.T) {
 	tests := []struct {
@@ -113,5 +116,25 @@ func TestTableMarksDisturbedRows(t *testing.T) {
 	lit := Table{Header: []string{"x"}, Rows: [][]string{{"a"}, {"b"}}, Disturbed: []string{"p"}}
 	if got := lit.Plain(); got != "x | \na | ⚠ disturbed (1)\nb | \n" {
 		t.Errorf("literal table: %q", got)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	xs := []float64{4, 1, 3, 2}
+	for _, tc := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"odd", Median([]float64{3, 1, 2}), 2},
+		{"even: the middle two's mean", Median(xs), 2.5},
+		{"none", Median([]float64(nil)), 0},
+		{"durations", float64(Median([]time.Duration{3, 1, 4, 2})), 2},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: median %g, want %g", tc.name, tc.got, tc.want)
+		}
+	}
+	if xs[0] != 4 {
+		t.Errorf("Median sorted its argument: %v", xs)
 	}
 }

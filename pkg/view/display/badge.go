@@ -125,8 +125,8 @@ func order(k units.OriginKind) int {
 	return int(k)
 }
 
-// badgesHTML is the row of badges for these origins.
-func badgesHTML(os []units.Origin) string {
+// BadgesHTML is the row of badges for these origins.
+func BadgesHTML(os []units.Origin) string {
 	var b strings.Builder
 	b.WriteString(`<div class="whygpu-badges" style="display:flex;flex-wrap:wrap;gap:4px;align-items:flex-start;margin:2px 0 4px;` +
 		`font-family:var(--jp-ui-font-family,sans-serif);font-size:12px;line-height:1.5">`)

@@ -62,7 +62,7 @@ func chart(p *plot.Plot, mime protocol.MIMEType, render func(*plot.Plot) (any, e
 		fmt.Printf("[chart: %s]\n", p.Title.Text)
 		return nil
 	}
-	send("", badgesHTML(origins), badgesText(origins))
+	send("", BadgesHTML(origins), badgesText(origins))
 	emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{
 		mime:                   img,
 		protocol.MIMETextPlain: "chart: " + p.Title.Text,
@@ -129,7 +129,7 @@ func MarkdownTable(md string, origins []units.Origin) {
 		fmt.Println(md)
 		return
 	}
-	send("", badgesHTML(origins), badgesText(origins))
+	send("", BadgesHTML(origins), badgesText(origins))
 	emit(&protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMETextMarkdown: md}})
 }
 
@@ -144,7 +144,7 @@ func Table(t units.Table) {
 		fmt.Print(badgesText(t.Origins) + t.Plain())
 	} else {
 		header, rows := t.Marked()
-		send("", badgesHTML(t.Origins)+tableHTML(header, rows), badgesText(t.Origins)+t.Plain())
+		send("", BadgesHTML(t.Origins)+tableHTML(header, rows), badgesText(t.Origins)+t.Plain())
 	}
 	fmt.Print(t.NotesText())
 }

@@ -1,6 +1,7 @@
 package display
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/support/units"
@@ -128,4 +130,14 @@ func TestTableMarksARealDisturbedMeasurement(t *testing.T) {
 			len(busy), st.Disturbance.OthersCores, out)
 	}
 	t.Logf("others used %.2f cores during the measurement:\n%s", st.Disturbance.OthersCores, out)
+}
+
+// Every table and chart of a process whose GPU failed to open says so above it.
+func TestGPUFailureLine(t *testing.T) {
+	undo := devices.SimulateGPUFailure(errors.New("CUDA_ERROR_NO_DEVICE"))
+	defer undo()
+	out := captureStdout(t, func() { Table(units.Table{Header: []string{"a"}, Rows: [][]string{{"1"}}}) })
+	if !strings.HasPrefix(out, "GPU found but it failed to open: CUDA_ERROR_NO_DEVICE — showing ") {
+		t.Errorf("table output: %q", out)
+	}
 }

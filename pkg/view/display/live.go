@@ -36,7 +36,7 @@ func (c *LiveChart) Update(p *plot.Plot, caption string) {
 		if svg, err = charts.SVG(p, 0, 0); err != nil {
 			caption += " (chart: " + err.Error() + ")"
 		}
-		badges, plain = badgesHTML(charts.Origins(p)), badgesText(charts.Origins(p))+caption
+		badges, plain = BadgesHTML(charts.Origins(p)), badgesText(charts.Origins(p))+caption
 	}
 	if c.id == "" {
 		fmt.Print(plain + "\n")

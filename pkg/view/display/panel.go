@@ -12,14 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/janpfeifer/gonb/gonbui"
-	"github.com/janpfeifer/gonb/gonbui/comms"
-
+	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/teach/controls"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 )
 
-// PanelOptions tune how long a Panel listens (zero values: the race's defaults, Handshake 6 s,
+// PanelOptions tune how long a Panel listens (zero values: Handshake 6 s,
 // Idle 90 s, Lifetime 10 min).
 type PanelOptions struct {
 	Handshake, Idle, Lifetime time.Duration
@@ -42,11 +40,11 @@ func renderPanel(name string, data any) string {
 // redrawn in place whenever a control changes. It is the sizing widget of lesson 06; view must be
 // quick (it runs on every change).
 //
-// Why hand-written controls instead of gonbui/widgets (v0.11.4): for the reasons the race gives
-// (see Race) — widgets draws its inputs from JavaScript only once the page's comms answer, so a
-// headless or exported notebook would show no controls and no result — and because the sizing
-// needs drop-downs and number fields side by side, sent as one message so the view never mixes
-// two settings. It speaks GoNB's comms, as widgets does.
+// Why hand-written controls instead of gonbui/widgets (v0.11.4): for the reasons lesson 01's race
+// gives (lessons/race/raceview) — widgets draws its inputs from JavaScript only once the page's
+// comms answer, so a headless or exported notebook would show no controls and no result — and
+// because the sizing needs drop-downs and number fields side by side, sent as one message so the
+// view never mixes two settings. It speaks GoNB's comms, as widgets does (Listen, Ack).
 //
 // Its lifetime is the race's: it shows the starting values' view at once and greets the page; in
 // JupyterLab the controls are live until Stop, Idle without a change, Lifetime, or an interrupt;
@@ -69,24 +67,18 @@ func Panel(form []controls.Control, view func(controls.Values) controls.View, op
 		opt.Lifetime = 10 * time.Minute
 	}
 	values := controls.Starting(form)
-	p := &panel{form: form, view: view, uid: gonbui.UniqueId()}
+	p := &panel{form: form, view: view, uid: NewID()}
 	first := p.safeView(values)
 	if !InNotebook() {
 		fmt.Println(viewText(first))
 		return first.Err
 	}
-	widgets := os.Getenv(WidgetsEnv) != "off" && gonbui.Error() == nil
-	msgs := make(chan string, 64)
+	widgets := Widgets()
+	var msgs <-chan string
 	if widgets {
-		stopped := make(chan struct{})
-		defer close(stopped)
-		// Never unsubscribed, for the reason serve gives for the race.
-		comms.Subscribe(p.address(), func(_ string, v string) {
-			select {
-			case msgs <- v:
-			case <-stopped:
-			}
-		})
+		var stop func()
+		msgs, stop = Listen(p.address())
+		defer stop()
 		p.idleSecs = int(opt.Idle.Seconds())
 		p.showControls(values)
 	}
@@ -121,7 +113,7 @@ func Panel(form []controls.Control, view func(controls.Values) controls.View, op
 				connected = true
 				handshake.Stop()
 			}
-			comms.Send(p.address()+"/ack", 1) // every message: a redrawn form greets again
+			Ack(p.address()) // every message: a redrawn form greets again
 			idle.Reset(opt.Idle)
 			if seq <= lastSeq {
 				continue
@@ -140,9 +132,9 @@ func Panel(form []controls.Control, view func(controls.Values) controls.View, op
 				reason = "no browser"
 			}
 		case <-idle.C:
-			reason = fmt.Sprintf("nothing changed for %s", human(opt.Idle))
+			reason = fmt.Sprintf("nothing changed for %s", units.Long(opt.Idle.Seconds()))
 		case <-lifetime.C:
-			reason = fmt.Sprintf("it reached its %s limit", human(opt.Lifetime))
+			reason = fmt.Sprintf("it reached its %s limit", units.Long(opt.Lifetime.Seconds()))
 		case <-interrupt:
 			reason = "the cell was interrupted"
 		}
@@ -152,7 +144,7 @@ func Panel(form []controls.Control, view func(controls.Values) controls.View, op
 		note = "Drawn for " + valuesText(values) + ". The controls work when this notebook runs in JupyterLab: run the cell there to change them (or edit the values in the cell)."
 	}
 	send(p.controlsID(), renderPanel("static", note), note)
-	gonbui.Sync()
+	Flush()
 	return first.Err
 }
 
@@ -253,7 +245,7 @@ func (p *panel) show(values controls.Values, v controls.View) {
 				s = s[i:]
 			}
 			d.SVG = template.HTML(s)                                     // gonum/plot's own SVG output
-			d.Badges = template.HTML(badgesHTML(charts.Origins(v.Plot))) // escaped by badgesHTML
+			d.Badges = template.HTML(BadgesHTML(charts.Origins(v.Plot))) // escaped by BadgesHTML
 		}
 	}
 	send(p.viewID(), renderPanel("view", d), viewText(v))

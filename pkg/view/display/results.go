@@ -50,7 +50,7 @@ func Results(rs []results.Result) {
 	for _, r := range rs {
 		rows = append(rows, []string{
 			r.Provenance.Label(), r.Label,
-			median(r, &advice),
+			medianCell(r, &advice),
 			minP90(r.Stats), cv(r.Stats),
 			fmt.Sprintf("%.1f", r.GFLOPS()),
 			fmt.Sprintf("%.2f", r.BytesPerSec()/1e9),
@@ -78,10 +78,10 @@ func cv(s results.Stats) string {
 	return fmt.Sprintf("%.1f%%", 100*s.CV)
 }
 
-// median is a result's median time, marked "DISTURBED (n)" when other processes or a CPU quota
+// medianCell is a result's median time, marked "DISTURBED (n)" when other processes or a CPU quota
 // disturbed it; the footnote with what to do is appended to advice. A disturbed result is shown, never
 // dropped.
-func median(r results.Result, advice *[]string) string {
+func medianCell(r results.Result, advice *[]string) string {
 	m := r.Stats.Median.Round(time.Microsecond).String()
 	if !r.Stats.Disturbed() {
 		return m
@@ -108,7 +108,7 @@ func ResultsTable(caption string, rs []results.Result) {
 		rows = append(rows, []string{
 			fmt.Sprintf("%s [%d]", src, index[provenanceKey(r.Provenance)]),
 			r.Provenance.Device, r.Label,
-			median(r, &advice),
+			medianCell(r, &advice),
 			minP90(r.Stats), cv(r.Stats),
 			fmt.Sprintf("%.1f", r.GFLOPS()),
 			fmt.Sprintf("%.2f", r.BytesPerSec()/1e9),
@@ -135,7 +135,7 @@ func ResultsTable(caption string, rs []results.Result) {
 	if caption != "" {
 		fmt.Fprintf(&b, `<div style="font-weight:600;margin:4px 0">%s</div>`, html.EscapeString(caption))
 	}
-	b.WriteString(badgesHTML(origins))
+	b.WriteString(BadgesHTML(origins))
 	b.WriteString(tableHTML(header, rows))
 	b.WriteString(`<ol class="whygpu-provenance" style="font-size:85%;margin:4px 0 0;color:var(--jp-content-font-color2,#555)">`)
 	for _, n := range notes {

@@ -2,7 +2,6 @@ package parallel
 
 import (
 	"fmt"
-	"github.com/gpu-course/whygpu/pkg/workloads"
 	"math"
 	"time"
 
@@ -15,6 +14,8 @@ import (
 	"github.com/gomlx/gomlx/support/exceptions"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
 // DataParallel is one SGD training step of an MLP (the MLP workload's model: tanh between layers,
@@ -161,7 +162,7 @@ func CompareSteps(dev *devices.Device, w DataParallel) (c StepComparison, err er
 		must(g1.Compile(w.stepGraph(p1, x1, y1, nil)...))
 		args1 := append(params(), tensors.FromFlatDataAndDimensions(x, m.Batch, m.In), tensors.FromFlatDataAndDimensions(y, m.Batch, m.Out))
 		out1 := g1.Run(args1...)
-		c.SingleTime = medianOf(3, func() { workloads.FreeAll(g1.Run(args1...)) })
+		c.SingleTime = medianTime(3, func() { workloads.FreeAll(g1.Run(args1...)) })
 
 		// SPMD: Devices replicas, each a slice of the batch, gradients all-reduced.
 		n := w.Devices
@@ -192,7 +193,7 @@ func CompareSteps(dev *devices.Device, w DataParallel) (c StepComparison, err er
 				tensors.FromFlatDataAndDimensions(y[r*local*m.Out:(r+1)*local*m.Out], local, m.Out))
 		}
 		outN := gN.Run(argsN...)
-		c.ParallelTime = medianOf(3, func() { workloads.FreeAll(gN.Run(argsN...)) })
+		c.ParallelTime = medianTime(3, func() { workloads.FreeAll(gN.Run(argsN...)) })
 
 		c.LossSingle = float64(tensors.ToScalar[float32](out1[0]))
 		c.LossParallel = float64(tensors.ToScalar[float32](outN[0]))
@@ -254,19 +255,15 @@ func must(err error) {
 	}
 }
 
-func medianOf(reps int, fn func()) time.Duration {
+// medianTime times fn reps times and returns the median time (units.Median).
+func medianTime(reps int, fn func()) time.Duration {
 	ts := make([]time.Duration, reps)
 	for i := range ts {
 		t0 := time.Now()
 		fn()
 		ts[i] = time.Since(t0)
 	}
-	for i := 1; i < len(ts); i++ { // insertion sort: a handful of values
-		for j := i; j > 0 && ts[j] < ts[j-1]; j-- {
-			ts[j], ts[j-1] = ts[j-1], ts[j]
-		}
-	}
-	return ts[len(ts)/2]
+	return units.Median(ts)
 }
 
 func relDiff(a, b []float32) float64 {

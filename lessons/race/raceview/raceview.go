@@ -1,4 +1,8 @@
-package display
+// Package raceview is lesson 01's race widget: a batch-size slider and a hidden-width slider that
+// re-run a training step on every device, drawn as bars that grow at the same speed. It talks to
+// the page through pkg/view/display's widget API (the only package that knows GoNB); its HTML, CSS
+// and script are the embedded files in racehtml/.
+package raceview
 
 import (
 	"embed"
@@ -12,24 +16,24 @@ import (
 	"strings"
 	"time"
 
-	"github.com/janpfeifer/gonb/gonbui"
-	"github.com/janpfeifer/gonb/gonbui/comms"
+	"github.com/gomlx/gomlx/support/exceptions"
 
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
+	"github.com/gpu-course/whygpu/pkg/view/display"
 )
 
 // Lane is one device's time in a race (see charts.Lane): device, time, live or recorded.
 type Lane = charts.Lane
 
-// RaceFunc runs the race's work — e.g. one training step of an MLP with this batch size and
+// Func runs the race's work — e.g. one training step of an MLP with this batch size and
 // hidden width — on every device and returns a lane per device. Lanes for devices not present
 // here may come from recordings (Source charts.Recorded). A device that fails at this size (out
 // of memory) gets a lane with Err set; an error return means the whole race could not run.
-type RaceFunc func(batch, hidden int) ([]Lane, error)
+type Func func(batch, hidden int) ([]Lane, error)
 
-// RaceOptions configures Race; zero fields take the defaults.
-type RaceOptions struct {
+// Options configures Race; zero fields take the defaults.
+type Options struct {
 	// Title names the work raced (default "one training step").
 	Title string
 	// Batches and Hiddens are the slider stops, ascending (default 1, 2, 4, …, 512 and
@@ -47,12 +51,7 @@ type RaceOptions struct {
 	Lifetime time.Duration
 }
 
-// WidgetsEnv is the environment variable that turns the race's sliders off: with
-// WHYGPU_WIDGETS=off, Race runs once with the starting values without waiting for a browser
-// (headless test runs set it to skip the handshake wait).
-const WidgetsEnv = "WHYGPU_WIDGETS"
-
-func (o RaceOptions) withDefaults() RaceOptions {
+func (o Options) withDefaults() Options {
 	if o.Title == "" {
 		o.Title = "one training step"
 	}
@@ -112,13 +111,13 @@ func nearest(stops []int, v int) int {
 //     that greets the cell program through GoNB's comms (gonb_comm in the page). In JupyterLab
 //     the greeting arrives within a second or so: the sliders are live, each move re-runs the
 //     race (the latest position wins when moves come faster than races) and the bars are replaced
-//     in place (gonbui.UpdateHTML). Race returns when "Stop the race" is clicked, when no slider
+//     in place (display.Update). Race returns when "Stop the race" is clicked, when no slider
 //     moved for Idle (90 s), after Lifetime (10 min), or when the cell is interrupted (the
 //     interrupt is caught, so the cell ends cleanly).
 //   - With no browser attached — headless execution with nbclient, `jupyter nbconvert
 //     --execute` — no greeting comes. After Handshake (6 s, overlapping the first race) Race
 //     shows the first race's result with the sliders replaced by a note, and returns. Setting
-//     WHYGPU_WIDGETS=off skips the wait.
+//     WHYGPU_WIDGETS=off (display.WidgetsEnv) skips the wait.
 //   - Outside a notebook it runs the race once and prints it.
 //
 // When Race returns, the outputs left in the notebook — the last race's bars and a line saying
@@ -133,9 +132,9 @@ func nearest(stops []int, v int) int {
 // data-race-batch, data-race-hidden, data-race-state ("racing", "done", "error"),
 // data-race-round (1 for the first race, +1 for each) and data-race-winner, one
 // div.whygpu-race-lane per device (data-race-lane, data-race-seconds) and .whygpu-race-winner.
-func Race(run RaceFunc, opt RaceOptions) error {
+func Race(run Func, opt Options) error {
 	opt = opt.withDefaults()
-	if !InNotebook() {
+	if !display.InNotebook() {
 		lanes, err := safeRace(run, opt.Batch, opt.Hidden)
 		if err != nil {
 			fmt.Println("the race could not run:", err)
@@ -144,29 +143,15 @@ func Race(run RaceFunc, opt RaceOptions) error {
 		fmt.Printf("%s, batch %d × hidden %d\n%s", opt.Title, opt.Batch, opt.Hidden, lanesText(opt.Batch, lanes))
 		return nil
 	}
-	r := &race{run: run, opt: opt, uid: gonbui.UniqueId()}
-	return r.serve(os.Getenv(WidgetsEnv) != "off" && gonbui.Error() == nil)
-}
-
-// Lanes shows race results once, as the race widget draws them (no sliders): for a race already
-// run, e.g. the last row of a static sweep. batch is used for the samples/s column (0: none).
-func Lanes(title string, batch int, lanes []Lane) {
-	gpuFailureLine()
-	if !InNotebook() {
-		fmt.Printf("%s\n%s", title, lanesText(batch, lanes))
-		return
-	}
-	send("", raceHTML(raceView{title: title, batch: batch, lanes: lanes, state: "done", round: 1}), title+"\n"+lanesText(batch, lanes))
+	r := &race{run: run, opt: opt, uid: display.NewID()}
+	return r.serve(display.Widgets())
 }
 
 // safeRace runs the race, turning a panic into an error.
-func safeRace(run RaceFunc, batch, hidden int) (lanes []Lane, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("race at batch %d, hidden %d: %v", batch, hidden, p)
-		}
-	}()
-	lanes, err = run(batch, hidden)
+func safeRace(run Func, batch, hidden int) (lanes []Lane, err error) {
+	if p := exceptions.Try(func() { lanes, err = run(batch, hidden) }); p != nil {
+		return nil, fmt.Errorf("race at batch %d, hidden %d: %v", batch, hidden, p)
+	}
 	if err == nil && len(lanes) == 0 {
 		err = fmt.Errorf("race at batch %d, hidden %d: no lanes", batch, hidden)
 	}
@@ -182,8 +167,8 @@ type outcome struct {
 }
 
 type race struct {
-	run RaceFunc
-	opt RaceOptions
+	run Func
+	opt Options
 	uid string
 }
 
@@ -197,21 +182,11 @@ func (r *race) serve(widgets bool) error {
 	l := &raceLoop{r: r, done: make(chan outcome, 1), racing: true, inFlight: first, deaf: !widgets, lastSeq: -1, round: 1,
 		batchOK: set(r.opt.Batches), hiddenOK: set(r.opt.Hiddens)}
 	if widgets {
-		// Subscribing makes GoNB connect the page (if there is one) before it shows the controls.
-		// The subscription is never cancelled: gonbui/comms (v0.11.4) keeps a lock held when a
-		// value arrives for an address nobody listens to any more, which would wedge the cell's
-		// later comms; GoNB drops the subscription itself when the cell ends.
-		ch := make(chan string, 64)
-		stopped := make(chan struct{})
-		defer close(stopped)
-		comms.Subscribe(r.address(), func(_ string, v string) {
-			select {
-			case ch <- v:
-			case <-stopped:
-			}
-		})
-		l.msgs = ch
-		send(r.controlsID(), controlsHTML(r.controlsID(), r.address(), r.opt, first), r.controlsText(first, "connecting"))
+		// Listening first makes GoNB connect the page (if there is one) before it shows the controls.
+		var stop func()
+		l.msgs, stop = display.Listen(r.address())
+		defer stop()
+		display.Update(r.controlsID(), controlsHTML(r.controlsID(), r.address(), r.opt, first), r.controlsText(first, "connecting"))
 	}
 	r.show(raceView{title: r.opt.Title, batch: first.batch, hidden: first.hidden, state: "racing", round: l.round})
 	l.start(first)
@@ -238,15 +213,15 @@ func (r *race) serve(widgets bool) error {
 		case <-l.handshake.C:
 			stop = l.noGreeting()
 		case <-l.idle.C:
-			l.reason, stop = fmt.Sprintf("no slider moved for %s", human(r.opt.Idle)), true
+			l.reason, stop = fmt.Sprintf("no slider moved for %s", units.Long(r.opt.Idle.Seconds())), true
 		case <-lifetime.C:
-			l.reason, stop = fmt.Sprintf("it reached its %s limit", human(r.opt.Lifetime)), true
+			l.reason, stop = fmt.Sprintf("it reached its %s limit", units.Long(r.opt.Lifetime.Seconds())), true
 		case <-interrupt:
 			l.reason, l.interrupted, stop = "the cell was interrupted", true, true
 		}
 	}
 	l.leave(widgets)
-	gonbui.Sync()
+	display.Flush()
 	return l.firstErr
 }
 
@@ -328,7 +303,7 @@ func (l *raceLoop) message(msg string) bool {
 	if !l.connected {
 		l.connected = true
 		l.handshake.Stop()
-		comms.Send(l.r.address()+"/ack", 1)
+		display.Ack(l.r.address())
 	}
 	l.idle.Reset(l.r.opt.Idle)
 	if seq <= l.lastSeq {
@@ -381,15 +356,7 @@ func (l *raceLoop) leave(widgets bool) {
 		note = fmt.Sprintf("Raced at batch %d × hidden %d. The sliders work when this notebook runs in JupyterLab: run the cell there to race other sizes.",
 			l.shown.batch, l.shown.hidden)
 	}
-	send(l.r.controlsID(), staticControlsHTML(note), note)
-}
-
-// human writes a duration as "90 s" or "10 min".
-func human(d time.Duration) string {
-	if d >= time.Minute && d%time.Minute == 0 {
-		return fmt.Sprintf("%d min", int(d.Minutes()))
-	}
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+	display.Update(l.r.controlsID(), staticControlsHTML(note), note)
 }
 
 func set(vs []int) map[int]bool {
@@ -438,7 +405,7 @@ func (r *race) show(v raceView) {
 	default:
 		plain += "\n" + lanesText(v.batch, v.lanes)
 	}
-	send(r.lanesID(), raceHTML(v), plain)
+	display.Update(r.lanesID(), raceHTML(v), plain)
 }
 
 func (r *race) controlsText(at sizes, state string) string {
@@ -501,7 +468,7 @@ type barsData struct {
 	Lanes                   []laneData
 	WinnerText, WinnerDelay string
 	Summary                 string        // the verdict when no lane won
-	Badges                  template.HTML // the lanes' origin badges (badgesHTML escapes)
+	Badges                  template.HTML // the lanes' origin badges (display.BadgesHTML escapes)
 }
 
 // laneData is one bar: Band for a model's band, Bar for a time, neither for a failed lane.
@@ -546,7 +513,7 @@ func raceHTML(v raceView) string {
 		}
 	}
 	if len(origins) > 0 {
-		d.Badges = template.HTML(badgesHTML(origins))
+		d.Badges = template.HTML(display.BadgesHTML(origins))
 	}
 	for i, l := range v.lanes {
 		ld := laneData{Device: l.Device, Source: l.Brief(), Color: charts.Hex(charts.ColorOf(i)), Class: "whygpu-race-bar"}
@@ -625,7 +592,7 @@ type sliderData struct {
 // controlsHTML draws the sliders and the stop button, with the script that connects them to the
 // cell program through gonb_comm: it greets the program with the sliders' positions (repeating
 // until acknowledged), then sends "seq:batch,hidden" on every move and "stop" on the button.
-func controlsHTML(domID, address string, opt RaceOptions, at sizes) string {
+func controlsHTML(domID, address string, opt Options, at sizes) string {
 	return render("controls", controlsData{ID: domID, Address: address, Batches: opt.Batches, Hiddens: opt.Hiddens,
 		IdleSecs: int(opt.Idle.Seconds()), Sliders: []sliderData{
 			{"batch", "batch size", len(opt.Batches) - 1, slices.Index(opt.Batches, at.batch), at.batch},

@@ -1,4 +1,4 @@
-package display
+package raceview
 
 import (
 	"errors"
@@ -8,21 +8,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/pkg/hw/devices"
-	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 )
 
 func TestRaceDefaults(t *testing.T) {
 	tests := []struct {
 		name               string
-		in                 RaceOptions
+		in                 Options
 		batch, hidden      int
 		nBatches, nHiddens int
 	}{
-		{"zero", RaceOptions{}, 32, 256, 10, 8},
-		{"between stops moves to the nearest", RaceOptions{Batch: 100, Hidden: 3000}, 128, 2048, 10, 8},
-		{"custom stops", RaceOptions{Batches: []int{1, 10, 100}, Hiddens: []int{64}, Batch: 12}, 10, 64, 3, 1},
+		{"zero", Options{}, 32, 256, 10, 8},
+		{"between stops moves to the nearest", Options{Batch: 100, Hidden: 3000}, 128, 2048, 10, 8},
+		{"custom stops", Options{Batches: []int{1, 10, 100}, Hiddens: []int{64}, Batch: 12}, 10, 64, 3, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +134,7 @@ func TestRaceHTML(t *testing.T) {
 }
 
 func TestControlsHTML(t *testing.T) {
-	o := RaceOptions{Batch: 64, Hidden: 512}.withDefaults()
+	o := Options{Batch: 64, Hidden: 512}.withDefaults()
 	h := controlsHTML("whygpu-race-controls-x", "/whygpu/race/x", o, sizes{64, 512})
 	for _, w := range []string{
 		`id="whygpu-race-controls-x"`, `data-race-live="connecting"`, `data-race-address="/whygpu/race/x"`,
@@ -168,7 +166,7 @@ func TestLanesText(t *testing.T) {
 func TestSafeRace(t *testing.T) {
 	tests := []struct {
 		name string
-		run  RaceFunc
+		run  Func
 		want string
 	}{
 		{"panic", func(int, int) ([]Lane, error) { panic("boom") }, "boom"},
@@ -182,12 +180,14 @@ func TestSafeRace(t *testing.T) {
 	}
 }
 
-// Every table and chart of a process whose GPU failed to open says so above it.
-func TestGPUFailureLine(t *testing.T) {
-	undo := devices.SimulateGPUFailure(errors.New("CUDA_ERROR_NO_DEVICE"))
-	defer undo()
-	out := captureStdout(t, func() { Table(units.Table{Header: []string{"a"}, Rows: [][]string{{"1"}}}) })
-	if !strings.HasPrefix(out, "GPU found but it failed to open: CUDA_ERROR_NO_DEVICE — showing ") {
-		t.Errorf("table output: %q", out)
+// The race's lanes, drawn as HTML: one origin badge per lane (display.BadgesHTML).
+func TestRaceBadges(t *testing.T) {
+	h := raceHTML(raceView{title: "race", batch: 1, state: "done", round: 1, lanes: []Lane{
+		{Device: "xla:cpu", Time: time.Millisecond, Source: charts.Live},
+		{Device: "xla:cuda", Time: time.Microsecond, Source: charts.Recorded, Note: "NVIDIA H200, 2026-11-30"}}})
+	for _, w := range []string{`data-origin="live"`, `recorded on NVIDIA H200, 2026-11-30</span>`} {
+		if !strings.Contains(h, w) {
+			t.Errorf("race lacks %s", w)
+		}
 	}
 }
