@@ -221,10 +221,11 @@ func copyBW(g datasheet.GPU, bytes float64) func() (float64, float64) {
 	}
 }
 
-// hostGBs is the band, in GB/s, of one pinned copy of bytes in direction d over g's PCIe slot.
-func hostGBs(g datasheet.GPU, bytes float64, d Direction) func() (float64, float64) {
+// hostGBs is the band, in GB/s, of one copy of bytes in direction d over g's PCIe slot, from pinned
+// or pageable host memory.
+func hostGBs(g datasheet.GPU, bytes float64, d Direction, pinned bool) func() (float64, float64) {
 	return func() (float64, float64) {
-		lo, hi := HostLinks(g)[0].Copy(bytes, d, true)
+		lo, hi := HostLinks(g)[0].Copy(bytes, d, pinned)
 		return bytes / 1e9 / hi.Seconds(), bytes / 1e9 / lo.Seconds()
 	}
 }
@@ -347,12 +348,17 @@ func Card() []Measurement {
 			Date: "2024-09-11", Device: "H100 cluster (PCIe Gen5 x16 host link assumed: 64 GB/s per direction)", Versions: "nvbandwidth (version not stated), pinned host buffers (nvbandwidth's default)", Kind: "host copy",
 			Workload: "device → host copy by SM kernels (device_to_host_memcpy_sm), pinned host memory, nvbandwidth's default buffer",
 			Quote:    "memcpy SM CPU(row) <- GPU(column) bandwidth (GB/s) … 52.77", Low: 52.77, High: 52.77, Unit: "GB/s",
-			band: hostGBs(H100, 512<<20, ToHost)},
+			band: hostGBs(H100, 512<<20, ToHost, true)},
 		{Title: "NVIDIA/nvbandwidth issue #42, “Performance drop in host_to_device_memcpy_sm with large buffers”", URL: "https://github.com/NVIDIA/nvbandwidth/issues/42",
 			Date: "2025-07-05", Device: "NVIDIA A100-SXM4-40GB (PCIe Gen4 x16: 32 GB/s per direction)", Versions: "nvbandwidth v0.8, CUDA runtime and driver 12.6, driver 560.35.05", Kind: "host copy",
 			Workload: "host → device copy by SM kernels (host_to_device_memcpy_sm), pinned host memory, 512 MiB",
 			Quote:    "./nvbandwidth -t host_to_device_memcpy_sm -b 512 … 25.13", Low: 25.13, High: 25.13, Unit: "GB/s",
-			band: hostGBs(datasheet.A100x40, 512<<20, ToDevice)},
+			band: hostGBs(datasheet.A100x40, 512<<20, ToDevice, true)},
+		{Title: "gengwg/gpu, “Using NVIDIA GPU P2P Benchmark tool” (nvda_gpu_benchmark.md), Host-to-Device Transfer Speeds Test, DGX A100, “No pin memory”", URL: "https://github.com/gengwg/gpu/blob/9f8f787513452502b2120dadaf2044395a17a38b/nvda_gpu_benchmark.md",
+			Date: "2023-03-29 (the file's first commit)", Device: "NVIDIA A100-SXM4-80GB in a DGX A100 (PCIe Gen4 x16: 32 GB/s per direction)", Versions: "CUDA samples bandwidthTest (the page builds the samples' v11.4 tag); driver not stated", Kind: "host copy",
+			Workload: "host → device copy from pageable (malloc'd) host memory, 32,000,000 bytes, bandwidthTest quick mode (the same host's pinned copy: 25.7 GB/s)",
+			Quote:    "./bandwidthTest --memory=pageable … Host to Device Bandwidth … PAGEABLE Memory Transfers … 32000000 … 10.0", Low: 10.0, High: 10.0, Unit: "GB/s",
+			band: hostGBs(datasheet.A100, 32e6, ToDevice, false)},
 		mptRow(A100, "MPT-125M", 768, 12, 12, 40, 2, 125311488, 44.79, "125m | 2048 | 8 | a100_80gb | 44.79 | 44.79"),
 		mptRow(A100, "MPT-1B", 2048, 24, 16, 14, 4, 1315950592, 59.86, "1b | 2048 | 8 | a100_80gb | 59.86 | 59.86"),
 		mptRow(A100, "MPT-7B", 4096, 32, 32, 6, 2, 6658859008, 64.23, "7b | 2048 | 8 | a100_80gb | 64.23 | 64.23"),
