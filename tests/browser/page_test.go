@@ -183,14 +183,20 @@ func kernelSpecDisplayName(t *testing.T, root string) string {
 // official Jupyter news?" toast covers the first notebook (issue 35 §6).
 func (p *Page) CheckNoNewsPrompt() {
 	t := p.t
+	// JupyterLab applies overrides.json to the plugin's schema defaults (the settings API has no
+	// "composite" field in JupyterLab 4): read the defaults the page will use.
 	var s struct {
-		Composite map[string]any `json:"composite"`
+		Schema struct {
+			Properties map[string]struct {
+				Default any `json:"default"`
+			} `json:"properties"`
+		} `json:"schema"`
 	}
 	if err := p.lab.API("/lab/api/settings/@jupyterlab/apputils-extension:notification", &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Composite["fetchNews"] != "false" || s.Composite["checkForUpdates"] != false {
-		t.Errorf("JupyterLab's notification settings are %v: want fetchNews \"false\" and checkForUpdates false from kernels/jupyterlab/overrides.json", s.Composite)
+	if news, check := s.Schema.Properties["fetchNews"].Default, s.Schema.Properties["checkForUpdates"].Default; news != "false" || check != false {
+		t.Errorf("JupyterLab's notification defaults are fetchNews %v, checkForUpdates %v: want \"false\" and false from kernels/jupyterlab/overrides.json", news, check)
 	}
 	time.Sleep(2 * time.Second) // the prompt comes a moment after the page is ready
 	toasts, err := Eval[[]string](p.ctx, "toasts")
