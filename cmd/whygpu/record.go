@@ -17,6 +17,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/view/charts/fromresult"
 
@@ -291,11 +292,7 @@ func runOne(e experiments.Experiment, dev *devices.Device, scale experiments.Sca
 	t0 := time.Now()
 	defer func() { entry.Seconds = time.Since(t0).Seconds() }()
 	rs, err := func() (rs []results.Result, err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("panic: %v", r)
-			}
-		}()
+		defer panics.Catch(&err, "panic")
 		return e.Run(dev, scale)
 	}()
 	if errors.Is(err, experiments.ErrNotApplicable) {

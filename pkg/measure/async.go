@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 	"github.com/gpu-course/whygpu/pkg/workloads/data"
 )
@@ -38,11 +39,7 @@ const EmulatedLaunch = "emulated launch: the course's goroutine launch queue (da
 // torch.cuda.synchronize()). Each run completes before the next starts, so both clocks see the same
 // runs. Options are as for Time; reps end when both MinTime and Reps are met on the completion clock.
 func TimeWithoutWaiting(dev *devices.Device, w workloads.Workload, opt Options) (u Unsynced, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("measure: %s on %s: %v", w, dev.Name, r)
-		}
-	}()
+	defer panics.Catch(&err, "measure: %s on %s", w, dev.Name)
 	inst, err := w.Prepare(dev)
 	if err != nil {
 		return Unsynced{}, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -15,11 +16,7 @@ import (
 // come back as errors, never as a crash. If the device's ceilings were measured this session (see
 // MeasureCeilings) the result carries them, for PercentOfCeiling.
 func Run(dev *devices.Device, w workloads.Workload, opt Options, check bool) (res results.Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("measure: %s on %s: %v", w, dev.Name, r)
-		}
-	}()
+	defer panics.Catch(&err, "measure: %s on %s", w, dev.Name)
 	inst, err := w.Prepare(dev)
 	if err != nil {
 		return results.Result{}, err
@@ -55,12 +52,8 @@ func compileInterruptibly(inst workloads.Instance) (time.Duration, error) {
 	ch := make(chan done, 1)
 	go func() {
 		var c done
-		defer func() {
-			if r := recover(); r != nil { // on its own goroutine: Run's recover cannot see it
-				c.err = fmt.Errorf("%v", r)
-			}
-			ch <- c
-		}()
+		defer func() { ch <- c }()
+		defer panics.Catch(&c.err, "") // on its own goroutine: Run's Catch cannot see it
 		c.d, c.err = inst.Compile()
 	}()
 	select {

@@ -6,6 +6,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
@@ -21,11 +22,13 @@ func Allocate(dev *devices.Device, rows, cols int) (err error) {
 		return fmt.Errorf("workloads: allocating %d×%d float32: both sizes must be ≥ 1", rows, cols)
 	}
 	what := fmt.Sprintf("%d×%d float32 (%s)", rows, cols, units.BytesFixed(4*float64(rows)*float64(cols)))
+	var panicked error // XLA's out-of-memory is a panic
 	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("workloads: asking %s for %s: %v: %w", dev.Name, what, r, ErrOutOfMemory)
+		if panicked != nil {
+			err = fmt.Errorf("%v: %w", panicked, ErrOutOfMemory)
 		}
 	}()
+	defer panics.Catch(&panicked, "workloads: asking %s for %s", dev.Name, what)
 	exec, err := NewExec(dev, "allocate", func(one *graph.Node) *graph.Node { return graph.BroadcastToDims(one, rows, cols) })
 	if err != nil {
 		return err

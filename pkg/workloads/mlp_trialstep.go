@@ -1,10 +1,11 @@
 package workloads
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/gomlx/gomlx/core/graph"
+
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 )
 
 // TrialStep compiles the training step, runs it once as a trial on the current state — nothing
@@ -20,11 +21,7 @@ func (t *Trainer) TrialStep(name string) (g *graph.Graph, err error) {
 	if name != "" {
 		t.exec.WithName(name)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("workloads: compiling %s on %s: %v", t.w, t.dev.Name, r)
-		}
-	}()
+	defer panics.Catch(&err, "workloads: compiling %s on %s", t.w, t.dev.Name)
 	argShapes, err := t.argShapes()
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
@@ -420,11 +421,7 @@ func Precompile(exec *graph.Exec, args ...any) error {
 
 // NewExec wraps graph.NewExec, turning a panic into an error.
 func NewExec[F graph.ExecGraphFn](dev *devices.Device, name string, fn F) (e *graph.Exec, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("workloads: building %s on %s: %v", name, dev.Name, r)
-		}
-	}()
+	defer panics.Catch(&err, "workloads: building %s on %s", name, dev.Name)
 	e, err = graph.NewExec(dev.Backend(), fn)
 	if err != nil {
 		return nil, fmt.Errorf("workloads: building %s on %s: %w", name, dev.Name, err)

@@ -16,8 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomlx/gomlx/support/exceptions"
-
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
 	"github.com/gpu-course/whygpu/pkg/view/display"
@@ -149,9 +148,8 @@ func Race(run Func, opt Options) error {
 
 // safeRace runs the race, turning a panic into an error.
 func safeRace(run Func, batch, hidden int) (lanes []Lane, err error) {
-	if p := exceptions.Try(func() { lanes, err = run(batch, hidden) }); p != nil {
-		return nil, fmt.Errorf("race at batch %d, hidden %d: %v", batch, hidden, p)
-	}
+	defer panics.Catch(&err, "race at batch %d, hidden %d", batch, hidden)
+	lanes, err = run(batch, hidden)
 	if err == nil && len(lanes) == 0 {
 		err = fmt.Errorf("race at batch %d, hidden %d: no lanes", batch, hidden)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/hw/cgroup"
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 
 	// Registers the "xla" and "go" backends.
 	_ "github.com/gomlx/gomlx/backends/default"
@@ -278,11 +279,7 @@ func open(config string) (*Device, error) {
 // options say asynchronous=true; see [CPUAsync]) and cpu_device_count 1, or N with devices=N (see
 // [CPUSplit]); other options go to go-xla as in a GOMLX_BACKEND string.
 func newCPUBackend(options string) (b compute.Backend, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
+	defer panics.Catch(&err, "")
 	opts := pjrt.NamedValuesMap{"asynchronous": false, "cpu_device_count": int64(1)}
 	config := "cpu"
 	for _, o := range strings.Split(options, ",") {
@@ -309,11 +306,7 @@ func newCPUBackend(options string) (b compute.Backend, err error) {
 
 // newBackend opens a GoMLX backend, turning a panic inside it into an error.
 func newBackend(config string) (b compute.Backend, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
+	defer panics.Catch(&err, "")
 	return compute.NewWithConfig(config)
 }
 

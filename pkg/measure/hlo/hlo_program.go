@@ -16,6 +16,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
@@ -209,11 +210,7 @@ func Inspect(e *graph.Exec, args ...any) (r Report, err error) {
 	if !strings.HasPrefix(e.Name(), DumpPrefix) {
 		Dumped(e)
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("hlo: running %s: %v", e.Name(), p)
-		}
-	}()
+	defer panics.Catch(&err, "hlo: running %s", e.Name())
 	outs, g, err := e.CallWithGraphOnDevice(0, args...)
 	if err != nil {
 		return Report{}, fmt.Errorf("hlo: running %s: %w", e.Name(), err)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"regexp"
 	"strings"
+
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 )
 
 // DefaultProblemTolerance is the relative difference within which a learner's answer to a Problem
@@ -91,11 +93,7 @@ func (p Problem) solve() (s Solution, err error) {
 	if p.Solve == nil {
 		return s, fmt.Errorf("exercise: problem %s has no Solve", p.Key)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("exercise: problem %s: the course's solution panicked: %v", p.Key, r)
-		}
-	}()
+	defer panics.Catch(&err, "exercise: problem %s: the course's solution panicked", p.Key)
 	s, err = p.Solve()
 	if err == nil && (s.Value == 0 || math.IsNaN(s.Value) || math.IsInf(s.Value, 0)) {
 		err = fmt.Errorf("exercise: problem %s: the course's solution is %v", p.Key, s.Value)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/teach/controls"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
@@ -194,11 +195,7 @@ func (p *panel) apply(values, set controls.Values, live bool) controls.Values {
 
 // safeView runs view, turning a panic into an error.
 func (p *panel) safeView(values controls.Values) (v controls.View) {
-	defer func() {
-		if r := recover(); r != nil {
-			v = controls.View{Err: fmt.Errorf("the view for %s failed: %v", valuesText(values), r)}
-		}
-	}()
+	defer panics.Catch(&v.Err, "the view for %s failed", valuesText(values))
 	return p.view(values)
 }
 

@@ -2,7 +2,6 @@ package train
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -12,6 +11,7 @@ import (
 	mltrain "github.com/gomlx/gomlx/ml/train"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
@@ -52,13 +52,12 @@ func CompileGPTStep(dev *devices.Device, c gpt.GPT, name string) (g *graph.Graph
 		Labels: []*tensors.Tensor{tensors.FromShape(shapes.Make(dtypes.Int32, c.Batch, c.Context, 1))},
 	}
 	func() {
-		defer func() {
-			if r := recover(); r != nil && r != errCompileOnly {
-				err = fmt.Errorf("%v", r)
-			}
-		}()
+		defer panics.Catch(&err, "")
 		_, err = t.trainer.TrainStep(batch)
 	}()
+	if errors.Is(err, errCompileOnly) {
+		err = nil
+	}
 	if step == nil {
 		if err == nil {
 			err = errors.New("GoMLX's trainer built no step")
@@ -66,11 +65,7 @@ func CompileGPTStep(dev *devices.Device, c gpt.GPT, name string) (g *graph.Graph
 		return nil, nil, workloads.DeviceError("train", err, "building the %s step on %s", c, dev.Name)
 	}
 	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("%v", r)
-			}
-		}()
+		defer panics.Catch(&err, "")
 		g, err = step.Compile(batch.Inputs[0].Shape(), batch.Labels[0].Shape())
 	}()
 	if err != nil {

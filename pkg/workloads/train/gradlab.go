@@ -1,7 +1,6 @@
 package train
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/support/panics"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
@@ -31,11 +31,7 @@ func NewGradLab(dev *devices.Device, m workloads.GradModel) (lab *GradLab, err e
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("train: building the gradient graphs on %s: %v", dev.Name, r)
-		}
-	}()
+	defer panics.Catch(&err, "train: building the gradient graphs on %s", dev.Name)
 	r := rand.New(rand.NewPCG(m.Seed, 0x5eed))
 	uniform := func(n int, scale float64) []float32 {
 		v := make([]float32, n)
@@ -91,11 +87,7 @@ func (l *GradLab) args(scalar float32) []any {
 
 // Train runs steps float32 SGD steps (parameters stay on the device) and returns the last loss.
 func (l *GradLab) Train(steps int, lr float64) (loss float64, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("train: training on %s: %v", l.dev.Name, r)
-		}
-	}()
+	defer panics.Catch(&err, "train: training on %s", l.dev.Name)
 	var last *tensors.Tensor
 	for range steps {
 		outs, err := l.step.Exec(l.args(float32(lr))...)
@@ -132,11 +124,7 @@ type Grads struct {
 
 // Gradients computes the gradients of scale·loss in float32 on the device and reads them to the host.
 func (l *GradLab) Gradients(scale float64) (g Grads, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("train: gradients on %s: %v", l.dev.Name, r)
-		}
-	}()
+	defer panics.Catch(&err, "train: gradients on %s", l.dev.Name)
 	outs, err := l.grads.Exec(l.args(float32(scale))...)
 	if err != nil {
 		return g, err
