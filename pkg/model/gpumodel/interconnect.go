@@ -33,7 +33,7 @@ var (
 	// each way.
 	NVLinkH200 = Link{Name: datasheet.H200.NVLink + " (H200 SXM)", BytesPerS: datasheet.H200.NVLinkBytes, Efficiency: Range{0.85, 0.75}, Latency: Range{0.47e-6, 0.7e-6},
 		NVLS:   Range{0.64, 0.56},
-		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); NVLS (the NVSwitch reduces) reaches 56–64% of 450 GB/s as algorithm bandwidth (NCCL's maintainer: algbw ≈ 275 GB/s on 8 GPUs, NVIDIA/nccl-tests#212); latency per ring step 0.47 µs on NVLink (NCCL's tuning model, src/graph/tuning.cc) to 1.5× that; NCCL's choice by size: AllReduce"}
+		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); NVLS (the NVSwitch reduces) reaches 56–64% of 450 GB/s as algorithm bandwidth (NCCL's maintainer: algbw ≈ 275 GB/s on 8 GPUs, NVIDIA/nccl-tests#212); latency per ring step 0.47 µs on NVLink (NCCL's tuning model, src/graph/tuning.cc) to 1.5× that; NVLS 25–37.5 µs per all-reduce (tuning.cc); NCCL's choice by size: AllReduce"}
 	// Net400G is a 400 Gb/s network port per GPU (InfiniBand NDR or 400 GbE with RDMA).
 	Net400G = Link{Name: "400 Gb/s network", BytesPerS: 400e9 / 8, Efficiency: Range{0.9, 0.7}, Latency: Range{5e-6, 20e-6},
 		Source: "400 Gb/s = 50 GB/s per direction; 70–90% reached, 5–20 µs per step (assumed)"}
@@ -50,12 +50,15 @@ var Links = []Link{NVLinkH200, Net400G, Net100G}
 // fastest for each call's size and GPU count. The constants the model takes from it (µs): ring
 // with the low-latency protocol (LL) 3.6 base, its bandwidth a quarter of the link's; ring with
 // the simple protocol 8.4 base and 3.4 per step on NVLink (0.47 per step with LL); the pessimistic
-// end takes 1.5× each latency (the course's assumption). NVLS's latency, 8–15 µs, is the course's
-// assumption (it wins only large messages).
+// end takes 1.5× each latency (the course's assumption). Those ring constants are from an older
+// tuning.cc (NCCL 2.7 era); NVLS's latency on one node, 25 µs, is the current one's (hwLatencies,
+// NVLink, NVLS/Simple, read at NVIDIA/nccl 5067397, 2026-06), 37.5 µs at the pessimistic end. With it
+// NVLS wins only from about 1.5 MiB on 8 GPUs, as measured on 8 × H200 (NCCL 2.27.7 picks ring/LL up
+// to 1 MiB, NVLS from 2 MiB: stas00/ml-engineering); the course's 8–15 µs before it won every size.
 var (
 	ringLL     = [2]float64{3.6e-6, 0.47e-6}
 	ringSimple = [2]float64{8.4e-6, 3.4e-6}
-	nvlsLat    = Range{8e-6, 15e-6}
+	nvlsLat    = Range{25e-6, 37.5e-6}
 )
 
 // AllReduce is the band of an all-reduce of bytes over n GPUs on l as NCCL runs it: the fastest of
