@@ -37,7 +37,7 @@ var Deck = &recall.Deck{
 			{ID: "batch-one", Question: "At batch 1 with a narrow layer, why can the CPU keep up with or beat the GPU?",
 				Answer: "The step is a chain of tiny kernels: the GPU's time is launch and synchronization cost with almost all of its SMs idle, while the CPU's fast cores finish the little arithmetic quickly. In the model the CPU's time can fall inside the GPU's band there: too close to call without a recording."},
 			{ID: "lanes", Question: "Where does the GPU lane come from when there is no GPU here?",
-				Answer: "From a recording of the same step on a named GPU (model, date, versions) when one exists at that size; otherwise from the course's GPU model of an H200, drawn as a band: the step's matrix products as output tiles on 132 SMs at a fraction of peak, its bytes at a fraction of the bandwidth, and its kernels (as many as XLA compiles the step into, counted on xla:cpu) launched on a stream (1–4 µs each, overlapping the work), plus a fixed cost per execution. Labeled as a model, never as a measurement."},
+				Answer: "From a recording of the same step on a named GPU (model, date, versions) when one exists at that size; otherwise from the course's GPU model of an H200, drawn as a band: " + GPU.Brief(ModelPrecision) + "; the kernels are as many as XLA compiles the step into (counted on xla:cpu), launched on a stream while the GPU works. Labeled as a model, never as a measurement."},
 		}},
 		{ID: "why", Title: "Why a GPU is faster for this job", Cards: []recall.Card{
 			{ID: "when", Question: "When does a GPU win, and when is the CPU good enough?",

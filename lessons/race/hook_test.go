@@ -51,7 +51,7 @@ func TestHookReadsTheRegime(t *testing.T) {
 	if r, err := PredictHookFLOPs.Answer(); err != nil || r < 0.99 || r > 1.01 {
 		t.Errorf("PredictHookFLOPs = %v, %v", r, err)
 	}
-	a := ProblemStepTime.CheckAnswer(6 * 512 * 4096 * 4096 / 50e9)
+	a := ProblemStepTime.CheckAnswer(6 * 1024 * 768 * 3072 / 50e9)
 	if a.Status != exercise.Close || len(a.Solution.Steps) != 3 {
 		t.Errorf("the worked answer: %v\n%s", a.Status, a.Text())
 	}

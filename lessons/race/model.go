@@ -24,6 +24,12 @@ const ModelPrecision = workloads.TF32
 // short drops the vendor: "NVIDIA H200 SXM" → "H200 SXM".
 func short(model string) string { return strings.TrimPrefix(model, "NVIDIA ") }
 
+// ModelBrief is the race's GPU model in one sentence, printed from its assumptions (so prose never
+// quotes numbers the model no longer uses).
+func ModelBrief() string {
+	return fmt.Sprintf("The GPU model (%s, %s; a model, not a measurement): %s.", "pkg/model/gpumodel", short(GPU.GPU.Model), GPU.Brief(ModelPrecision))
+}
+
 // ModelTable explains the model at one size: its assumptions and its parts at both ends of the band.
 func ModelTable(batch, hidden int) units.Table {
 	w := experiments.CourseMLP(batch, hidden)

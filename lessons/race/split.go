@@ -182,6 +182,9 @@ func SplitTable(rs []results.Result) units.Table {
 		"relative: this split's time over the fastest split on the same device. Same FLOPs in every row: the difference is per-call overhead and cache reuse.",
 	}
 	t.Notes = append(t.Notes, fixedCostNotes(rs)...)
+	if n := perCallNote(rs); n != "" {
+		t.Notes = append(t.Notes, n)
+	}
 	if !experiments.HasGPU(rs) {
 		e8 := gpumodel.EstimateMatMul(workloads.Square(8, dtypes.Float32))
 		t.Notes = append(t.Notes, fmt.Sprintf("No GPU here and none recorded yet: the chart adds the course's GPU model as a band (%s per call for an 8×8, of which the arithmetic is %s; the rest is starting the kernel and waiting for it). %s",
@@ -228,6 +231,62 @@ func fixedCostNotes(rs []results.Result) []string {
 		line += fmt.Sprintf("; %s per call when JAX does not wait between calls (asynchronous dispatch)", units.Duration(p.Value))
 	}
 	return append(notes, line+". Overhead is software too: another runtime pays a different price for the same call.")
+}
+
+// perCallNote compares the pure-Go backend with xla:cpu from the live rows: which pays more per call
+// at the smallest split, how fast each runs the largest, and so where go's spread (relative) comes
+// from. "" without both devices' smallest and largest split.
+func perCallNote(rs []results.Result) string {
+	type ends struct{ small, large *results.Result }
+	at := map[string]*ends{}
+	for i, r := range rs {
+		d := r.Provenance.Device
+		if r.Provenance.Recorded || (d != devices.CPU && d != devices.Go) || r.Params["calls"] == 0 {
+			continue
+		}
+		e := at[d]
+		if e == nil {
+			e = &ends{}
+			at[d] = e
+		}
+		if e.small == nil || r.Params["side"] < e.small.Params["side"] {
+			e.small = &rs[i]
+		}
+		if e.large == nil || r.Params["side"] > e.large.Params["side"] {
+			e.large = &rs[i]
+		}
+	}
+	g, x := at[devices.Go], at[devices.CPU]
+	if g == nil || x == nil || g.small == g.large || x.small == x.large || g.small.Params["side"] != x.small.Params["side"] {
+		return ""
+	}
+	perCall := func(r *results.Result) float64 { return r.Seconds() / float64(r.Params["calls"]) }
+	spread := func(e *ends) float64 { return e.small.Seconds() / e.large.Seconds() }
+	pg, px := perCall(g.small), perCall(x.small)
+	more, ratio := "more", pg/px
+	if pg < px {
+		more, ratio = "less", px/pg
+	}
+	side := g.small.Params["side"]
+	note := fmt.Sprintf("Measured here: one %d×%d call costs %s on %s against %s on %s (%s pays %.2g× %s per call); the largest split runs at %.3g GFLOP/s on %s against %.3g on %s.",
+		side, side, units.Duration(pg), devices.Go, units.Duration(px), devices.CPU, devices.Go, ratio, more,
+		g.large.GFLOPS(), devices.Go, x.large.GFLOPS(), devices.CPU)
+	if spread(g) >= spread(x) {
+		return note
+	}
+	// go's spread ÷ xla:cpu's = (its per-call cost ratio) × (xla:cpu's large-split time ÷ go's): say
+	// which factor makes go's spread smaller.
+	calls, large := px/pg, g.large.Seconds()/x.large.Seconds()
+	var why string
+	switch {
+	case calls >= large:
+		why = fmt.Sprintf("mostly because its calls are cheaper (%.2g×; its largest split is %.3g× slower)", calls, large)
+	case calls >= 1:
+		why = fmt.Sprintf("mostly because its largest split is %.3g× slower; its calls are only %.2g× cheaper", large, calls)
+	default:
+		why = fmt.Sprintf("because its largest split is %.3g× slower, not because its calls are cheap (they cost %.2g× more)", large, 1/calls)
+	}
+	return note + fmt.Sprintf(" %s's spread (relative) is %.0f× smaller than %s's, %s.", devices.Go, spread(x)/spread(g), devices.CPU, why)
 }
 
 // SplitChart draws the time for the budget against the matmul size, a line per device (log–log),

@@ -3,6 +3,10 @@ package race
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 func TestSplitsRefused(t *testing.T) {
@@ -28,5 +32,39 @@ func TestSplitsRefused(t *testing.T) {
 		if _, err := SplitsHere(tc.s, nil); err == nil {
 			t.Errorf("SplitsHere ran a refused split %+v", tc.s)
 		}
+	}
+}
+
+// TestPerCallNote decides go's per-call sentence from the numbers: the reviewer's run (go 39 µs per
+// 8×8 call against xla:cpu's 13 µs, go's large products slow) must not read "go pays less per call".
+func TestPerCallNote(t *testing.T) {
+	split := func(dev string, side int, total time.Duration) results.Result {
+		w := Split(SplitBudget, side)
+		r := results.Result{FLOPs: w.FLOPs(), Params: w.Params(), Provenance: results.Provenance{Device: dev}}
+		r.Stats.Median = total
+		return r
+	}
+	calls := time.Duration(Split(SplitBudget, 8).Calls)
+	rs := []results.Result{
+		split(devices.CPU, 8, 13*time.Microsecond*calls), split(devices.CPU, 256, 300*time.Microsecond),
+		split(devices.Go, 8, 39*time.Microsecond*calls), split(devices.Go, 256, 34*time.Millisecond),
+	}
+	n := perCallNote(rs)
+	for _, want := range []string{"go pays 3× more per call", "because its largest split is 113× slower, not because its calls are cheap (they cost 3× more)"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("perCallNote lacks %q:\n%s", want, n)
+		}
+	}
+	// This machine's run at 16:49: go 11.1 µs per call against 13.4 µs, but 16× slower at 256×256.
+	rs[2], rs[3] = split(devices.Go, 8, 11*time.Microsecond*calls), split(devices.Go, 256, 4800*time.Microsecond)
+	if n := perCallNote(rs); !strings.Contains(n, "go pays 1.2× less per call") || !strings.Contains(n, "mostly because its largest split is 16× slower; its calls are only 1.2× cheaper") {
+		t.Errorf("slightly cheaper go calls:\n%s", n)
+	}
+	rs[2], rs[3] = split(devices.Go, 8, 2*time.Microsecond*calls), split(devices.Go, 256, 600*time.Microsecond)
+	if n := perCallNote(rs); !strings.Contains(n, "mostly because its calls are cheaper (6.5×") {
+		t.Errorf("cheap go calls:\n%s", n)
+	}
+	if perCallNote(rs[:2]) != "" {
+		t.Error("a note without the go backend")
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
 
-// The race's GPU lane keeps the batch resident on the device, as a training loop keeps its model
-// and overlaps the next batch's copy with the current step (pinned memory, non_blocking copies). The
-// source's race instead pays a host→device copy every step. RunCopyingBatch is that option: the
+// The race's GPU lane leaves the batch's copy out, so the race compares compute only. A real training
+// loop uploads each batch (lesson 04), and that copy overlaps the previous step only when a prefetcher
+// issues it on a second stream; the source's race pays a host→device copy every step. RunCopyingBatch is that option: the
 // race's lanes with each step's batch (inputs and targets, float32) copied over the H200's host link
 // added to the GPU model's band, from pkg/model/gpumodel's host-link model, and labeled so.
 
@@ -50,7 +50,7 @@ func RunCopyingBatch(batch, hidden int) ([]charts.Lane, error) {
 func TransferLine(batch, hidden int) string {
 	lo, hi := HostLink().Transfer(BatchBytes(batch))
 	e := gpumodel.StepEstimate(experiments.CourseMLP(batch, hidden))
-	return fmt.Sprintf("Off by default: the batch stays on the GPU, as a training loop keeps it (the next copy overlaps the current step). "+
+	return fmt.Sprintf("Off by default, so the race compares compute only. A real loop uploads each batch (lesson 04); that copy overlaps the previous step only with a prefetcher on a second stream. "+
 		"Copied every step instead, batch %d (%s over %s) adds %s–%s to a modeled step of %s–%s (model: %s). "+
 		"To race with it, pass race.RunCopyingBatch instead of race.Run.",
 		batch, units.Bytes(BatchBytes(batch)), HostLink().Name, dur(lo), dur(hi), dur(e.Low), dur(e.High), HostLink().Source)

@@ -19,3 +19,10 @@ func ExampleModel_Estimate() {
 	// compute-bound tiles: 1024 waves: 8
 	// kernels per execution: 1 (one GEMM kernel)
 }
+
+// The model's assumptions in one sentence, as the lessons print them instead of quoting numbers.
+func ExampleModel_Brief() {
+	fmt.Println(gpumodel.Default().Brief("float32"))
+	// Output:
+	// each matrix product as 128×128 output tiles on 132 SMs at 41–82% of the TF32 peak, bytes at 60–90% of the HBM bandwidth, each kernel issued in 1.5–3.5 µs (a GEMM kernel takes at least 4–6 µs), plus 6–14 µs per execution
+}

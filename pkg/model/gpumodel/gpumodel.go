@@ -299,6 +299,18 @@ func (e Estimate) Mid() time.Duration {
 	return seconds(math.Sqrt(e.Low.Seconds() * e.High.Seconds()))
 }
 
+// Brief is the model's assumptions for float32 or another precision's products in one sentence,
+// printed by the lessons wherever prose would otherwise quote them (and drift when they change):
+// "each matrix product as 128×128 output tiles on 132 SMs at 41–82% of the TF32 peak, …".
+func (m Model) Brief(precision string) string {
+	a, pf := m.A, m.peakFraction()
+	us := func(r Range) string { return fmt.Sprintf("%.3g–%.3g µs", r.Low*1e6, r.High*1e6) }
+	return fmt.Sprintf("each matrix product as %d×%d output tiles on %d SMs at %.0f–%.0f%% of the %s peak, bytes at %.0f–%.0f%% of the HBM bandwidth, "+
+		"each kernel issued in %s (a GEMM kernel takes at least %s), plus %s per execution",
+		a.TileM, a.TileN, m.GPU.SMs, 100*pf.High, 100*pf.Low, strings.ToUpper(PrecisionFor(precision)), 100*a.BWFraction.High, 100*a.BWFraction.Low,
+		us(a.Issue), us(a.GEMMFloor), us(a.PerRun))
+}
+
 // Name is the legend name of the model's lanes and series: "H200 (model)".
 func (m Model) Name() string { return m.GPU.Short + " (model)" }
 
