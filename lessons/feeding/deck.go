@@ -17,7 +17,7 @@ var Deck = &recall.Deck{
 			{ID: "symptom", Question: "What does a starved device look like on a utilization timeline, and what is the usual fix?",
 				Answer: "A saw-tooth: busy during each step, idle while the loop waits for the next batch. More loader workers (cores permitting), cheaper preprocessing (pre-resized or pre-tokenized data) or prefetching ahead fix it."},
 			{ID: "cores", Question: "Why did adding workers stop helping on this machine?",
-				Answer: "Workers need cores: once the loaders and the training step use every core, another worker only shares the same cores. On xla:cpu the 'device' is those same cores too — on a GPU node the device is separate, so the loader only has to keep pace with it."},
+				Answer: "Workers need cores: once the loaders and the training step use every core, another worker only shares them. On xla:cpu the 'device' is those same cores, so an extra worker slows the step itself (read the time per step, not the share of time a step is running). On a GPU node the device is separate, so the loader only has to keep pace with it."},
 		}},
 		{ID: "launch", Title: "Launch-bound tiny models", Cards: []recall.Card{
 			{ID: "why", Question: "Why is a tiny model at batch 1 slow per FLOP on any device, and what reduces the cost?",
@@ -29,11 +29,11 @@ var Deck = &recall.Deck{
 			{ID: "fusion", Question: "What does fusing 8 elementwise operations into one kernel buy, and how do you see that XLA did it?",
 				Answer: "Unfused, each operation reads its input from memory and writes its output back: 8 passes over memory. Fused, one kernel reads once and writes once, about 8× less traffic and 8× fewer launches. XLA's optimized HLO (--xla_dump_to) shows one fusion instruction holding all 8 ops."},
 			{ID: "budget", Question: "How do a run's two time budgets tell overhead-, memory- and compute-bound apart?",
-				Answer: "Compute budget = its FLOPs ÷ the measured compute ceiling; memory budget = its bytes ÷ the measured bandwidth. If the larger budget explains most of the measured time, it names the regime (compute- or memory-bandwidth-bound); if neither comes close, the time is fixed cost: overhead-bound. A time that stays flat when the batch doubles is not proof of overhead: a weight-dominated matmul below its ridge batch reads the same bytes, so it stays memory-bandwidth-bound."},
+				Answer: "Compute budget = its FLOPs ÷ the measured compute ceiling; memory budget = its bytes ÷ the measured bandwidth. The larger budget names the regime (compute- or memory-bandwidth-bound) when it explains most (at least half) of the measured time; otherwise fixed costs hold it: overhead-bound. A time that stays flat when the batch doubles is not proof of overhead: a weight-dominated matmul below its ridge batch reads the same bytes, so it stays memory-bandwidth-bound."},
 		}},
 		{ID: "oversubscription", Title: "Too many threads", Cards: []recall.Card{
 			{ID: "what", Question: "What is thread oversubscription and what does it cost?",
-				Answer: "More runnable threads than cores — e.g. loader workers each calling a library with its own thread pool (OpenCV, BLAS/OpenMP, a tokenizer), beside the main process's pool. PyTorch already gives each worker one intra-op thread. Throughput cannot rise past the cores; each job takes longer, holds its memory longer and may thrash caches. Limit those libraries to one thread inside workers, or use fewer workers."},
+				Answer: "More runnable threads than cores — e.g. loader workers each calling a library with its own thread pool (OpenCV, BLAS/OpenMP, a tokenizer), beside the main process's pool. PyTorch already gives each worker one intra-op thread. Once every core is busy, more threads add no throughput: each job takes longer, holds its memory longer and may thrash caches. Limit those libraries to one thread inside workers, or use fewer workers."},
 		}},
 		{ID: "knobs", Title: "The knobs, mapped", Cards: []recall.Card{
 			{ID: "map", Question: "What do num_workers, prefetch_factor and pin_memory do, and what is the sizing rule?",

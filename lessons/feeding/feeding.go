@@ -37,7 +37,7 @@ const (
 	ParamUtilPM   = "device_util_permille"
 	ParamCores    = "cores"             // logical CPUs of the machine it ran on (devices.NumCPU)
 	ParamCPUPM    = "cpu_util_permille" // mean CPU utilization over all cores while the loop ran (monitor)
-	ParamLatUS    = "job_latency_us"    // oversubscription: mean time one job took
+	ParamLatUS    = "job_latency_us"    // oversubscription: mean time one job took, submit to finish
 	ParamCalls    = "calls"             // launch experiment: executable calls per forward pass
 	LoaderToStep  = 2.0                 // the sweep's loader cost per batch, in device step times
 	sweepSteps    = 80

@@ -93,6 +93,15 @@ func TestOnGoBackend(t *testing.T) {
 	if len(os) != 2 || os[1].Seconds() <= 0 {
 		t.Errorf("Oversubscription = %+v", os)
 	}
+	// Latency runs from submit to finish, so Little's law holds: the jobs' summed latencies are the
+	// workers' busy spans, at most workers × wall and at least the wall of the last one to finish.
+	for _, r := range os {
+		k, wall := float64(r.Params[ParamWorkers]), r.Stats.Median.Seconds()*4
+		sum := metric(r, ParamLatUS) * 1e-6 * 4
+		if sum > 1.001*k*wall || sum < 0.9*wall {
+			t.Errorf("%d workers: latencies sum to %.3g s over a %.3g s run, want between the wall and %v× it", r.Params[ParamWorkers], sum, wall, k)
+		}
+	}
 	for _, r := range os { // one wall time over the jobs: one sample, not four identical ones
 		if !r.Stats.OneSample() || r.Stats.RunsPerSample != 4 {
 			t.Errorf("%s: stats %+v, want one sample of 4 runs", r.Label, r.Stats)
@@ -124,7 +133,7 @@ func TestTablesReadOldRecordings(t *testing.T) {
 			results.Result{Params: map[string]int{ParamWorkers: 4, ParamCores: 2}, Metrics: map[string]float64{ParamLatUS: 30}}, 1, "2"},
 		{"fusion", FusionTable,
 			results.Result{Params: map[string]int{"fused": 1}, Metrics: map[string]float64{ParamKernels: 1, ParamFusedOps: 8}},
-			results.Result{Params: map[string]int{"fused": 1, ParamKernels: 1, ParamFusedOps: 8}}, 5, "1 kernel, 8 ops fused (XLA's optimized HLO)"},
+			results.Result{Params: map[string]int{"fused": 1, ParamKernels: 1, ParamFusedOps: 8}}, 7, "1 kernel, 8 ops fused (XLA's optimized HLO)"},
 	} {
 		_, want := tc.table([]results.Result{tc.now}).Parts()
 		_, got := tc.table([]results.Result{tc.old}).Parts()

@@ -169,8 +169,21 @@ func SweepHere(l Loader, step func(done, total int, what string)) ([]results.Res
 	return rs, results.Keep(KeepWorkers, rs)
 }
 
-// SweepTable formats sweep results: per worker count, time per step, device utilization (measured)
-// and what Fed predicts with cores to spare.
+// FedShare is how well the loader fed the device in run r: the step's own time (alone, batch
+// resident) ÷ the measured time per step, i.e. the steps per second reached as a share of what the
+// device alone sustains; Fed's util is the same ratio in the model. On xla:cpu it is the honest
+// figure: the loop's "step running" share (ParamUtilPM) counts a step slowed by the loaders sharing
+// its cores as busy, so it can rise while steps per second fall. 0 without a time.
+func FedShare(r results.Result) float64 {
+	if r.Seconds() <= 0 {
+		return 0
+	}
+	return metric(r, ParamStepUS) * 1e-6 / r.Seconds()
+}
+
+// SweepTable formats sweep results: per worker count, the time per step (the headline), the fed
+// time per step with cores to spare (Fed), the fed share (step alone ÷ time per step) and the share
+// of the wall time a step was running, labeled as contended.
 func SweepTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
@@ -179,17 +192,20 @@ func SweepTable(rs []results.Result) units.Table {
 		p := r.Params
 		step := time.Duration(metric(r, ParamStepUS) * 1e3).Truncate(time.Microsecond)
 		cost := time.Duration(metric(r, ParamCostUS) * 1e3).Truncate(time.Microsecond)
-		_, model := Fed(step, cost, p[ParamWorkers])
+		period, _ := Fed(step, cost, p[ParamWorkers])
 		rows = append(rows, []string{r.Provenance.Label(), fmt.Sprint(metric(r, ParamCores)), strconv.Itoa(p[ParamWorkers]),
-			step.String(), cost.String(), units.Duration(r.Seconds()),
-			fmt.Sprintf("%.0f%%", metric(r, ParamUtilPM)/10), fmt.Sprintf("%.0f%%", 100*model), fmt.Sprintf("%.0f%%", metric(r, ParamCPUPM)/10)})
+			step.String(), cost.String(), units.Duration(r.Seconds()), units.Duration(period.Seconds()),
+			fmt.Sprintf("%.0f%%", 100*FedShare(r)),
+			fmt.Sprintf("%.0f%%", metric(r, ParamUtilPM)/10), fmt.Sprintf("%.0f%%", metric(r, ParamCPUPM)/10)})
 	}
-	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch", "time per step with loader",
-		"device busy (measured)", "device busy (model, cores to spare)", "CPU busy (monitor)"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: append(results.Origins(rs), units.Model("Fed: max(step, load ÷ workers), cores to spare")),
+		Header: []string{"device", "cores", "loader workers", "step alone (median)", "loader CPU work per batch",
+			"time per step with loader", "time per step (model)", "fed: step alone ÷ time per step",
+			"step running (contended)", "CPU busy (monitor)"}, Rows: rows, Disturbed: disturbed}
 }
 
-// UtilizationChart draws measured device utilization against loader workers, with Fed's model (cores
-// to spare) dotted, one line per device.
+// UtilizationChart draws the measured fed share (step alone ÷ time per step) against loader
+// workers, with Fed's model (cores to spare) dotted, one line per device.
 func UtilizationChart(rs []results.Result) (*plot.Plot, error) {
 	byDev := map[string]*charts.Series{}
 	var order []string
@@ -207,7 +223,7 @@ func UtilizationChart(rs []results.Result) (*plot.Plot, error) {
 			order = append(order, key)
 		}
 		k := r.Params[ParamWorkers]
-		s.Points = append(s.Points, charts.XY{X: float64(k), Y: metric(r, ParamUtilPM) / 10})
+		s.Points = append(s.Points, charts.XY{X: float64(k), Y: 100 * FedShare(r)})
 		if !r.Provenance.Recorded {
 			_, u := Fed(time.Duration(metric(r, ParamStepUS)), time.Duration(metric(r, ParamCostUS)), k)
 			model.Points = append(model.Points, charts.XY{X: float64(k), Y: 100 * u})
@@ -221,8 +237,8 @@ func UtilizationChart(rs []results.Result) (*plot.Plot, error) {
 		model.Name, model.Source, model.Note = "loader model with cores to spare", charts.Model, "max(step, load ÷ workers)"
 		series = append(series, model)
 	}
-	return charts.Lines(charts.Axes{Title: fmt.Sprintf("Device busy vs loader workers (loader work per batch = %.0f× the step)", LoaderToStep),
-		X: "loader workers", Y: "device busy [% of wall time]", LogX: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.PercentTicks{}}, series...)
+	return charts.Lines(charts.Axes{Title: fmt.Sprintf("Device fed vs loader workers (loader work per batch = %.0f× the step)", LoaderToStep),
+		X: "loader workers", Y: "fed: step alone ÷ time per step [%]", LogX: true, XTicks: charts.Pow2Ticks{}, YTicks: charts.PercentTicks{}}, series...)
 }
 
 // activity is the device's activity as a square wave over the first steps of a run: 100 while a
@@ -254,7 +270,7 @@ func TimelineChart(tl Timeline, steps int) (*plot.Plot, error) {
 	}
 	s := charts.Series{Name: fmt.Sprintf("%s computing a step (training-loop spans)", r.Device), Points: pts, Source: charts.Live}
 	return charts.Lines(charts.Axes{
-		Title: fmt.Sprintf("%d loader worker(s): device busy %.0f%%, CPU %.0f%% (first %d steps)",
+		Title: fmt.Sprintf("%d loader worker(s): a step running %.0f%% of the wall time (contended), CPU %.0f%% (first %d steps)",
 			r.Pipeline.Workers, 100*r.Utilization(), tl.CPU.MeanCPU(), steps),
 		X: "time since the loop started [s]", Y: "device computing [%]", YTicks: charts.PercentTicks{}}, s)
 }

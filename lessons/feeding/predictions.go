@@ -11,10 +11,10 @@ import (
 
 // Predictions of lesson 07.
 var (
-	// PredictOneWorker: how busy one loader worker keeps the device.
+	// PredictOneWorker: how well one loader worker feeds the device (step alone ÷ time per step).
 	PredictOneWorker = predict.Question{
-		Key:  "07/one-worker-busy",
-		Text: "Training from the loader with a single worker: what percentage of the wall time will the device spend computing? (%)",
+		Key:  "07/one-worker-fed",
+		Text: "Each batch needs twice the step's time of CPU work. With a single loader worker, what share of the device's own pace do you get: the step alone ÷ the time per step? (%)",
 		Unit: "%",
 		Answer: func() (float64, error) {
 			rs, err := predict.KeptAny(KeepWorkers)
@@ -25,9 +25,9 @@ var (
 			if err != nil {
 				return 0, err
 			}
-			return metric(r, ParamUtilPM) / 10, nil
+			return 100 * FedShare(r), nil
 		},
-		Why: "When preparing a batch takes longer than the step, the device waits for the loader every step: its busy share is step time over batch-preparation time.",
+		Why: "One worker delivers a batch every two step-times at best, so the device is fed at most half the time; here the loader also takes cores from the step, which can push it lower.",
 	}
 	// PredictFused: one fused graph against many small calls.
 	PredictFused = predict.Question{
@@ -49,13 +49,14 @@ var (
 	}
 )
 
-// MineWorkers is lesson 07's recall card from the learner's own loader measurement.
+// MineWorkers is lesson 07's recall card from the learner's own loader measurement: the fed share
+// (step alone ÷ time per step), not the contended "step running" share.
 var MineWorkers = predict.Mine("07/mine-workers", PredictOneWorker,
 	func(p float64) string {
-		return fmt.Sprintf("With one loader worker your device was busy %s%% of the wall time. About how many workers would keep it busy, if the cores allowed?", predict.Num(p))
+		return fmt.Sprintf("With one loader worker your step alone took %s%% of the time per step. About how many workers would feed the device, if the cores allowed?", predict.Num(p))
 	},
 	func(p float64) string {
-		return fmt.Sprintf("One worker feeds %s%% of what the device can eat, so about 100 / %s ≈ %s workers — but only while there are free cores; beyond them workers slow each other (oversubscription).", predict.Num(p), predict.Num(p), predict.Num(math.Ceil(100/p)))
+		return fmt.Sprintf("One worker delivers %s%% of what the device can eat, so about 100 / %s ≈ %s workers — but only on spare cores; where the step shares the cores with them, more workers slow each step (oversubscription).", predict.Num(p), predict.Num(p), predict.Num(math.Ceil(100/p)))
 	})
 
 // PredictEightWorkers asks what eight loader workers instead of one buy the source's GPU node: a

@@ -2,6 +2,7 @@ package feeding
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gomlx/gomlx/core/tensors"
@@ -153,8 +154,12 @@ func KernelsOf(dev *devices.Device, w launch.ElementwiseChain) (kernels, fusedOp
 }
 
 // Fusion measures the chain c fused and unfused (checked against float64) and records each one's
-// kernel and fused-op counts from XLA's optimized HLO in its Metrics.
+// kernel and fused-op counts from XLA's optimized HLO in its Metrics; each result carries the
+// device's measured ceilings (measured first when none are cached), for BytesExplain.
 func Fusion(dev *devices.Device, c Chain) ([]results.Result, error) {
+	if _, err := measure.MeasureCeilings(dev); err != nil { // the bandwidth each row's bytes are set against (cached)
+		return nil, err
+	}
 	var out []results.Result
 	for _, fused := range []bool{false, true} {
 		w := c.chain(fused)
@@ -186,20 +191,47 @@ func FusionOnEachDevice(c Chain) ([]results.Result, error) {
 	return experiments.OnEachDevice(Lesson, "fusion", KeepFusion, func(d *devices.Device) ([]results.Result, error) { return Fusion(d, c) })
 }
 
-// FusionTable shows time, effective bandwidth (minimum bytes ÷ time) and kernels per chain.
+// explainCell is the share of r's time its larger budget explains (regime.Verdict.Explained: for
+// the chain, its bytes ÷ the measured bandwidth ÷ its time), "—" when unclassified.
+func explainCell(v regime.Verdict) string {
+	if v.Explained <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*v.Explained)
+}
+
+// compiled says what XLA built: "1 kernel, 8 ops fused", or "8 kernels, 1 op each" when every
+// kernel holds one operation.
+func compiled(k, fusedOps int) string {
+	switch {
+	case k > 1 && fusedOps == k:
+		return fmt.Sprintf("%d kernels, 1 op each", k)
+	case fusedOps == 1:
+		return kernels(k) + ", 1 op"
+	}
+	return fmt.Sprintf("%s, %d ops fused", kernels(k), fusedOps)
+}
+
+// FusionTable shows time, effective bandwidth (minimum bytes ÷ time), the share of the time the
+// budgets explain with the regime they name (regime.Budget.Classify: the lesson's one rule), and
+// the kernels per chain.
 func FusionTable(rs []results.Result) units.Table {
 	var rows [][]string
 	var disturbed []string
 	for _, r := range rs {
 		disturbed = append(disturbed, results.WhyDisturbed(r))
+		v := regime.Of(r).Classify()
 		rows = append(rows, []string{r.Label, r.Provenance.Label(), units.Duration(r.Seconds()),
-			units.SI(r.Bytes, "B"), units.SI(r.BytesPerSec(), "B/s"),
-			fmt.Sprintf("%s, %d ops fused (XLA's optimized HLO)", kernels(int(metric(r, ParamKernels))), int(metric(r, ParamFusedOps)))})
+			units.SI(r.Bytes, "B"), units.SI(r.BytesPerSec(), "B/s"), explainCell(v), v.Regime,
+			compiled(int(metric(r, ParamKernels)), int(metric(r, ParamFusedOps))) + " (XLA's optimized HLO)"})
 	}
-	return units.Table{Origins: append(results.Origins(rs), units.Formula("memory traffic: the chain's bytes formula")), Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "what XLA compiled"}, Rows: rows, Disturbed: disturbed}
+	return units.Table{Origins: append(results.Origins(rs), units.Formula("memory traffic: the chain's bytes formula")),
+		Header: []string{"chain", "device", "time (median)", "memory traffic (formula)", "bandwidth", "explained (bytes ÷ measured bandwidth ÷ time)", "verdict", "what XLA compiled"},
+		Rows:   rows, Disturbed: disturbed}
 }
 
-// FusionSpeedup is "one graph is 6.1× faster than 8 executables on xla:cpu" for each device.
+// FusionSpeedup says, per device, how much faster one graph ran than the separate executables, and
+// what the budgets make of each time (fusionReading).
 func FusionSpeedup(rs []results.Result) string {
 	var b strings.Builder
 	un := map[string]results.Result{}
@@ -209,12 +241,41 @@ func FusionSpeedup(rs []results.Result) string {
 		}
 	}
 	for _, r := range rs {
-		if u, ok := un[r.Provenance.Label()]; ok && r.Params["fused"] == 1 {
-			fmt.Fprintf(&b, "%s: one graph is %.1f× faster than %d executables (%s vs %s)\n",
-				r.Provenance.Label(), u.Seconds()/r.Seconds(), u.Params["ops"], kernels(int(metric(r, ParamKernels))), kernels(int(metric(u, ParamKernels))))
+		u, ok := un[r.Provenance.Label()]
+		if !ok || r.Params["fused"] != 1 {
+			continue
 		}
+		b.WriteString(fusionReading(r.Provenance.Label(), u.Params["ops"], u.Seconds()/r.Seconds(),
+			regime.Of(u).Classify(), regime.Of(r).Classify(), results.WhyDisturbed(u, r) != ""))
+		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// fusionReading is FusionSpeedup's sentence for one device, decided from the two verdicts: both
+// memory-bandwidth-bound (fusion cut the bytes), or below the ceiling (the ratio is the lesson,
+// not the rates), or no verdict at all.
+func fusionReading(dev string, ops int, speedup float64, unfused, fused regime.Verdict, disturbed bool) string {
+	s := fmt.Sprintf("%s: one graph is %.1f× faster than %d executables.", dev, speedup, ops)
+	pct := func(v regime.Verdict) string { return fmt.Sprintf("%.0f%%", 100*v.Explained) }
+	switch {
+	case unfused.Regime == regime.Memory && fused.Regime == regime.Memory:
+		s += fmt.Sprintf(" The bytes explain %s and %s of the times: both are memory-bandwidth-bound, and fusion cut the bytes.", pct(unfused), pct(fused))
+	case unfused.Regime == regime.Memory && fused.Regime == regime.Overhead:
+		s += fmt.Sprintf(" The bytes explain %s of the separate executables' time (memory-bandwidth-bound) but only %s of the graph's: the rest of its time is fixed cost.", pct(unfused), pct(fused))
+	case unfused.Regime == regime.Overhead && fused.Regime == regime.Overhead:
+		s += fmt.Sprintf(" The bytes explain only %s and %s of the times: both ran well below the measured bandwidth, so the ratio, not the rate, is the lesson.", pct(unfused), pct(fused))
+	case unfused.Regime == regime.Overhead && fused.Regime == regime.Memory:
+		s += fmt.Sprintf(" The bytes explain only %s of the separate executables' time but %s of the graph's (memory-bandwidth-bound): fusion cut fixed costs as well as bytes.", pct(unfused), pct(fused))
+	case unfused.Why != "" || fused.Why != "":
+		s += " The budgets give no verdict (" + strings.TrimSpace(unfused.Why+" "+fused.Why) + "): read the ratio, not the rates."
+	default:
+		s += fmt.Sprintf(" The bytes explain %s and %s of the times (%s, %s).", pct(unfused), pct(fused), unfused.Regime, fused.Regime)
+	}
+	if disturbed {
+		s += " Other programs disturbed these runs: rerun when quiet."
+	}
+	return s
 }
 
 // DoubleWork measures every pair of d.Pairs at its size and twice it (regime.Double), so each run
@@ -236,8 +297,37 @@ func DoubleOnEachDevice(d Doubling, progress func(done, total int)) ([]results.R
 }
 
 // DoubleTable shows every run measured with its two time budgets (FLOPs ÷ the compute ceiling,
-// bytes ÷ the bandwidth) against its time, and the regime they name (regime.Table).
-func DoubleTable(rs []results.Result) units.Table { return regime.Table(rs) }
+// bytes ÷ the bandwidth) against its time, and the regime they name (regime.Table); a doubled run's
+// ratio to its base is withheld when the base run was disturbed, and flagged when doubling the work
+// took less time (ratioCell).
+func DoubleTable(rs []results.Result) units.Table {
+	t := regime.Table(rs)
+	col := slices.Index(t.Header, "vs base")
+	if col < 0 {
+		return t
+	}
+	for i, p := range regime.Pairs(rs) {
+		if row := 2*i + 1; row < len(t.Rows) && col < len(t.Rows[row]) {
+			t.Rows[row][col] = ratioCell(p.T1, p.T2, results.WhyDisturbed(p.Base) != "")
+		}
+	}
+	return t
+}
+
+// ratioCell is a doubled run's time over its base's: "—" when the base run was disturbed (the
+// ratio would be the neighbours' as much as the work's), and flagged below 0.9× (twice the work in
+// less time is noise or a first-run cost).
+func ratioCell(t1, t2 float64, baseDisturbed bool) string {
+	switch {
+	case t1 <= 0 || t2 <= 0:
+		return "—"
+	case baseDisturbed:
+		return "— (base run disturbed)"
+	case t2/t1 < 0.9:
+		return fmt.Sprintf("%.2f× (< 1: noise, rerun)", t2/t1)
+	}
+	return fmt.Sprintf("%.2f×", t2/t1)
+}
 
 func kernels(n int) string {
 	if n == 1 {

@@ -85,7 +85,32 @@ func Table(rs []results.Result, prefix string) units.Table {
 	}
 	t.AddMeasured(sumWhy, "sum of the parts", "100 %", units.Duration(sum), "100 %")
 	if step.Seconds() > 0 {
-		t.AddMeasured(results.WhyDisturbed(step), "the whole step, one executable", "", units.Duration(step.Seconds()), fmt.Sprintf("%.0f %% of the sum", 100*step.Seconds()/sum))
+		ratio, refused := Whole(step.Seconds(), sum, results.WhyDisturbed(step) != "" || sumWhy != "")
+		cell := "— (" + refused + ")"
+		if refused == "" {
+			cell = fmt.Sprintf("%.0f %% of the sum", 100*ratio)
+		}
+		t.AddMeasured(results.WhyDisturbed(step), "the whole step, one executable", "", units.Duration(step.Seconds()), cell)
 	}
 	return t
+}
+
+// SlowerThanParts is how much slower than its parts' sum the whole step may run before the ratio is
+// refused: one executable does the same work in fewer calls, so it should not take longer.
+const SlowerThanParts = 1.25
+
+// Whole compares the whole step's time with its parts' summed time: the ratio, or why none is
+// given ("" when it is): a disturbed measurement, or a whole step more than SlowerThanParts times
+// its parts (fewer calls for the same work should not cost that much more: likely a disturbed or
+// first-run time that the probe missed).
+func Whole(step, sum float64, disturbed bool) (ratio float64, refused string) {
+	switch {
+	case step <= 0 || sum <= 0:
+		return 0, "no time measured"
+	case disturbed:
+		return 0, "not compared: the measurement was disturbed, rerun when quiet"
+	case step > SlowerThanParts*sum:
+		return 0, fmt.Sprintf("not compared: %.1f× its parts, far more than one executable of the same work should take; likely disturbed, rerun", step/sum)
+	}
+	return step / sum, ""
 }

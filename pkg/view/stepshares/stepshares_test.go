@@ -2,6 +2,7 @@ package stepshares
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,5 +58,27 @@ func TestChartAndTable(t *testing.T) {
 	}
 	if h, rows := Table(rs, "p-").Parts(); len(rows) != 4 || len(rows[0]) != len(h) {
 		t.Errorf("table %v %v", h, rows)
+	}
+}
+
+// TestWhole: the whole step's ratio to its parts, refused when disturbed or implausibly slow.
+func TestWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		step, sum float64
+		disturbed bool
+		ratio     float64
+		refused   string
+	}{
+		{"one call saves", 0.8, 1, false, 0.8, ""},
+		{"about the parts", 1.1, 1, false, 1.1, ""},
+		{"the review's 13× whole step", 19.2e-3, 1.467e-3, false, 0, "likely disturbed"},
+		{"disturbed", 0.8, 1, true, 0, "disturbed"},
+		{"no time", 0, 1, false, 0, "no time"},
+	} {
+		r, why := Whole(tc.step, tc.sum, tc.disturbed)
+		if r != tc.ratio || (tc.refused == "") != (why == "") || !strings.Contains(why, tc.refused) {
+			t.Errorf("%s: Whole = %v, %q; want %v, %q", tc.name, r, why, tc.ratio, tc.refused)
+		}
 	}
 }
