@@ -67,6 +67,18 @@ def tree_cpu(pid):
     return total
 
 
+def messages(kc, msg_id, timeout):
+    """The iopub messages of one execute request (msg_id), until the kernel is idle after it (also
+    used by tests/test_kernel.py)."""
+    while True:
+        msg = kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return
+        yield msg
+
+
 def run(kc, code, timeout, pid=None):
     """Executes code; returns (seconds from request to idle, status, error text, CPU seconds of the
     kernel's process tree meanwhile)."""
@@ -74,13 +86,8 @@ def run(kc, code, timeout, pid=None):
     t0 = time.perf_counter()
     msg_id = kc.execute(code)
     errors = []
-    while True:
-        msg = kc.get_iopub_msg(timeout=timeout)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
+    for msg in messages(kc, msg_id, timeout):
         t = msg["msg_type"]
-        if t == "status" and msg["content"]["execution_state"] == "idle":
-            break
         if t == "error":
             errors.append(msg["content"].get("evalue", ""))
         if t == "stream" and msg["content"].get("name") == "stderr":

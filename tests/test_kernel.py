@@ -12,17 +12,15 @@ from jupyter_client.manager import start_new_kernel
 from conftest import KERNEL, ROOT
 
 
+sys.path.insert(0, str(ROOT / "scripts"))
+import bench_cells  # noqa: E402  (scripts/bench_cells.py: the cell-latency bench shares its kernel helpers)
+
+
 def run(kc, code, timeout=300):
     msg_id = kc.execute(code)
     outputs = []
-    while True:
-        msg = kc.get_iopub_msg(timeout=timeout)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        t = msg["msg_type"]
-        if t == "status" and msg["content"]["execution_state"] == "idle":
-            break
-        if t in ("stream", "error", "display_data", "execute_result"):
+    for msg in bench_cells.messages(kc, msg_id, timeout):
+        if msg["msg_type"] in ("stream", "error", "display_data", "execute_result"):
             outputs.append(msg["content"])
     reply = kc.get_shell_msg(timeout=timeout)
     return reply["content"]["status"], outputs
@@ -206,9 +204,6 @@ def test_edited_cell_costs_little():
     (docs/performance.md, `whygpu bench -cells`). A generous bound on the CPU seconds (the neighbours of
     a busy CI machine slow the wall clock, not the CPU a build needs) and on the wall time; the median of
     three edits."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import bench_cells  # noqa: E402
-
     km, kc = start_new_kernel(kernel_name=KERNEL)
     try:
         pid = km.provisioner.pid

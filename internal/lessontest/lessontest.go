@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
@@ -53,5 +54,16 @@ func Deck(t *testing.T, deck *recall.Deck, lesson string) {
 	}
 	if deck.Lesson != lesson {
 		t.Errorf("Deck.Lesson = %q, want %q", deck.Lesson, lesson)
+	}
+}
+
+// Experiments checks that a lesson's Experiments list holds each named experiment (its id is
+// "<lesson>/<name>"): what `whygpu record` runs and the notebook recalls.
+func Experiments(t *testing.T, list experiments.List, lesson string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, ok := list.Lookup(lesson + "/" + n); !ok {
+			t.Errorf("experiment %s/%s is not in the lesson's Experiments", lesson, n)
+		}
 	}
 }

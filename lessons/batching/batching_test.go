@@ -16,11 +16,7 @@ import (
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	for _, name := range []string{BatchSweepName, WidthSweepName} {
-		if _, ok := Experiments.Lookup(Lesson + "/" + name); !ok {
-			t.Errorf("experiment %s/%s is not in the lesson's Experiments", Lesson, name)
-		}
-	}
+	lessontest.Experiments(t, Experiments, Lesson, BatchSweepName, WidthSweepName)
 	if b := Batches(experiments.Laptop); b[0] != 1 || b[len(b)-1] != 512 {
 		t.Errorf("laptop batches %v", b)
 	}

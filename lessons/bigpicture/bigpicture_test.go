@@ -16,11 +16,7 @@ import (
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	for _, n := range []string{"step-rate", "batch1-inference"} {
-		if _, ok := Experiments.Lookup(Lesson + "/" + n); !ok {
-			t.Errorf("experiment %s/%s is not in the lesson's Experiments", Lesson, n)
-		}
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "step-rate", "batch1-inference")
 }
 
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }

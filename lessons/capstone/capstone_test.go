@@ -15,9 +15,7 @@ func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	if _, ok := Experiments.Lookup(Lesson + "/step"); !ok {
-		t.Errorf("experiment %s/step is not in the lesson's Experiments", Lesson)
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "step")
 }
 
 func TestPlannedFLOPs(t *testing.T) {

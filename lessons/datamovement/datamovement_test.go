@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
@@ -14,11 +15,7 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
-	for _, n := range []string{"transfer-sweep", "resident", "sync-variants", "unsynced"} {
-		if _, ok := Experiments.Lookup(Lesson + "/" + n); !ok {
-			t.Errorf("experiment %s is not in the lesson's Experiments", n)
-		}
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "transfer-sweep", "resident", "sync-variants", "unsynced")
 }
 
 func TestSizesAndModels(t *testing.T) {

@@ -14,9 +14,7 @@ import (
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	if _, ok := Experiments.Lookup(Lesson + "/allreduce"); !ok {
-		t.Errorf("experiment %s/allreduce is not in the lesson's Experiments", Lesson)
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "allreduce")
 }
 
 func TestZeROTable(t *testing.T) {

@@ -19,11 +19,7 @@ import (
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	for _, n := range []string{"workers-sweep", "launch-bound", "oversubscription"} {
-		if _, ok := Experiments.Lookup(Lesson + "/" + n); !ok {
-			t.Errorf("experiment %s/%s is not in the lesson's Experiments", Lesson, n)
-		}
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "workers-sweep", "launch-bound", "oversubscription")
 }
 
 func TestFed(t *testing.T) {

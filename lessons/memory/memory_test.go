@@ -15,9 +15,7 @@ import (
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	if _, ok := Experiments.Lookup(Lesson + "/batch-memory"); !ok {
-		t.Errorf("experiment %s/batch-memory is not in the lesson's Experiments", Lesson)
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "batch-memory")
 }
 
 func TestRecipes(t *testing.T) {

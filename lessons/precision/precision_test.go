@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
@@ -12,11 +13,7 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
-	for _, n := range []string{"matmul-dtypes", "mixed-precision"} {
-		if _, ok := Experiments.Lookup(Lesson + "/" + n); !ok {
-			t.Errorf("experiment %s is not in the lesson's Experiments", n)
-		}
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "matmul-dtypes", "mixed-precision")
 }
 
 func TestRoundF16(t *testing.T) {

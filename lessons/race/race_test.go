@@ -24,11 +24,7 @@ import (
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	for _, name := range []string{StepSweepName, SmallLargeName} {
-		if _, ok := Experiments.Lookup(Lesson + "/" + name); !ok {
-			t.Errorf("experiment %s/%s is not in the lesson's Experiments", Lesson, name)
-		}
-	}
+	lessontest.Experiments(t, Experiments, Lesson, StepSweepName, SmallLargeName)
 	// At GPU scale the step sweep covers every stop of the race's sliders, so a GPU recording gives
 	// the race a recorded lane wherever the learner puts them.
 	grid := map[experiments.Size]bool{}

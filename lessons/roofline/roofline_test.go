@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/model/regime"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
@@ -63,9 +64,7 @@ func TestSizes(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := Experiments.Lookup(Lesson + "/points"); !ok {
-		t.Error("experiment points is not in the lesson's Experiments")
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "points")
 }
 
 // TestPointsOnGoBackend measures tiny points on the pure-Go backend (no plugin needed) and charts them.

@@ -17,11 +17,7 @@ import (
 func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
 
 func TestExperimentsAreRegistered(t *testing.T) {
-	for _, name := range []string{"train", "context-sweep", "step-parts"} {
-		if _, ok := Experiments.Lookup(Lesson + "/" + name); !ok {
-			t.Errorf("experiment %s/%s is not in the lesson's Experiments", Lesson, name)
-		}
-	}
+	lessontest.Experiments(t, Experiments, Lesson, "train", "context-sweep", "step-parts")
 }
 
 func TestFLOPsTable(t *testing.T) {

@@ -41,12 +41,7 @@ func runHelper() {
 
 // A real competing process (a busy loop in another process) is counted and marks the measurement.
 func TestProbeSeesACompetingProcess(t *testing.T) {
-	busy := exec.Command(os.Args[0], "-test.run=^$")
-	busy.Env = append(os.Environ(), "WHYGPU_TEST_HELPER=busy")
-	if err := busy.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
+	startBusy(t)
 	time.Sleep(100 * time.Millisecond)
 	p := StartProbe()
 	time.Sleep(time.Second) // this process does nothing: the CPU used is the neighbour's
@@ -118,12 +113,7 @@ func TestProbeCountsOnlyTheSeatsCPUs(t *testing.T) {
 		t.Fatalf("needs 2 CPUs, this machine has %d", runtime.NumCPU())
 	}
 	for range 2 {
-		busy := exec.Command(os.Args[0], "-test.run=^$")
-		busy.Env = append(os.Environ(), "WHYGPU_TEST_HELPER=busy")
-		if err := busy.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
+		startBusy(t)
 	}
 	time.Sleep(100 * time.Millisecond)
 	old := seatCPUs
@@ -176,4 +166,16 @@ func TestProbeSeesCgroupThrottling(t *testing.T) {
 	if d.Throttled == 0 || !d.Disturbed() || !strings.Contains(d.Advice(), "CPU quota") {
 		t.Fatalf("inside a 10%% CPU quota: %+v, want throttled periods and a disturbed mark", d)
 	}
+}
+
+// startBusy starts a competing process (this test binary as a busy loop, WHYGPU_TEST_HELPER=busy),
+// stopped when the test ends.
+func startBusy(t *testing.T) {
+	t.Helper()
+	busy := exec.Command(os.Args[0], "-test.run=^$")
+	busy.Env = append(os.Environ(), "WHYGPU_TEST_HELPER=busy")
+	if err := busy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = busy.Process.Kill(); _ = busy.Wait() })
 }

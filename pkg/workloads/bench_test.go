@@ -22,25 +22,8 @@ func BenchmarkMatMul(b *testing.B) {
 				continue // seconds per run: see cmd/whygpu bench
 			}
 			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
-				dev := devicetest.Open(b, name)
 				w := Square(n, dtypes.Float32)
-				inst, err := w.Prepare(dev)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer inst.Close()
-				if _, err := inst.Compile(); err != nil {
-					b.Fatal(err)
-				}
-				if err := inst.Run(); err != nil { // warm-up
-					b.Fatal(err)
-				}
-				b.ResetTimer()
-				for b.Loop() {
-					if err := inst.Run(); err != nil {
-						b.Fatal(err)
-					}
-				}
+				timeRuns(b, warmInstance(b, name, w).Run)
 				b.ReportMetric(w.FLOPs()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}
@@ -51,20 +34,7 @@ func BenchmarkMatMul(b *testing.B) {
 func BenchmarkMLPStep(b *testing.B) {
 	dev := devicetest.Open(b, devices.CPU)
 	w := MLP{Batch: 128, In: 256, Hidden: 512, Out: 10, Depth: 2, Type: dtypes.Float32, Optimizer: Adam}
-	tr, err := w.NewTrainer(dev)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tr.Close()
-	if err := warmUp(tr); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		if err := tr.Step(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	timeRuns(b, warmTrainer(b, dev, w).Step)
 	b.ReportMetric(w.FLOPs()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
@@ -85,30 +55,10 @@ func BenchmarkCallOverhead(b *testing.B) {
 }
 
 func benchCall(b *testing.B, device string, n int) {
-	{
-		{
-			dev := devicetest.Open(b, device)
-			inst, err := Square(n, dtypes.Float32).Prepare(dev)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer inst.Close()
-			if _, err := inst.Compile(); err != nil {
-				b.Fatal(err)
-			}
-			if err := inst.Run(); err != nil { // warm-up
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if err := inst.Run(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/call")
-		}
-	}
+	inst := warmInstance(b, device, Square(n, dtypes.Float32))
+	b.ReportAllocs()
+	timeRuns(b, inst.Run)
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/call")
 }
 
 // BenchmarkStepOverhead times the bench's MLP training step (64→64→64→10, tanh, MSE, SGD, parameters
@@ -129,26 +79,41 @@ func BenchmarkStepOverhead(b *testing.B) {
 }
 
 func benchStep(b *testing.B, device string, batch int) {
-	{
-		{
-			dev := devicetest.Open(b, device)
-			w := MLP{Batch: batch, In: 64, Hidden: 64, Out: 10, Depth: 2, Type: dtypes.Float32, Seed: 1}
-			tr, err := w.NewTrainer(dev)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer tr.Close()
-			if err := warmUp(tr); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if err := tr.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/step")
+	w := MLP{Batch: batch, In: 64, Hidden: 64, Out: 10, Depth: 2, Type: dtypes.Float32, Seed: 1}
+	tr := warmTrainer(b, devicetest.Open(b, device), w)
+	b.ReportAllocs()
+	timeRuns(b, tr.Step)
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/step")
+}
+
+// warmInstance prepares w on the device, compiles it and runs it once (closed when b ends).
+func warmInstance(b *testing.B, device string, w Workload) Instance {
+	inst := Compiled(b, devicetest.Open(b, device), w)
+	if err := inst.Run(); err != nil { // warm-up
+		b.Fatal(err)
+	}
+	return inst
+}
+
+// warmTrainer builds w's trainer on dev and warms it up (closed when b ends).
+func warmTrainer(b *testing.B, dev *devices.Device, w MLP) *Trainer {
+	tr, err := w.NewTrainer(dev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tr.Close() })
+	if err := warmUp(tr); err != nil {
+		b.Fatal(err)
+	}
+	return tr
+}
+
+// timeRuns restarts b's timer and calls run once per iteration of b's loop.
+func timeRuns(b *testing.B, run func() error) {
+	b.ResetTimer()
+	for b.Loop() {
+		if err := run(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -26,14 +26,7 @@ func TestBudgetMixIsCorrect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := BudgetMix{Side: 96, Chain: 4, N: 5000, Type: dtypes.Float32, Seed: 7}.Prepare(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
-	if _, err := inst.Compile(); err != nil {
-		t.Fatal(err)
-	}
+	inst := Compiled(t, dev, BudgetMix{Side: 96, Chain: 4, N: 5000, Type: dtypes.Float32, Seed: 7})
 	rel, err := inst.Check()
 	if err != nil || rel > 1e-4 {
 		t.Errorf("relative error %g, err %v", rel, err)

@@ -58,14 +58,7 @@ func TestCheckAgainstFloat64(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.dev+"/"+tc.w.String(), func(t *testing.T) {
 			dev := devicetest.Open(t, tc.dev)
-			inst, err := tc.w.Prepare(dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer inst.Close()
-			if _, err := inst.Compile(); err != nil {
-				t.Fatal(err)
-			}
+			inst := workloads.Compiled(t, dev, tc.w)
 			e, err := inst.Check()
 			if err != nil {
 				t.Fatal(err)

@@ -18,14 +18,7 @@ func TestInt8MatMulExact(t *testing.T) {
 	} {
 		t.Run(w.String(), func(t *testing.T) {
 			dev := devicetest.Open(t, devices.CPU)
-			inst, err := w.Prepare(dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer inst.Close()
-			if _, err := inst.Compile(); err != nil {
-				t.Fatal(err)
-			}
+			inst := Compiled(t, dev, w)
 			if e, err := inst.Check(); err != nil || e != 0 {
 				t.Fatalf("relative error %g (want exactly 0), err %v", e, err)
 			}

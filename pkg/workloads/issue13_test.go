@@ -35,14 +35,7 @@ func TestIssue13WorkloadsCheck(t *testing.T) {
 	}
 	for _, w := range ws {
 		t.Run(w.String(), func(t *testing.T) {
-			inst, err := w.Prepare(dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer inst.Close()
-			if _, err := inst.Compile(); err != nil {
-				t.Fatal(err)
-			}
+			inst := workloads.Compiled(t, dev, w)
 			if err := inst.Run(); err != nil {
 				t.Fatal(err)
 			}

@@ -12,14 +12,7 @@ import (
 // statistics were arguments 1 354 800 B and temporaries 20 316 228 B (the one preallocated-temp
 // allocation of the buffer assignment).
 func TestParseTimeline(t *testing.T) {
-	lr, err := os.ReadFile("testdata/gpt_step.live-range.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ba, err := os.ReadFile("testdata/gpt_step.buffer-assignment.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lr, ba := gptStepDump(t)
 	tl, err := ParseTimeline(string(lr), string(ba))
 	if err != nil {
 		t.Fatal(err)
@@ -60,14 +53,7 @@ func TestParseTimeline(t *testing.T) {
 // A number in the dump that does not parse (here: past int64) is an error naming the line, never a
 // zero live range or a zero peak.
 func TestParseTimelineRefusesABadNumber(t *testing.T) {
-	lr, err := os.ReadFile("testdata/gpt_step.live-range.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ba, err := os.ReadFile("testdata/gpt_step.buffer-assignment.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lr, ba := gptStepDump(t)
 	huge := "99999999999999999999"
 	for name, tc := range map[string][2]string{
 		"header": {strings.Replace(string(lr), "HloLiveRange (max 442)", "HloLiveRange (max "+huge+")", 1), string(ba)},
@@ -79,4 +65,18 @@ func TestParseTimelineRefusesABadNumber(t *testing.T) {
 			t.Errorf("%s: %v, want an error naming %s", name, err, huge)
 		}
 	}
+}
+
+// gptStepDump reads the fixture's two dump files: the live ranges and the buffer assignment.
+func gptStepDump(t *testing.T) (liveRange, bufferAssignment []byte) {
+	t.Helper()
+	lr, err := os.ReadFile("testdata/gpt_step.live-range.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba, err := os.ReadFile("testdata/gpt_step.buffer-assignment.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lr, ba
 }
