@@ -66,7 +66,7 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 		"batching.PeakShare":          withBadges(batching.PeakShareTable(sweep)),
 		"datamovement.GPUModel":       rows(datamovement.GPUModelRows(datamovement.ResidentModel("laptop"))),
 		"datamovement.Transfer":       rows(datamovement.SourceTransferTable()),
-		"bigpicture.ModelRates":       rows(bigpicture.EstimateTable(bigpicture.SourceRun, bigpicture.ModelRates())),
+		"bigpicture.ModelRates":       withBadges(bigpicture.EstimateTable(bigpicture.SourceRun, bigpicture.ModelRates())),
 	} {
 		if err := gpumodel.CheckLabeled(text); err != nil {
 			t.Errorf("%s: %v\n%s", name, err, text)
