@@ -26,15 +26,18 @@ type Page struct {
 
 	// CheckRaceDuringRun: during Run All, check the first live race's batch-size slider.
 	CheckRaceDuringRun bool
-	racesSeen          int   // live races met during Run All
-	raceChecked        bool  // the slider check ran
-	raceErr            error // its verdict
+	race               liveCheck
 
 	// CheckPanelDuringRun: during Run All, check the first live panel's (display.Panel) redraw.
 	CheckPanelDuringRun bool
-	panelsSeen          int
-	panelChecked        bool
-	panelErr            error
+	panel               liveCheck
+}
+
+// liveCheck is what Run All saw of one kind of live widget (races, panels).
+type liveCheck struct {
+	seen    int   // live ones met during Run All
+	checked bool  // the check ran (on the first)
+	err     error // its verdict
 }
 
 // Point is a place on the screen to click, as lab.js returns it.
@@ -115,41 +118,11 @@ func (p *Page) RunAll(timeout time.Duration) (time.Duration, error) {
 		if done != nil && done != false {
 			return time.Since(t0), nil
 		}
-		races, err := Eval[[]raceInfo](p.ctx, "races")
-		if err != nil {
+		if err := p.stopLive("race", "races", "raceStopButton", handled, &p.race, p.CheckRaceDuringRun, p.raceSlider); err != nil {
 			return time.Since(t0), err
 		}
-		for _, r := range races {
-			if r.Live != "yes" || handled[r.ID] {
-				continue
-			}
-			handled[r.ID] = true
-			p.racesSeen++
-			if p.CheckRaceDuringRun && p.raceErr == nil && !p.raceChecked {
-				p.raceChecked = true
-				p.raceErr = p.raceSlider(r)
-			}
-			if err := p.Click(10*time.Second, "raceStopButton", r.ID); err != nil {
-				p.t.Logf("race in cell %d: no Stop button to click (%v); waiting for it to stop by itself", r.Cell, err)
-			}
-		}
-		panels, err := Eval[[]raceInfo](p.ctx, "panels")
-		if err != nil {
+		if err := p.stopLive("panel", "panels", "panelStopButton", handled, &p.panel, p.CheckPanelDuringRun, p.panelEdit); err != nil {
 			return time.Since(t0), err
-		}
-		for _, pi := range panels {
-			if pi.Live != "yes" || handled[pi.ID] {
-				continue
-			}
-			handled[pi.ID] = true
-			p.panelsSeen++
-			if p.CheckPanelDuringRun && p.panelErr == nil && !p.panelChecked {
-				p.panelChecked = true
-				p.panelErr = p.panelEdit(pi)
-			}
-			if err := p.Click(10*time.Second, "panelStopButton", pi.ID); err != nil {
-				p.t.Logf("panel in cell %d: no Stop button to click (%v); waiting for it to stop by itself", pi.Cell, err)
-			}
 		}
 		if time.Since(t0) > timeout {
 			st, _ := Eval[any](p.ctx, "runState")
@@ -163,6 +136,31 @@ type raceInfo struct {
 	ID   string `json:"id"`
 	Live string `json:"live"`
 	Cell int    `json:"cell"`
+}
+
+// stopLive handles the live widgets of one kind (what: "race"; list: lab.js's function listing
+// them) that Run All met since the last call: each is counted, the first is checked when check is
+// set, and each is stopped with its Stop button so the cells below run.
+func (p *Page) stopLive(what, list, stopButton string, handled map[string]bool, lc *liveCheck, check bool, checkFn func(raceInfo) error) error {
+	live, err := Eval[[]raceInfo](p.ctx, list)
+	if err != nil {
+		return err
+	}
+	for _, w := range live {
+		if w.Live != "yes" || handled[w.ID] {
+			continue
+		}
+		handled[w.ID] = true
+		lc.seen++
+		if check && lc.err == nil && !lc.checked {
+			lc.checked = true
+			lc.err = checkFn(w)
+		}
+		if err := p.Click(10*time.Second, stopButton, w.ID); err != nil {
+			p.t.Logf("%s in cell %d: no Stop button to click (%v); waiting for it to stop by itself", what, w.Cell, err)
+		}
+	}
+	return nil
 }
 
 // kernelSpecDisplayName reads the course kernel's display name from the venv's kernel spec.

@@ -71,12 +71,6 @@ func (p *Page) panelEdit(pi raceInfo) error {
 
 // CheckPanel reports the panel check made during Run All (see RunAll).
 func (p *Page) CheckPanel() {
-	switch {
-	case p.panelsSeen == 0:
-		p.t.Errorf("%s: no live panel appeared during Run All (div.whygpu-panel-controls with data-panel-live=\"yes\")", p.Name)
-	case !p.panelChecked:
-		p.t.Errorf("%s: the panel was not checked", p.Name)
-	case p.panelErr != nil:
-		p.t.Errorf("%s: %v", p.Name, p.panelErr)
-	}
+	p.panel.report(p,
+		`no live panel appeared during Run All (div.whygpu-panel-controls with data-panel-live="yes")`, "the panel was not checked")
 }

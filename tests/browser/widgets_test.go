@@ -86,13 +86,20 @@ func (p *Page) raceSlider(r raceInfo) error {
 
 // CheckRaceSlider reports the slider check made during Run All (see RunAll).
 func (p *Page) CheckRaceSlider() {
+	p.race.report(p,
+		`no live race appeared during Run All (div.whygpu-race-controls with data-race-live="yes")`, "the race's slider was not checked")
+}
+
+// report reports the check of a live widget made during Run All: none went live (none says which
+// controls were awaited), it went live but was not checked, or what its check found.
+func (lc liveCheck) report(p *Page, none, unchecked string) {
 	switch {
-	case p.racesSeen == 0:
-		p.t.Errorf("%s: no live race appeared during Run All (div.whygpu-race-controls with data-race-live=\"yes\")", p.Name)
-	case !p.raceChecked:
-		p.t.Errorf("%s: the race's slider was not checked", p.Name)
-	case p.raceErr != nil:
-		p.t.Errorf("%s: %v", p.Name, p.raceErr)
+	case lc.seen == 0:
+		p.t.Errorf("%s: %s", p.Name, none)
+	case !lc.checked:
+		p.t.Errorf("%s: %s", p.Name, unchecked)
+	case lc.err != nil:
+		p.t.Errorf("%s: %v", p.Name, lc.err)
 	}
 }
 

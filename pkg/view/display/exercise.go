@@ -16,12 +16,24 @@ import (
 // returns the report for a test or a later line to read.
 func Exercise(e exercise.Exercise, fn any) exercise.Report {
 	r := e.Check(fn)
-	if !InNotebook() {
-		fmt.Print(r.Text())
-		return r
-	}
-	send("", exerciseHTML(r), r.Text())
+	showCard(r.Text(), func() string { return exerciseHTML(r) })
 	return r
+}
+
+// showCard shows a card: its text outside a notebook, its HTML (and the text for text views) in one.
+func showCard(text string, htmlOf func() string) {
+	if !InNotebook() {
+		fmt.Print(text)
+		return
+	}
+	send("", htmlOf(), text)
+}
+
+// openCard starts a card's HTML: a div of the class, with its key and status as data attributes
+// and a border in the status's colour.
+func openCard(b *strings.Builder, class, key, status, color string) {
+	fmt.Fprintf(b, `<div class="%s" data-key="%s" data-status="%s" style="border-left:4px solid %s;padding:4px 8px">`,
+		class, html.EscapeString(key), html.EscapeString(status), color)
 }
 
 // exerciseColors are the verdict's border colours (the Okabe–Ito palette of the other cards).
@@ -32,8 +44,7 @@ var exerciseColors = map[exercise.Status]string{
 func exerciseHTML(r exercise.Report) string {
 	esc := html.EscapeString
 	var b strings.Builder
-	fmt.Fprintf(&b, `<div class="whygpu-exercise" data-key="%s" data-status="%s" style="border-left:4px solid %s;padding:4px 8px">`,
-		esc(r.Key), esc(r.Status.String()), exerciseColors[r.Status])
+	openCard(&b, "whygpu-exercise", r.Key, r.Status.String(), exerciseColors[r.Status])
 	fmt.Fprintf(&b, `<div><b>Your turn:</b> %s <code>func %s</code></div>`, esc(r.Task), esc(r.Signature))
 	fmt.Fprintf(&b, `<div>%s</div>`, esc(r.Headline()))
 	if r.Status == exercise.Wrong {
@@ -71,11 +82,7 @@ func exerciseHTML(r exercise.Report) string {
 // returns the attempt for a test or a later line to read.
 func Problem(p exercise.Problem, answer float64) exercise.Attempt {
 	a := p.CheckAnswer(answer)
-	if !InNotebook() {
-		fmt.Print(a.Text())
-		return a
-	}
-	send("", problemHTML(a), a.Text())
+	showCard(a.Text(), func() string { return problemHTML(a) })
 	return a
 }
 
@@ -86,8 +93,7 @@ var problemColors = map[exercise.ProblemStatus]string{
 func problemHTML(a exercise.Attempt) string {
 	esc := html.EscapeString
 	var b strings.Builder
-	fmt.Fprintf(&b, `<div class="whygpu-problem" data-key="%s" data-status="%s" style="border-left:4px solid %s;padding:4px 8px">`,
-		esc(a.Key), esc(a.Status.String()), problemColors[a.Status])
+	openCard(&b, "whygpu-problem", a.Key, a.Status.String(), problemColors[a.Status])
 	fmt.Fprintf(&b, `<div><b>Problem:</b> %s</div>`, esc(a.Question))
 	fmt.Fprintf(&b, `<div>%s</div>`, esc(a.Headline()))
 	if a.Status == exercise.Off {

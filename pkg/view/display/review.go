@@ -1,8 +1,6 @@
 package display
 
 import (
-	"fmt"
-
 	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
@@ -19,10 +17,6 @@ func Review(lesson string) error {
 	if err != nil {
 		return Error(err)
 	}
-	if !InNotebook() {
-		fmt.Print(r.Text())
-		return nil
-	}
-	send("", r.HTML(), r.Text())
+	showCard(r.Text(), r.HTML)
 	return nil
 }
