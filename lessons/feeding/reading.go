@@ -13,22 +13,49 @@ import (
 )
 
 // ReadWorkers sets each live run of the loader sweep against the loader model with cores to spare
-// (Fed): the measured time per step beside the model's.
+// (Fed): the measured time per step beside the model's, and what the gap says (modelGap).
 func ReadWorkers(rs []results.Result) string {
 	var parts []string
+	var ratios []float64
+	disturbed := false
 	for _, r := range rs {
-		if r.Provenance.Recorded {
+		if r.Provenance.Recorded || r.Seconds() <= 0 {
 			continue
 		}
+		disturbed = disturbed || results.WhyDisturbed(r) != ""
 		step := time.Duration(metric(r, ParamStepUS) * 1e3)
 		cost := time.Duration(metric(r, ParamCostUS) * 1e3)
 		period, _ := Fed(step, cost, r.Params[ParamWorkers])
 		parts = append(parts, fmt.Sprintf("%d worker(s) %s (model %s)", r.Params[ParamWorkers], units.Duration(r.Seconds()), units.Duration(period.Seconds())))
+		if period > 0 {
+			ratios = append(ratios, r.Seconds()/period.Seconds())
+		}
 	}
 	if len(parts) == 0 {
 		return "No live loader sweep kept: run the sweep cell above first."
 	}
-	return "Time per step, yours against the model with cores to spare: " + strings.Join(parts, ", ") + "."
+	return "Time per step, yours against the model with cores to spare: " + strings.Join(parts, ", ") + "." + modelGap(ratios, disturbed)
+}
+
+// modelGap says what the measured ÷ modeled times per step show: all near the model (the loaders
+// found spare cores), or slower by a factor the model leaves out (the loaders and the step shared
+// the cores, and other programs too when a run was disturbed).
+func modelGap(ratios []float64, disturbed bool) string {
+	if len(ratios) == 0 {
+		return ""
+	}
+	lo, hi := slices.Min(ratios), slices.Max(ratios)
+	others := ""
+	if disturbed {
+		others = " (and other programs, in the runs marked disturbed)"
+	}
+	switch {
+	case hi <= 1+2*sameWithin:
+		return " Every run kept within 20% of the model: the loaders found spare cores."
+	case lo > 1+2*sameWithin:
+		return fmt.Sprintf(" Every run took %.1f–%.1f× the model's time: the loaders and the step shared the cores%s, which the model leaves out.", lo, hi, others)
+	}
+	return fmt.Sprintf(" Some runs kept near the model and some took up to %.1f× its time: where they fell behind, the loaders and the step shared the cores%s.", hi, others)
 }
 
 // sweepPoint is one live run of the loader sweep as ReadSweep reads it.

@@ -15,7 +15,7 @@ func TestReadWorkers(t *testing.T) {
 	r.SetMetric(ParamCostUS, 2000)
 	r.SetMetric(ParamUtilPM, 450)
 	r.Stats.Median = 4 * time.Millisecond
-	if got := ReadWorkers([]results.Result{r}); !strings.Contains(got, "1 worker(s) 4 ms (model 2 ms)") {
+	if got := ReadWorkers([]results.Result{r}); !strings.Contains(got, "1 worker(s) 4 ms (model 2 ms)") || !strings.Contains(got, "2.0–2.0× the model's time") {
 		t.Errorf("ReadWorkers = %q", got)
 	}
 	if f := FedShare(r); f != 0.25 {
@@ -100,5 +100,23 @@ func TestReadSharesRefusesAnImplausibleWhole(t *testing.T) {
 	disturbed[1].Stats.Disturbance = results.Disturbance{Counted: true, OthersCores: 1.8}
 	if got := ReadShares(disturbed); !strings.Contains(got, "disturbed") || strings.Contains(got, "% of the parts' sum") {
 		t.Errorf("ReadShares with a disturbed whole step = %q", got)
+	}
+}
+
+func TestModelGap(t *testing.T) {
+	for _, tc := range []struct {
+		ratios    []float64
+		disturbed bool
+		want      string
+	}{
+		{[]float64{3.0, 4.8, 8.9}, false, "Every run took 3.0–8.9× the model's time: the loaders and the step shared the cores, which"},
+		{[]float64{3.0, 4.8, 8.9}, true, "shared the cores (and other programs, in the runs marked disturbed), which"},
+		{[]float64{1.05, 1.1}, false, "within 20% of the model: the loaders found spare cores"},
+		{[]float64{1.1, 2.5}, false, "Some runs kept near the model and some took up to 2.5×"},
+		{nil, true, ""},
+	} {
+		if got := modelGap(tc.ratios, tc.disturbed); !strings.Contains(got, tc.want) || (tc.want == "" && got != "") {
+			t.Errorf("modelGap(%v, %v) = %q, want %q", tc.ratios, tc.disturbed, got, tc.want)
+		}
 	}
 }

@@ -268,7 +268,11 @@ func fusionReading(dev string, ops int, speedup float64, unfused, fused regime.V
 	case unfused.Regime == regime.Overhead && fused.Regime == regime.Memory:
 		s += fmt.Sprintf(" The bytes explain only %s of the separate executables' time but %s of the graph's (memory-bandwidth-bound): fusion cut fixed costs as well as bytes.", pct(unfused), pct(fused))
 	case unfused.Why != "" || fused.Why != "":
-		s += " The budgets give no verdict (" + strings.TrimSpace(unfused.Why+" "+fused.Why) + "): read the ratio, not the rates."
+		why := unfused.Why
+		if why == "" || (fused.Why != "" && fused.Why != why) {
+			why = strings.TrimPrefix(why+"; "+fused.Why, "; ")
+		}
+		s += " The budgets give no verdict (" + why + "): read the ratio, not the rates."
 	default:
 		s += fmt.Sprintf(" The bytes explain %s and %s of the times (%s, %s).", pct(unfused), pct(fused), unfused.Regime, fused.Regime)
 	}

@@ -98,6 +98,12 @@ func TestFusionReading(t *testing.T) {
 			[]string{"only " + lowPct + " of the separate executables' time but " + highPct + " of the graph's", "fixed costs as well as bytes"}, []string{"both are"}},
 		{"no ceilings: no verdict", regime.Budget{Bytes: 1, Measured: time.Second}.Classify(), regime.Budget{Bytes: 1, Measured: time.Second}.Classify(), false,
 			[]string{"8.3× faster", "no verdict"}, []string{"explain"}},
+		{"different reasons, each said once", regime.Verdict{Regime: regime.Unknown, Why: "a"}, regime.Verdict{Regime: regime.Unknown, Why: "b"}, false,
+			[]string{"no verdict (a; b)"}, nil},
+		{"the same reason said once", regime.Verdict{Regime: regime.Unknown, Why: "a"}, regime.Verdict{Regime: regime.Unknown, Why: "a"}, false,
+			[]string{"no verdict (a)"}, nil},
+		{"one reason", regime.Verdict{Regime: regime.Unknown}, regime.Verdict{Regime: regime.Unknown, Why: "b"}, false,
+			[]string{"no verdict (b)"}, nil},
 	} {
 		contains(t, tc.name, fusionReading("xla:cpu", 8, 8.3, tc.unfused, tc.fused, tc.disturbed), tc.want, tc.dontWant)
 	}
