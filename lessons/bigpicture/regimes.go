@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/model/regime"
@@ -94,14 +95,31 @@ func RegimeTable(rs []results.Result) units.Table {
 			continue
 		}
 		v := regime.Of(r).Classify()
+		verdict := v.Regime
+		if v.Regime == regime.Memory && r.Provenance.Device != devices.CUDA && inCache(r.Bytes) {
+			verdict = InCacheVerdict // T_memory from DRAM is only an upper bound: it cannot name the regime
+		}
 		t.Rows = append(t.Rows, []string{fmt.Sprintf("%s on %s (measured)", Toy.Name, r.Provenance.Device), units.SI(r.Bytes, "B"), units.SI(r.FLOPs, ""),
-			units.Duration(v.TCompute), units.Duration(v.TMemory), units.Duration(r.Seconds()), v.Regime})
+			units.Duration(v.TCompute), units.Duration(v.TMemory), units.Duration(r.Seconds()), verdict})
 		t.Disturbed = append(t.Disturbed, results.WhyDisturbed(r))
 		t.Origins = append(t.Origins, units.Measured(r.Provenance.Date))
 	}
-	t.Notes = append(notes, "T_compute = FLOPs ÷ compute ceiling, T_memory = bytes ÷ bandwidth; the larger names the regime when it explains at least a quarter of the time, else fixed costs do (overhead-bound).",
+	t.Notes = append(notes, "T_compute = FLOPs ÷ compute ceiling, T_memory = bytes ÷ bandwidth. "+regime.Rule,
 		"Live rows use this machine's measured ceilings; the bandwidth is a large copy's, from DRAM, while the toy's weights stay in the CPU's cache between requests, so its T_memory here is an upper bound.")
 	return t
+}
+
+// InCacheVerdict is a live row's verdict when its bytes fit in the CPU's caches and the DRAM
+// budget would call it memory-bandwidth-bound: a budget that is only an upper bound names no regime.
+const InCacheVerdict = "no verdict: its weights sit in cache"
+
+// inCache reports whether bytes fit in this CPU's largest cache (false when the caches are unknown).
+func inCache(bytes float64) bool {
+	cs, err := devices.CPUCaches()
+	if err != nil || len(cs) == 0 {
+		return false
+	}
+	return bytes <= float64(cs[len(cs)-1].Bytes)
 }
 
 // ToyVersusGPU is the measured time of one toy request on the first live device in rs over the

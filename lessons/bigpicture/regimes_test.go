@@ -44,6 +44,20 @@ func TestServingRegimes(t *testing.T) {
 	if err := gpumodel.CheckLabeled(tab); err != nil {
 		t.Error(err)
 	}
+	// The same request under a bandwidth ceiling measured far too low: T_memory is 4.5× its time, and
+	// the row names no regime. At a ceiling that makes T_memory 85% of its time, its weights (in any
+	// CPU's cache) still name none: a DRAM budget is only an upper bound there.
+	low, near := r, r
+	low.CeilingBytesPerSec, near.CeilingBytesPerSec = 5e9, Toy.Bytes()/(0.85*15e-6)
+	tab = RegimeTable([]results.Result{low}).Plain()
+	if !strings.Contains(tab, regime.CeilingTooLow) || strings.Count(tab, regime.Memory) != 1 {
+		t.Errorf("a budget 4.5× the time must give no verdict:\n%s", tab)
+	}
+	if cs, err := devices.CPUCaches(); err == nil && cs[len(cs)-1].Bytes >= 1<<20 {
+		if tab = RegimeTable([]results.Result{near}).Plain(); !strings.Contains(tab, InCacheVerdict) {
+			t.Errorf("cache-resident weights named a regime:\n%s", tab)
+		}
+	}
 	if x, err := ToyVersusGPU([]results.Result{r}); err != nil || x <= 0 {
 		t.Errorf("ToyVersusGPU = %v, %v", x, err)
 	}

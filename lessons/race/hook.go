@@ -149,8 +149,7 @@ func HookTable(rs []results.Result) units.Table {
 			units.Duration(v.TMeasured), ratio, units.Duration(v.TCompute), units.Duration(v.TMemory), v.Regime})
 		t.Disturbed = append(t.Disturbed, results.WhyDisturbed(r))
 	}
-	t.Notes = []string{"T_compute = FLOPs ÷ the matmul ceiling measured here; T_memory = bytes ÷ the copy bandwidth measured here. " +
-		"The larger budget names the regime when it explains at least a quarter of the time; else fixed costs do (overhead-bound)."}
+	t.Notes = []string{"T_compute = FLOPs ÷ the matmul ceiling measured here; T_memory = bytes ÷ the copy bandwidth measured here. " + regime.Rule}
 	return t
 }
 

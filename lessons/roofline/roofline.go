@@ -404,14 +404,14 @@ func SourceBenchmark(rs []results.Result) string {
 	return s
 }
 
-// Caveats lists the points that came out well above the measured roofline (over 120% of it), which
-// happens when the ceilings (measured once per session) and the points (measured now) saw different
-// loads on a shared or busy machine. Empty when there are none.
+// Caveats lists the points that came out well above the measured roofline (over 120% of it): a roof
+// is an upper bound, so such a point says the roof was measured too low for it (its data stayed in a
+// cache, or the ceilings were measured under a load the point did not see). Empty when there are none.
 func Caveats(rs []results.Result) string {
 	s := ""
 	for _, v := range Verdicts(rs) {
 		if v.PctOfRoof > 120 {
-			s += fmt.Sprintf("note: %s on %s reached %.0f%% of the measured roofline: the ceilings were measured at a different moment, under a different load.\n", v.Label, v.Device, v.PctOfRoof)
+			s += fmt.Sprintf("note: %s on %s reached %.0f%% of the measured roofline: that roof was measured too low for it; re-measure the ceilings before reading its regime.\n", v.Label, v.Device, v.PctOfRoof)
 		}
 	}
 	return s

@@ -4,9 +4,10 @@
 //
 //	T_compute = FLOPs ÷ compute ceiling (FLOP/s)      T_memory = bytes ÷ bandwidth ceiling (byte/s)
 //
-// set against the measured time T. The larger budget names the regime when it explains a fair share
+// set against the measured time T. The larger budget names the regime when it explains at least half
 // of T; when neither does, the time goes to fixed costs (launches, dispatch, synchronization, the
-// input pipeline): overhead-bound.
+// input pipeline): overhead-bound. A budget well over T names nothing: the ceiling behind it is below
+// what the step reached, and must be measured again.
 //
 // A flat time when the work doubles is NOT the test: below the ridge batch a weight-dominated matmul
 // reads the same weights at batch 8 and 16, so its time stays flat because the bytes did, and it is

@@ -12,19 +12,35 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
 
-// The regimes, as Classify names them.
+// The regimes, as Classify names them, and the two verdicts that name none.
 const (
 	Overhead = "overhead-bound"
 	Memory   = "memory-bandwidth-bound"
 	Compute  = "compute-bound"
 	Unknown  = "not classified"
+	// CeilingTooLow is the verdict when a budget is longer than the measured time (Explained above
+	// TooLowAbove): the step went faster than a roof allows, so that roof is wrong for it, and no
+	// regime can be read off it.
+	CeilingTooLow = "no verdict: a ceiling is too low"
 )
 
-// OverheadBelow is the share of the measured time a budget must explain to name the regime: when
-// max(T_compute, T_memory) is less than a quarter of T, fixed costs hold at least three quarters of
-// it and the step is overhead-bound. Measured ceilings are what a tuned kernel reaches, and an
-// ordinary kernel gets a half or a third of them, hence a quarter and not a half.
-const OverheadBelow = 0.25
+// OverheadBelow is the share of the measured time the larger budget must explain to name the
+// regime: "most" of it. Below one half, fixed costs (or whatever else neither budget counts) hold
+// more of the time than the budget does, and the step is overhead-bound.
+const OverheadBelow = 0.5
+
+// TooLowAbove is how far a budget may exceed the measured time before Classify refuses a verdict:
+// up to 20% is timing noise; beyond it the ceiling behind the budget sits below what the step
+// reached (its data stayed in a cache, or the ceiling was measured under load).
+const TooLowAbove = 1.2
+
+// WhyTooLow is the Why of a CeilingTooLow verdict.
+const WhyTooLow = "a budget exceeds the measured time: the ceiling used is below what this step reached " +
+	"(data resident in cache, or a ceiling measured under load) — re-measure the ceilings before classifying"
+
+// Rule is the budget rule in one sentence, for a table's note.
+const Rule = "The larger budget names the regime when it explains at least half the measured time, else fixed costs do (overhead-bound); " +
+	"a budget over 120% of the time gives no verdict: its ceiling was measured too low."
 
 // Budget is what a verdict needs: the work of a step (FLOPs and bytes moved to and from memory),
 // its measured time, and the device's measured ceilings.
@@ -42,9 +58,9 @@ type Verdict struct {
 	TMemory   float64 // bytes ÷ bandwidth ceiling
 	TMeasured float64 // the measured time
 	// Explained is max(TCompute, TMemory) ÷ TMeasured: the share of the time the larger budget
-	// accounts for (above 1 when the ceiling was measured on a busier machine than the step).
+	// accounts for. Above TooLowAbove a ceiling is too low for this step (CeilingTooLow).
 	Explained float64
-	Why       string // for Unknown: which input is missing
+	Why       string // for Unknown: which input is missing; for CeilingTooLow: WhyTooLow
 }
 
 // Of is the budget of a measured result: its FLOPs, bytes, median time and the ceilings measured
@@ -55,8 +71,9 @@ func Of(r results.Result) Budget {
 }
 
 // Classify applies the rule: the larger of T_compute and T_memory names the regime when it explains
-// at least OverheadBelow of the measured time; otherwise the step is overhead-bound. A budget
-// without a measured time or ceilings is Unknown, with Why saying what is missing.
+// at least OverheadBelow (half) of the measured time; otherwise the step is overhead-bound. When the
+// larger budget exceeds the time by more than TooLowAbove, no regime is named (CeilingTooLow). A
+// budget without a measured time or ceilings is Unknown, with Why saying what is missing.
 func (b Budget) Classify() Verdict {
 	v := Verdict{TMeasured: b.Measured.Seconds()}
 	switch {
@@ -74,6 +91,8 @@ func (b Budget) Classify() Verdict {
 	v.TMemory = b.Bytes / b.CeilingBytesPerSec
 	v.Explained = math.Max(v.TCompute, v.TMemory) / v.TMeasured
 	switch {
+	case v.Explained > TooLowAbove:
+		v.Regime, v.Why = CeilingTooLow, WhyTooLow
 	case v.Explained < OverheadBelow:
 		v.Regime = Overhead
 	case v.TCompute >= v.TMemory:
@@ -105,6 +124,8 @@ func (v Verdict) String() string {
 	case Overhead:
 		return fmt.Sprintf("%s: neither budget explains the %s — the larger, %s, is %s of it; fixed costs hold the rest (T_compute %s, T_memory %s)",
 			v.Regime, t, units.Duration(math.Max(v.TCompute, v.TMemory)), pct, tc, tm)
+	case CeilingTooLow:
+		return fmt.Sprintf("%s — %s (T_compute %s, T_memory %s, measured %s)", v.Regime, v.Why, tc, tm, t)
 	}
 	return fmt.Sprintf("%s: %s", Unknown, v.Why)
 }
@@ -182,6 +203,5 @@ func Table(rs []results.Result) units.Table {
 	}
 	return units.Table{Header: []string{"workload", "device", "time (median)", "vs base", "T_compute", "T_memory", "explained", "verdict"},
 		Rows: rows, Disturbed: disturbed, Origins: results.Origins(rs),
-		Notes: []string{"T_compute = FLOPs ÷ the measured compute ceiling; T_memory = bytes ÷ the measured bandwidth. " +
-			"The larger names the regime if it explains at least a quarter of the time; if neither does, fixed costs set it: overhead-bound."}}
+		Notes: []string{"T_compute = FLOPs ÷ the measured compute ceiling; T_memory = bytes ÷ the measured bandwidth. " + Rule}}
 }

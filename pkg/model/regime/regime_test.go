@@ -76,15 +76,43 @@ func TestClassify(t *testing.T) {
 			t.Errorf("%s: %+v", tc.name, v)
 		}
 	}
-	// At the edge: the larger budget explains just under a quarter → overhead; just over → its regime.
-	edge := Budget{FLOPs: 0, Bytes: 1e6, CeilingFLOPS: 1, CeilingBytesPerSec: 1e9} // T_memory 1 ms
-	edge.Measured = ms(4.1)
-	if v := edge.Classify(); v.Regime != Overhead {
-		t.Errorf("1 ms of bytes in 4.1 ms: %s", v)
-	}
-	edge.Measured = ms(3.9)
-	if v := edge.Classify(); v.Regime != Memory {
-		t.Errorf("1 ms of bytes in 3.9 ms: %s", v)
+}
+
+// TestTheRule is the rule's edges, with T_memory = 1 ms against measured times around it: the larger
+// budget names the regime from half the time up to 120% of it; under half it is overhead; over 120%
+// no regime is named, and the verdict says the ceiling is too low.
+func TestTheRule(t *testing.T) {
+	bytes := Budget{Bytes: 1e6, CeilingFLOPS: 1e12, CeilingBytesPerSec: 1e9}             // T_memory 1 ms
+	flops := Budget{FLOPs: 1e9, Bytes: 1e3, CeilingFLOPS: 1e12, CeilingBytesPerSec: 1e9} // T_compute 1 ms
+	for _, tc := range []struct {
+		name     string
+		b        Budget
+		measured float64 // ms
+		want     string
+	}{
+		{"bytes explain 10%", bytes, 10, Overhead},
+		{"bytes explain 48%", bytes, 2.1, Overhead},
+		{"bytes explain 53%", bytes, 1.9, Memory},
+		{"bytes explain all of it", bytes, 1, Memory},
+		{"bytes 18% over the time: noise", bytes, 0.85, Memory},
+		{"bytes 25% over the time", bytes, 0.8, CeilingTooLow},
+		{"bytes 4× the time (a cache-resident step)", bytes, 0.25, CeilingTooLow},
+		{"FLOPs explain 48%", flops, 2.1, Overhead},
+		{"FLOPs explain 53%", flops, 1.9, Compute},
+		{"FLOPs 8× the time (a ceiling measured under load)", flops, 0.125, CeilingTooLow},
+	} {
+		b := tc.b
+		b.Measured = ms(tc.measured)
+		v := b.Classify()
+		if v.Regime != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, v, tc.want)
+		}
+		if tc.want == CeilingTooLow && (v.Why != WhyTooLow || !strings.Contains(v.String(), "re-measure the ceilings")) {
+			t.Errorf("%s: the refusal does not say why: %s", tc.name, v)
+		}
+		if tc.want != CeilingTooLow && v.Why != "" {
+			t.Errorf("%s: a verdict with a Why: %+v", tc.name, v)
+		}
 	}
 }
 
@@ -109,7 +137,12 @@ func TestTable(t *testing.T) {
 			t.Errorf("pair %d: %s / %s, want %s", i, ps[i].Verdict.Regime, ps[i].VerdictTwo.Regime, want)
 		}
 	}
-	if s := Table(rs).String(); !strings.Contains(s, "1.00×") || !strings.Contains(s, Memory) || !strings.Contains(s, "T_memory") {
+	if s := Table(rs).String(); !strings.Contains(s, "1.00×") || !strings.Contains(s, Memory) || !strings.Contains(s, "T_memory") || !strings.Contains(s, "half") {
 		t.Errorf("table:\n%s", s)
+	}
+	// A step faster than its budget: the table prints the refusal, not a regime.
+	rs = []results.Result{mk(0, 1, time.Millisecond, 0, 4e7), mk(0, 2, time.Millisecond, 0, 8e7)}
+	if s := Table(rs).String(); strings.Count(s, CeilingTooLow) != 2 || strings.Contains(s, Memory) {
+		t.Errorf("table of steps 4× and 8× faster than their budgets:\n%s", s)
 	}
 }

@@ -237,7 +237,13 @@ func unaryInstance(dev *devices.Device, w interface {
 	if ok, why := workloads.Supports(dev, dt); !ok {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
-	if err := workloads.CheckFits(dev, w.String(), w.Bytes(), float64(n)*4+w.Bytes()/2); err != nil {
+	// The memory it holds: input and output, and a loop's state for Passes, whose Bytes count the
+	// traffic of every pass over the same array.
+	held := w.Bytes()
+	if p, ok := w.(Passes); ok {
+		held = 3 * p.WorkingSet()
+	}
+	if err := workloads.CheckFits(dev, w.String(), held, float64(n)*4+held/2); err != nil {
 		return nil, err
 	}
 	x32 := workloads.RandomFloats(n, workloads.SeedOrFresh(seed))
