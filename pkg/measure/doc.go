@@ -10,8 +10,8 @@
 //
 // What it measures is a results.Result (package results holds the schema, its provenance and its
 // persistence between cells). Everything else here is a part of taking a time honestly, so it stays
-// with the timing: the device's measured ceilings (MeasureCeilings: a large matmul and a large copy,
-// measured once and cached for the session) that a time is compared with; what other processes did
+// with the timing: the device's measured ceilings (MeasureCeilings: the best of large matmuls and copy
+// passes over an array past the caches, cached for the session, measured again when disturbed) that a time is compared with; what other processes did
 // while a time was taken (StartProbe, behind every results.Stats.Disturbance); an interrupt that stops a timed
 // loop between runs (CatchInterrupt); the peak memory of a timed step (StartPeak, ReadMemory); and the
 // same workload timed without waiting for the device (TimeWithoutWaiting, the wrong way on purpose).

@@ -158,8 +158,8 @@ type Result struct {
 	PeakFLOPS       float64 `json:"peak_flops,omitempty"`       // peak FLOP/s for Precision
 	PeakBytesPerSec float64 `json:"peak_bytes_per_s,omitempty"` // datasheet memory bandwidth (0 for CPUs)
 	PeakSource      string  `json:"peak_source,omitempty"`      // where the peaks come from
-	// CeilingFLOPS and CeilingBytesPerSec are what this device measured on a large matmul and a large
-	// copy (see MeasureCeilings), when they had been measured; 0 otherwise.
+	// CeilingFLOPS and CeilingBytesPerSec are what this device measured on large matmuls and on copy
+	// passes beyond the caches (see MeasureCeilings), when they had been measured; 0 otherwise.
 	CeilingFLOPS       float64    `json:"ceiling_flops,omitempty"`       // measured matmul FLOP/s for Precision
 	CeilingBytesPerSec float64    `json:"ceiling_bytes_per_s,omitempty"` // measured copy bandwidth
 	Provenance         Provenance `json:"provenance"`                    // where, when and with what

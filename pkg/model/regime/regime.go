@@ -47,8 +47,8 @@ const Rule = "The larger budget names the regime when it explains at least half 
 type Budget struct {
 	FLOPs, Bytes       float64
 	Measured           time.Duration
-	CeilingFLOPS       float64 // compute ceiling, FLOP/s (measured: lesson 02's large matmul)
-	CeilingBytesPerSec float64 // bandwidth ceiling, byte/s (measured: a large copy)
+	CeilingFLOPS       float64 // compute ceiling, FLOP/s (measured: the best of large matmuls)
+	CeilingBytesPerSec float64 // bandwidth ceiling, byte/s (measured: copy passes beyond the caches)
 }
 
 // Verdict is a classified budget: the three times (seconds) and the regime.
