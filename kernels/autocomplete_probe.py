@@ -23,6 +23,9 @@ import time
 
 from jupyter_client.manager import start_new_kernel
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import bench_cells  # noqa: E402  (scripts/bench_cells.py: one request's iopub messages)
+
 KERNEL = "whygpu"
 FIRST_CELL = 'import "github.com/gpu-course/whygpu/pkg/view/display"\n\n%%\ndisplay.Markdown("first cell")\n'
 # A later cell: the import is the first cell's, as every lesson is written.
@@ -34,13 +37,8 @@ TARGET_S = 10.0
 
 
 def _execute(kc, code, timeout=300):
-    msg_id = kc.execute(code)
-    while True:
-        msg = kc.get_iopub_msg(timeout=timeout)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            break
+    for _ in bench_cells.messages(kc, kc.execute(code), timeout):
+        pass
     return kc.get_shell_msg(timeout=timeout)["content"]["status"]
 
 

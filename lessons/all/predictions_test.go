@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/lessons/batching"
 	"github.com/gpu-course/whygpu/lessons/bigpicture"
 	"github.com/gpu-course/whygpu/lessons/capstone"
@@ -19,7 +20,9 @@ import (
 	"github.com/gpu-course/whygpu/lessons/race"
 	"github.com/gpu-course/whygpu/lessons/roofline"
 	"github.com/gpu-course/whygpu/lessons/smallgpt"
+	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
 )
 
 // questions is every prediction a lesson notebook asks, by the name a notebook cell uses.
@@ -173,4 +176,34 @@ func questionKeyOf(card string) string {
 		}
 	}
 	return ""
+}
+
+// TestEveryLessonsDeckAndExperiments checks what every lesson has, in one table: its recall deck
+// (valid, its own, each section shown by its notebook and each display.Recall naming a section) and
+// the experiments its notebook and `whygpu record` use. A lesson's own tests check what only it knows.
+func TestEveryLessonsDeckAndExperiments(t *testing.T) {
+	for _, l := range []struct {
+		lesson      string
+		deck        *recall.Deck
+		experiments experiments.List
+		names       []string
+	}{
+		{race.Lesson, race.Deck, race.Experiments, []string{race.StepSweepName, race.SmallLargeName}},
+		{roofline.Lesson, roofline.Deck, roofline.Experiments, []string{"points"}},
+		{batching.Lesson, batching.Deck, batching.Experiments, []string{batching.BatchSweepName, batching.WidthSweepName}},
+		{datamovement.Lesson, datamovement.Deck, datamovement.Experiments, []string{"transfer-sweep", "resident", "sync-variants", "unsynced"}},
+		{precision.Lesson, precision.Deck, precision.Experiments, []string{"matmul-dtypes", "mixed-precision"}},
+		{memory.Lesson, memory.Deck, memory.Experiments, []string{"batch-memory"}},
+		{feeding.Lesson, feeding.Deck, feeding.Experiments, []string{"workers-sweep", "launch-bound", "oversubscription"}},
+		{bigpicture.Lesson, bigpicture.Deck, bigpicture.Experiments, []string{"step-rate", "batch1-inference"}},
+		{smallgpt.Lesson, smallgpt.Deck, smallgpt.Experiments, []string{"train", "context-sweep", "step-parts"}},
+		{dataparallel.Lesson, dataparallel.Deck, dataparallel.Experiments, []string{"allreduce"}},
+		{capstone.Lesson, capstone.Deck, capstone.Experiments, []string{"step"}},
+	} {
+		t.Run(l.lesson, func(t *testing.T) {
+			lessontest.Experiments(t, l.experiments, l.lesson, l.names...)
+			lessontest.Deck(t, l.deck, l.lesson)
+			lessontest.RecallSections(t, l.deck)
+		})
+	}
 }

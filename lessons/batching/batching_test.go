@@ -6,17 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
 
-func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
-
-func TestExperimentsAreRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, BatchSweepName, WidthSweepName)
+func TestBatches(t *testing.T) {
 	if b := Batches(experiments.Laptop); b[0] != 1 || b[len(b)-1] != 512 {
 		t.Errorf("laptop batches %v", b)
 	}
@@ -153,6 +149,3 @@ func TestWatchOnGoBackend(t *testing.T) {
 		t.Errorf("Summary: %q", s)
 	}
 }
-
-// TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
-func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }

@@ -6,18 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
-
-func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
-
-func TestExperimentsAreRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, "step-rate", "batch1-inference")
-}
 
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
 
@@ -85,9 +78,6 @@ func TestInferenceOnGoBackend(t *testing.T) {
 		t.Errorf("result %+v", r)
 	}
 }
-
-// TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
-func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
 // The card lists the model against the recordings under it: with none yet (an empty checkout),
 // the one line that says so and where recording is described.

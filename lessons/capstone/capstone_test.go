@@ -5,18 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
-
-func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
-
-func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
-
-func TestExperimentsAreRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, "step")
-}
 
 func TestPlannedFLOPs(t *testing.T) {
 	if got := Planned.FLOPs(); got != 7.5e18 {

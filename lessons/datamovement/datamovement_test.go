@@ -6,17 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
-
-func TestRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, "transfer-sweep", "resident", "sync-variants", "unsynced")
-}
 
 func TestSizesAndModels(t *testing.T) {
 	for _, c := range []struct {

@@ -6,16 +6,9 @@ import (
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
-
-func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
-
-func TestExperimentsAreRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, "allreduce")
-}
 
 func TestZeROTable(t *testing.T) {
 	m := Memory{Params: 800, Gradients: 800, Optimizer: 1600}
@@ -59,9 +52,6 @@ func TestOnCPU(t *testing.T) {
 		t.Errorf("Adam state %.3f× the parameters", r)
 	}
 }
-
-// TestNotebookRecallSections checks the deck against the notebook's display.Recall calls.
-func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
 // TestAdamRatio reads the kept state bytes from Metrics and, for a result saved before Metrics
 // existed, from the Params.

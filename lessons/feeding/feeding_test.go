@@ -7,7 +7,6 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/support/units"
@@ -15,12 +14,6 @@ import (
 	"github.com/gpu-course/whygpu/pkg/workloads/data"
 	"github.com/gpu-course/whygpu/pkg/workloads/train"
 )
-
-func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
-
-func TestExperimentsAreRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, "workers-sweep", "launch-bound", "oversubscription")
-}
 
 func TestFed(t *testing.T) {
 	ms := time.Millisecond
@@ -107,9 +100,6 @@ func TestOnGoBackend(t *testing.T) {
 		t.Errorf("OverChart: %v", err)
 	}
 }
-
-// TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
-func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
 // TestTablesReadOldRecordings checks that results saved before Metrics existed (cores, kernels and
 // fused ops among the Params) show the same rows as ones saved now.

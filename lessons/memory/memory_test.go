@@ -4,19 +4,12 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
-
-func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
-
-func TestExperimentsAreRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, "batch-memory")
-}
 
 func TestRecipes(t *testing.T) {
 	for _, c := range []struct {
@@ -119,9 +112,6 @@ func TestSweepOnGoBackend(t *testing.T) {
 		t.Errorf("Slope = %v, %v", s, ok)
 	}
 }
-
-// TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
-func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
 // A peak that could not be seen is shown as what it is, never as the peak.
 func TestMeasuredSourceSaysFallback(t *testing.T) {

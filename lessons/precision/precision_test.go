@@ -5,16 +5,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 )
-
-func TestRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, "matmul-dtypes", "mixed-precision")
-}
 
 func TestRoundF16(t *testing.T) {
 	for _, c := range []struct{ in, want float64 }{

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
@@ -21,10 +20,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/view/stepcharts"
 )
 
-func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
-
-func TestExperimentsAreRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, StepSweepName, SmallLargeName)
+func TestStepSweepCoversTheSliders(t *testing.T) {
 	// At GPU scale the step sweep covers every stop of the race's sliders, so a GPU recording gives
 	// the race a recorded lane wherever the learner puts them.
 	grid := map[experiments.Size]bool{}
@@ -319,9 +315,6 @@ func TestRace(t *testing.T) {
 		t.Errorf("the pure-Go backend would be raced at batch 512 × hidden 2048 (estimate %v)", goEstimate(experiments.CourseMLP(512, 2048)))
 	}
 }
-
-// TestNotebookRecallSections checks the recall deck against the notebook's display.Recall calls.
-func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
 // A GPU here that failed to open is never called live: Describe and the GPU lane say why it is not.
 func TestBrokenGPUIsSaid(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/model/regime"
 	"github.com/gpu-course/whygpu/pkg/view/charts"
@@ -64,7 +63,6 @@ func TestSizes(t *testing.T) {
 			}
 		}
 	}
-	lessontest.Experiments(t, Experiments, Lesson, "points")
 }
 
 // TestPointsOnGoBackend measures tiny points on the pure-Go backend (no plugin needed) and charts them.

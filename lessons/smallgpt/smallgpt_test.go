@@ -6,19 +6,12 @@ import (
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
-	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/hlo"
 	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/workloads/gpt"
 )
-
-func TestDeck(t *testing.T) { lessontest.Deck(t, Deck, Lesson) }
-
-func TestExperimentsAreRegistered(t *testing.T) {
-	lessontest.Experiments(t, Experiments, Lesson, "train", "context-sweep", "step-parts")
-}
 
 func TestFLOPsTable(t *testing.T) {
 	for _, s := range []experiments.Scale{experiments.Laptop, experiments.GPU} {
@@ -81,9 +74,6 @@ func TestBadInputsAreErrors(t *testing.T) {
 		t.Errorf("huge model: %s", rows[2][1])
 	}
 }
-
-// TestNotebookRecallSections checks the deck against the notebook's display.Recall calls.
-func TestNotebookRecallSections(t *testing.T) { lessontest.RecallSections(t, Deck) }
 
 // The GPU model's row is a band, and its kernels are the GPU-scale step's, counted on xla:cpu.
 func TestGPUModelRowIsABand(t *testing.T) {
