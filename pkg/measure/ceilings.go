@@ -152,8 +152,9 @@ func BandwidthWorkload(dev *devices.Device) membound.Passes {
 // ceilingWorkloadsOf is CeilingWorkloads; a test swaps in small ones.
 var ceilingWorkloadsOf = CeilingWorkloads
 
-// ceilingOptions: one warm-up and a few timed runs; these are large, steady operations.
-var ceilingOptions = Options{Warmup: 1, Reps: 5}
+// ceilingOptions: one warm-up, then at least 5 timed runs and 0.3 s of them: a short workload
+// (the 1024² matmul) gets more samples, so its fastest one is likelier to fall in a quiet moment.
+var ceilingOptions = Options{Warmup: 1, Reps: 5, MinTime: 300 * time.Millisecond}
 
 // best is a ceiling measurement's rate at its fastest sample: FLOP/s for a matmul, else bytes/s.
 func best(r results.Result) float64 {
