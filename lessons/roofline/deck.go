@@ -23,7 +23,7 @@ var Deck = &recall.Deck{
 			{ID: "limit", Question: "What sets the speed limit of training, and what sets how close you get to it?",
 				Answer: "The GEMMs (compute-bound, far above the ridge) set the speed limit; the memory-bound operations around them (normalization, activations, residual adds, the optimizer update) decide how much time is lost at a small fraction of peak FLOP/s."},
 			{ID: "small", Question: "Why does a small matmul land far below the compute roof even though matmuls are 'compute-bound'?",
-				Answer: "Its intensity is n/3 × (1/element size), lower for small n, and fixed per-call costs (launch, threading, cache effects) are not amortized over enough FLOPs: it falls short of both roofs."},
+				Answer: "Its intensity is 2n³ FLOPs ÷ 3n² elements = 2n/(3 × element size) FLOP/byte (n/6 in float32), lower for small n, and fixed per-call costs (launch, threading, cache effects) are not amortized over enough FLOPs: it falls short of both roofs."},
 		}},
 		{ID: "ridge-batch", Title: "Batch size moves a matmul along the roofline", Cards: []recall.Card{
 			{ID: "reuse", Question: "Why does a B×D by D×D matmul's intensity grow almost in proportion to B while B is much smaller than D?",
