@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/support/units"
@@ -91,11 +92,28 @@ func KeepName(what string) string { return Lesson + "-" + what }
 // (KeepName("batch-<hidden>")).
 func BatchSweep(hidden int, progress experiments.Progress) ([]results.Result, error) {
 	sizes := experiments.Grid(Batches(experiments.CurrentScale()), []int{hidden})
+	if err := ceilingsFirst(progress); err != nil {
+		return nil, err
+	}
 	out, err := experiments.SweepEveryDevice(sizes, progress)
 	if err == nil {
 		out, err = experiments.WithRecordedWhere(out, Lesson, BatchSweepName, experiments.HiddenIs(hidden))
 	}
 	return out, results.KeepOr(KeepName(fmt.Sprintf("batch-%d", hidden)), out, err) // a failure is kept too: the chart cell refuses
+}
+
+// ceilingsFirst measures each device's ceilings before a sweep (cached for a session: lessons 01 and
+// 02 usually measured them), so every result carries them and YourSweep can set the smallest
+// batch's time against its budgets.
+func ceilingsFirst(progress experiments.Progress) error {
+	devs, _ := devices.Accelerated() // a device that fails to open is SweepEveryDevice's to report
+	for _, d := range devs {
+		progress.Report(0, 1, "%s: its measured ceilings (a large matmul and a large copy) for the time budget", d.Name)
+		if _, err := measure.MeasureCeilings(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WidthSweep times the step at batch WidthBatch for every hidden width of the current scale, on

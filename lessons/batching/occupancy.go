@@ -91,15 +91,11 @@ func OccupancyTable(rs []results.Result, hidden int) units.Table {
 			units.Duration(cpu[b]), gpu, from,
 		)
 	}
-	full := 1
-	for ; full < 1<<20; full *= 2 {
-		if tiles, _ := hiddenTiles(full, hidden); tiles >= sms {
-			break
-		}
-	}
+	full := FillBatch(hidden)
+	a := gpumodel.Published
 	t.Notes = []string{
-		fmt.Sprintf("At hidden %d the outputs could fill the CPU's %d lanes from batch %d on, but that is parallelism offered, not lanes busy: at small batches every weight is read from memory for few multiply-adds (one at batch 1), so the lanes mostly wait on memory and the call's fixed cost; reusing each weight across the batch is what lets them work. The GPU's unit of work is an output tile of about 128×128 on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch ≈ %d on; below that, more samples fill idle SMs and the product takes no longer.",
-			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), gpumodel.Default().GPU.Model, sms, full),
+		fmt.Sprintf("At hidden %d the outputs could fill the CPU's %d lanes from batch %d on, but that is parallelism offered, not lanes busy: a small batch is too little work to outweigh each call's fixed cost, which the batch amortizes (the lines under the sweep's chart set the smallest batch against its time budget). The GPU's unit of work is an output tile of up to %d×%d on one SM: the %s's %d SMs all get a tile of the hidden layer's product from batch %s on (the first batch whose product has %d tiles, computed from the model's tiles); below that, more samples fill idle SMs and the product takes no longer.",
+			hidden, cpuLanes, max(1, (cpuLanes+hidden-1)/hidden), a.TileM, a.TileN, gpumodel.Default().GPU.Model, sms, units.Plain(float64(full)), sms),
 		"SMs busy = tiles / (waves × SMs), the GPU model's tile/wave quantization (a model, not a measurement); with few tiles a library also splits the inner loop across idle SMs (split-K), which the model allows for.",
 		"GPU model: " + gpumodel.StepEstimate(experiments.CourseMLP(1, hidden)).Note() + ".",
 		gpumodel.ChangeLine("step"),
@@ -109,6 +105,25 @@ func OccupancyTable(rs []results.Result, hidden int) units.Table {
 			units.Plain(float64(b)), hidden))
 	}
 	return t
+}
+
+// FillBatch is the smallest batch whose hidden product gives every SM of the model GPU a tile
+// (tiles ≥ SMs, gpumodel's tiles), found by bisection: 0 above 2²⁴.
+func FillBatch(hidden int) int {
+	sms := gpumodel.Default().GPU.SMs
+	lo, hi := 0, 1<<24 // tiles(lo) < SMs ≤ tiles(hi)
+	if tiles, _ := hiddenTiles(hi, hidden); tiles < sms {
+		return 0
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if tiles, _ := hiddenTiles(mid, hidden); tiles >= sms {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // FloorEnds is the smallest power-of-two batch at which the GPU model's step stops being

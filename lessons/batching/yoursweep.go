@@ -7,6 +7,8 @@ import (
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // liveCPU is rs's live xla:cpu results, sorted by batch.
@@ -40,11 +42,14 @@ func DoublingBatch(rs []results.Result) (int, error) {
 }
 
 // YourSweep is what the learner's own batch sweep at this hidden width says, in sentences computed
-// from it (live xla:cpu results only): the doubling test of lesson 01 on its first two batches, how
-// much time the largest batch took for its multiple of the work, and where the step first took twice
-// its smallest batch's time.
-// nearlyFree is the time ratio under which a larger batch's extra samples count as nearly free.
-const nearlyFree = 1.3
+// from it (live xla:cpu results only): the regime of the smallest batch by its time budget
+// (regime.Budget.Classify, never by one noisy doubling), how much of that step a straight line
+// through the smallest and the largest batch puts in a part that does not grow with the batch (the
+// fixed cost per step the batch amortizes), and where the step first took twice its smallest batch's
+// time.
+// aboveRoof is the share of the measured time past which a budget is not a verdict but a sign that
+// a ceiling was measured too low: a roofline is an upper bound, so no step beats it by 20%.
+const aboveRoof = 1.2
 
 func YourSweep(rs []results.Result, hidden int) string {
 	cpu := liveCPU(rs)
@@ -52,19 +57,31 @@ func YourSweep(rs []results.Result, hidden int) string {
 		return fmt.Sprintf("No live %s sweep at hidden %d yet: run the sweep cell first.\n", devices.CPU, hidden)
 	}
 	var b strings.Builder
-	lo, next, hi := cpu[0], cpu[1], cpu[len(cpu)-1]
-	grow := next.Seconds() / lo.Seconds()
-	work := float64(next.Params["batch"]) / float64(lo.Params["batch"])
-	verdict := "the extra samples were nearly free (the time budget of lesson 01 says which regime)"
-	if grow >= nearlyFree {
-		verdict = "the extra samples cost time: the work already sets it"
+	lo, hi := cpu[0], cpu[len(cpu)-1]
+	bl, bh := lo.Params["batch"], hi.Params["batch"]
+	v := regime.Of(lo).Classify()
+	if v.Regime != regime.Unknown && v.Explained > aboveRoof {
+		fmt.Fprintf(&b, "%s (measured live), hidden %d, batch %d: no verdict — the larger budget is %.0f%% of the measured %s (T_compute %s, T_memory %s). A point above a roof means that roof was measured too low: re-measure the ceilings before classifying.\n",
+			devices.CPU, hidden, bl, 100*v.Explained, units.Duration(v.TMeasured), units.Duration(v.TCompute), units.Duration(v.TMemory))
+		v.Regime = regime.Unknown
+	} else {
+		fmt.Fprintf(&b, "%s (measured live), hidden %d, batch %d: %s.\n", devices.CPU, hidden, bl, v)
 	}
-	fmt.Fprintf(&b, "%s (measured live), hidden %d: batch %d → %d (%.3g× the work) took %.3g× the time — %s.\n",
-		devices.CPU, hidden, lo.Params["batch"], next.Params["batch"], work, grow, verdict)
-	fmt.Fprintf(&b, "Batch %d did %.3g× the work of batch %d in %.3g× the time: each weight read served every sample of the batch.\n",
-		hi.Params["batch"], float64(hi.Params["batch"])/float64(lo.Params["batch"]), lo.Params["batch"], hi.Seconds()/lo.Seconds())
+	// t(B) = F + B·w through the two ends: F is the part of a step that does not grow with the batch.
+	tl, th := lo.Seconds(), hi.Seconds()
+	perSample := (th - tl) / float64(bh-bl)
+	fixed := max(0, tl-float64(bl)*perSample)
+	what := map[string]string{
+		regime.Overhead: "since neither budget explains batch " + fmt.Sprint(bl) + ", mostly the call's fixed cost (dispatch and waiting)",
+		regime.Memory:   "the weights' bytes, read once per step whatever the batch, and the call's fixed cost",
+	}[v.Regime]
+	if what == "" {
+		what = "the call's fixed cost and any bytes read once per step"
+	}
+	fmt.Fprintf(&b, "Batch %d did %.3g× the work of batch %d in %.3g× the time: a line through the two puts %.0f%% of batch %d's %s in a part that does not grow with the batch — %s — and the batch shares it among its samples.\n",
+		bh, float64(bh)/float64(bl), bl, th/tl, 100*min(1, fixed/tl), bl, units.Duration(tl), what)
 	if d, err := DoublingBatch(cpu); err == nil {
-		fmt.Fprintf(&b, "The step first took twice its batch-%d time at batch %d: below it extra samples share the same weight reads and fixed costs, above it the arithmetic sets the time.\n", lo.Params["batch"], d)
+		fmt.Fprintf(&b, "The step first took twice its batch-%d time at batch %d: there the part that grows with the batch has caught up with the fixed part.\n", bl, d)
 	} else {
 		fmt.Fprintln(&b, err)
 	}

@@ -10,22 +10,36 @@ import (
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
+// TestYourSweep: the smallest batch's regime comes from its time budget (never from one doubling),
+// and the part of the step that does not grow with the batch is what the batch amortizes.
 func TestYourSweep(t *testing.T) {
-	var rs []results.Result
-	for b, us := range map[int]int{1: 100, 2: 105, 64: 180, 256: 400, 512: 800} {
-		rs = append(rs, fake(devices.CPU, b, Wide, time.Duration(us)*time.Microsecond, false))
+	sweep := func(bandwidth float64) []results.Result {
+		var rs []results.Result
+		for b, us := range map[int]int{1: 100, 2: 105, 64: 180, 256: 400, 512: 800} {
+			r := fake(devices.CPU, b, Wide, time.Duration(us)*time.Microsecond, false)
+			r.CeilingFLOPS, r.CeilingBytesPerSec = 500e9, bandwidth
+			rs = append(rs, r)
+		}
+		return append(rs, fake(devices.CUDA, 1, Wide, time.Microsecond, true)) // a recording is not the learner's
 	}
-	rs = append(rs, fake(devices.CUDA, 1, Wide, time.Microsecond, true)) // a recording is not the learner's
-	got := YourSweep(rs, Wide)
-	for _, want := range []string{"batch 1 → 2 (2× the work) took 1.05× the time — the extra samples were nearly free", "Batch 512 did 512× the work of batch 1 in 8× the time", "twice its batch-1 time at batch 256"} {
+	got := YourSweep(sweep(200e9), Wide)
+	for _, want := range []string{"batch 1: overhead-bound: neither budget explains the 100 µs", "Batch 512 did 512× the work of batch 1 in 8× the time",
+		"puts 99% of batch 1's 100 µs in a part that does not grow with the batch", "mostly the call's fixed cost", "twice its batch-1 time at batch 256"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("YourSweep lacks %q:\n%s", want, got)
 		}
 	}
+	if got := YourSweep(sweep(40e9), Wide); !strings.Contains(got, "batch 1: memory-bandwidth-bound") || !strings.Contains(got, "the weights' bytes, read once per step") {
+		t.Errorf("YourSweep, a slow memory:\n%s", got)
+	}
+	// A bandwidth ceiling measured far too low puts T_memory above the measured time: no verdict.
+	if got := YourSweep(sweep(1e9), Wide); !strings.Contains(got, "batch 1: no verdict") || !strings.Contains(got, "measured too low") || !strings.Contains(got, "any bytes read once per step") {
+		t.Errorf("YourSweep, a ceiling too low:\n%s", got)
+	}
 	if got := YourSweep(nil, Wide); !strings.Contains(got, "run the sweep cell first") {
 		t.Errorf("YourSweep without a sweep: %q", got)
 	}
-	if _, err := DoublingBatch(rs[:1]); err == nil {
+	if _, err := DoublingBatch(sweep(1e9)[:1]); err == nil {
 		t.Error("DoublingBatch of one size: no error")
 	}
 }
@@ -36,5 +50,15 @@ func TestCrossoverShowsLaunchControl(t *testing.T) {
 	line := Crossover(cpuSweep(Narrow, Batches(experiments.Laptop)), Narrow)
 	if !strings.Contains(line, "CUDA graph") || !strings.Contains(line, "on a stream") {
 		t.Errorf("Crossover lacks the launch-cost control:\n%s", line)
+	}
+}
+
+// TestFillBatch: the SM-fill threshold is computed from the model's tiles (one 128-row tile per 128
+// samples at these widths, 132 SMs), not the next power of two.
+func TestFillBatch(t *testing.T) {
+	for hidden, want := range map[int]int{Narrow: 131*128 + 1, Wide: 32*128 + 1} {
+		if got := FillBatch(hidden); got != want {
+			t.Errorf("FillBatch(%d) = %d, want %d", hidden, got, want)
+		}
 	}
 }
