@@ -65,7 +65,7 @@ func TestModeledGPUNumbersAreLabeled(t *testing.T) {
 		"batching.Occupancy":          batching.OccupancyTable(sweep, batching.Narrow).String(),
 		"batching.PeakShare":          withBadges(batching.PeakShareTable(sweep)),
 		"datamovement.GPUModel":       rows(datamovement.GPUModelRows(datamovement.ResidentModel("laptop"))),
-		"datamovement.Transfer":       rows(datamovement.SourceTransferTable()),
+		"datamovement.Transfer":       withBadges(datamovement.SourceTransferTable()),
 		"bigpicture.ModelRates":       withBadges(bigpicture.EstimateTable(bigpicture.SourceRun, bigpicture.ModelRates())),
 	} {
 		if err := gpumodel.CheckLabeled(text); err != nil {
@@ -124,7 +124,7 @@ func TestStepsAreModeledWithCountedKernels(t *testing.T) {
 	for _, dir := range []string{"lessons", "pkg", "cmd"} {
 		filepath.Walk(filepath.Join(root, dir), func(p string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") ||
-				strings.Contains(p, filepath.Join("pkg", "gpumodel")) || strings.HasSuffix(p, filepath.Join("pkg", "experiments", "kernels.go")) {
+				strings.Contains(p, filepath.Join("pkg", "model", "gpumodel")) || strings.HasSuffix(p, filepath.Join("pkg", "experiments", "kernels.go")) {
 				return nil
 			}
 			b, err := os.ReadFile(p)
@@ -144,7 +144,7 @@ func TestOnlyGPUModelComputesGPUTime(t *testing.T) {
 	for _, dir := range []string{"lessons", "pkg", "cmd"} {
 		filepath.Walk(filepath.Join(root, dir), func(p string, info os.FileInfo, err error) error {
 			if err != nil || info.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") ||
-				strings.Contains(p, filepath.Join("pkg", "gpumodel")) {
+				strings.Contains(p, filepath.Join("pkg", "model", "gpumodel")) {
 				return nil
 			}
 			f, err := os.Open(p)

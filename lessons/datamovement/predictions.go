@@ -2,10 +2,13 @@ package datamovement
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
 
@@ -23,7 +26,7 @@ var (
 			}
 			return hi.GBPerSec() / lo.GBPerSec(), nil
 		},
-		Why: "A copy pays a fixed cost per call plus bytes ÷ bandwidth. Over a GPU's link a 4 KiB copy is almost all fixed cost and the ratio runs into the hundreds; here the \"link\" is a memcpy into fresh memory, where a small copy can run from cache and a large one pays page faults, so the ratio can come out near 1 or below.",
+		Why: uploadWhy(),
 	}
 	// PredictBusOverHBM: the datasheet gap between the host link and device memory.
 	PredictBusOverHBM = predict.Question{
@@ -60,6 +63,25 @@ var (
 		Why: "Each read makes the host wait for the device and the device wait for the host: the wait, not the few bytes, is the cost.",
 	}
 )
+
+// uploadWhy explains PredictUpload, with the ratio a GPU's link would give computed from the GPU
+// model's host link (an H200's PCIe, pinned copies of the sweep's end sizes).
+func uploadWhy() string {
+	link := gpumodel.HostLinks(datasheet.H200)[0]
+	const small, large = 4 << 10, 64 << 20
+	sLo, sHi := link.Transfer(small)
+	lLo, lHi := link.Transfer(large)
+	ratio := func(s, l time.Duration) float64 { return (large / l.Seconds()) / (small / s.Seconds()) }
+	return fmt.Sprintf("A copy pays a fixed cost per call plus bytes ÷ bandwidth. Over a GPU's link a 4 KiB copy is almost all fixed cost: "+
+		"the course's model of %s (not a measurement: %s per pinned copy plus the bytes at %.0f–%.0f%% of %s) gives the 64 MiB copy %.0f–%.0f× the 4 KiB copy's bandwidth. "+
+		"Here the \"link\" is a memcpy into fresh memory, where a small copy can run from cache and a large one pays page faults, so the ratio can come out near 1 or below.",
+		link.Name, latency(link), 100*link.ToDevice.High, 100*link.ToDevice.Low, units.SI(link.BytesPerS, "B/s"), ratio(sLo, lLo), ratio(sHi, lHi))
+}
+
+// latency is a link's fixed cost per transfer in words: "5–20 µs".
+func latency(l gpumodel.Link) string {
+	return fmt.Sprintf("%.3g–%.3g µs", l.Latency.Low*1e6, l.Latency.High*1e6)
+}
 
 // uploadEnds is the smallest and the largest host→device copy kept by the sweep on xla:cpu.
 func uploadEnds() (lo, hi results.Result, err error) {

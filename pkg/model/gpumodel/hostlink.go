@@ -74,3 +74,9 @@ func (l Link) Copy(bytes float64, d Direction, pinned bool) (low, high time.Dura
 	stLo, stHi := bytes/StagingBytesPerS.Low, bytes/StagingBytesPerS.High
 	return seconds(dmaLo + stLo + l.Latency.Low), seconds(dmaHi + stHi + l.Latency.High)
 }
+
+// BytesAtDatasheet is bytes ÷ g's datasheet HBM bandwidth: the floor no kernel beats, with no
+// fraction of the bandwidth and no fixed cost (for a table that sets bare bytes ÷ rate side by side).
+func BytesAtDatasheet(g datasheet.GPU, bytes float64) time.Duration {
+	return seconds(bytes / g.Ceilings.BandwidthBytes)
+}
