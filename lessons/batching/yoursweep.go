@@ -47,10 +47,6 @@ func DoublingBatch(rs []results.Result) (int, error) {
 // through the smallest and the largest batch puts in a part that does not grow with the batch (the
 // fixed cost per step the batch amortizes), and where the step first took twice its smallest batch's
 // time.
-// aboveRoof is the share of the measured time past which a budget is not a verdict but a sign that
-// a ceiling was measured too low: a roofline is an upper bound, so no step beats it by 20%.
-const aboveRoof = 1.2
-
 func YourSweep(rs []results.Result, hidden int) string {
 	cpu := liveCPU(rs)
 	if len(cpu) < 2 {
@@ -59,14 +55,8 @@ func YourSweep(rs []results.Result, hidden int) string {
 	var b strings.Builder
 	lo, hi := cpu[0], cpu[len(cpu)-1]
 	bl, bh := lo.Params["batch"], hi.Params["batch"]
-	v := regime.Of(lo).Classify()
-	if v.Regime != regime.Unknown && v.Explained > aboveRoof {
-		fmt.Fprintf(&b, "%s (measured live), hidden %d, batch %d: no verdict — the larger budget is %.0f%% of the measured %s (T_compute %s, T_memory %s). A point above a roof means that roof was measured too low: re-measure the ceilings before classifying.\n",
-			devices.CPU, hidden, bl, 100*v.Explained, units.Duration(v.TMeasured), units.Duration(v.TCompute), units.Duration(v.TMemory))
-		v.Regime = regime.Unknown
-	} else {
-		fmt.Fprintf(&b, "%s (measured live), hidden %d, batch %d: %s.\n", devices.CPU, hidden, bl, v)
-	}
+	v := regime.Of(lo).Classify() // a budget above the time is no verdict (regime.CeilingTooLow)
+	fmt.Fprintf(&b, "%s (measured live), hidden %d, batch %d: %s.\n", devices.CPU, hidden, bl, v)
 	// t(B) = F + B·w through the two ends: F is the part of a step that does not grow with the batch.
 	tl, th := lo.Seconds(), hi.Seconds()
 	perSample := (th - tl) / float64(bh-bl)

@@ -8,6 +8,7 @@ import (
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
 )
 
 // TestYourSweep: the smallest batch's regime comes from its time budget (never from one doubling),
@@ -33,7 +34,7 @@ func TestYourSweep(t *testing.T) {
 		t.Errorf("YourSweep, a slow memory:\n%s", got)
 	}
 	// A bandwidth ceiling measured far too low puts T_memory above the measured time: no verdict.
-	if got := YourSweep(sweep(1e9), Wide); !strings.Contains(got, "batch 1: no verdict") || !strings.Contains(got, "measured too low") || !strings.Contains(got, "any bytes read once per step") {
+	if got := YourSweep(sweep(1e9), Wide); !strings.Contains(got, "batch 1: "+regime.CeilingTooLow) || !strings.Contains(got, "re-measure the ceilings") || !strings.Contains(got, "any bytes read once per step") {
 		t.Errorf("YourSweep, a ceiling too low:\n%s", got)
 	}
 	if got := YourSweep(nil, Wide); !strings.Contains(got, "run the sweep cell first") {

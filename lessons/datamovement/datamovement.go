@@ -171,24 +171,7 @@ func sourceOf(r results.Result) (charts.Source, string) {
 // TransferTable summarizes the sweep: for each device and direction, the time of the smallest copy
 // (the fixed cost) and the bandwidth of the largest.
 func TransferTable(rs []results.Result) units.Table {
-	type span struct{ small, large results.Result }
-	var keys []string
-	m := map[string]*span{}
-	for _, r := range rs {
-		k := r.Provenance.Label() + "|" + directionName(r.Workload)
-		s := m[k]
-		if s == nil {
-			s = &span{r, r}
-			m[k] = s
-			keys = append(keys, k)
-		}
-		if r.Bytes < s.small.Bytes {
-			s.small = r
-		}
-		if r.Bytes > s.large.Bytes {
-			s.large = r
-		}
-	}
+	keys, m := transferSpans(rs)
 	var rows [][]string
 	var disturbed []string
 	for _, k := range keys {
@@ -199,6 +182,35 @@ func TransferTable(rs []results.Result) units.Table {
 			units.BytesFixed(s.large.Bytes) + " at " + units.SI(s.large.BytesPerSec(), "B/s")})
 	}
 	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "direction", "smallest copy: fixed cost", "largest copy: bandwidth"}, Rows: rows, Disturbed: disturbed}
+}
+
+// transferSpan is one device and direction's copies in a sweep: the smallest, the largest, and the
+// fastest from stagingFrom up (zero when none is that large).
+type transferSpan struct{ small, large, fast results.Result }
+
+// transferSpans groups a transfer sweep by device and direction, in the order first seen.
+func transferSpans(rs []results.Result) ([]string, map[string]*transferSpan) {
+	var keys []string
+	m := map[string]*transferSpan{}
+	for _, r := range rs {
+		k := r.Provenance.Label() + "|" + directionName(r.Workload)
+		s := m[k]
+		if s == nil {
+			s = &transferSpan{small: r, large: r}
+			m[k] = s
+			keys = append(keys, k)
+		}
+		if r.Bytes < s.small.Bytes {
+			s.small = r
+		}
+		if r.Bytes > s.large.Bytes {
+			s.large = r
+		}
+		if r.Bytes >= stagingFrom && r.BytesPerSec() > s.fast.BytesPerSec() {
+			s.fast = r
+		}
+	}
+	return keys, m
 }
 
 // PCIe figures quoted by the source text (not measured here). Its 16–32 GB/s are the nominal
@@ -577,24 +589,7 @@ func UnsyncedLine(rs []results.Result) string {
 // and of the fastest from stagingFrom up (the rate lesson 04's Problem asks for: a large copy into
 // fresh pages can run several times slower than a reused buffer's).
 func BandwidthLines(rs []results.Result) string {
-	type best struct{ large, fast results.Result }
-	var keys []string
-	m := map[string]*best{}
-	for _, r := range rs {
-		k := r.Provenance.Label() + "|" + directionName(r.Workload)
-		b := m[k]
-		if b == nil {
-			b = &best{large: r}
-			m[k] = b
-			keys = append(keys, k)
-		}
-		if r.Bytes > b.large.Bytes {
-			b.large = r
-		}
-		if r.Bytes >= stagingFrom && r.BytesPerSec() > b.fast.BytesPerSec() {
-			b.fast = r
-		}
-	}
+	keys, m := transferSpans(rs)
 	s := ""
 	for _, k := range keys {
 		b := m[k]
