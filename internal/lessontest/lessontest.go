@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/notebook"
@@ -64,6 +65,22 @@ func Experiments(t *testing.T, list experiments.List, lesson string, names ...st
 	for _, n := range names {
 		if _, ok := list.Lookup(lesson + "/" + n); !ok {
 			t.Errorf("experiment %s/%s is not in the lesson's Experiments", lesson, n)
+		}
+	}
+}
+
+// Phrases fails t unless text holds every phrase of want and none of notWant: for sentences a lesson
+// computes from its results.
+func Phrases(t *testing.T, text string, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("missing %q in:\n%s", w, text)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(text, w) {
+			t.Errorf("unexpected %q in:\n%s", w, text)
 		}
 	}
 }

@@ -192,7 +192,7 @@ func short(p string) string {
 	return p
 }
 
-// GPUPeakTable is the H100/H200 datasheet peaks per precision (a model, not a measurement: the two
+// GPUPeakTable is the H100/H200 datasheet matmul peaks per precision (a model, not a measurement: the two
 // are the same GH100 chip, so one row each), with each one's ratio to plain float32: what tensor
 // cores buy. TF32 and FP8 are tensor-core formats: no CPU multiplies them.
 func GPUPeakTable() units.Table {
@@ -203,7 +203,8 @@ func GPUPeakTable() units.Table {
 		rows = append(rows, []string{p, units.SI(peak, "FLOP/s"), fmt.Sprintf("%.1f×", peak/g.Peak("float32"))})
 	}
 	return units.Table{Origins: []units.Origin{units.Model("NVIDIA H100 and H200 SXM datasheets, dense figures (the sparse headline figures are twice these)")},
-		Header: []string{"precision (H100 = H200)", "peak", "vs plain float32"}, Rows: rows}
+		Header: []string{"precision (H100 = H200), matmul", "peak", "vs plain float32"}, Rows: rows,
+		Notes: []string{fmt.Sprintf("float64: a matmul (DGEMM) runs on the FP64 tensor cores; other float64 work gets the CUDA cores' %s.", units.SI(g.FP64Vector, "FLOP/s"))}}
 }
 
 // CPUFlags says what this CPU reports about 16-bit arithmetic.

@@ -28,7 +28,7 @@ var (
 			}
 			return f32.Seconds() / bf16.Seconds(), nil
 		},
-		Why: "Fewer bytes only help if the hardware has fast arithmetic for the type: most CPUs convert bfloat16 to float32 to multiply, GPUs' tensor cores run it natively.",
+		Why: "Fewer bytes only help where the hardware multiplies the type: GPUs' tensor cores do; a CPU either converts to float32 or, with avx512_bf16, gets at most 2× float32's peak. A larger measured ratio is float32 running further below its own peak (the line under the next chart compares each row with its own).",
 	}
 	// PredictUnderflow: how many float32 gradients vanish in float16.
 	PredictUnderflow = predict.Question{
@@ -49,7 +49,7 @@ var (
 			}
 			return 100 * float64(last.Zero16) / float64(last.Nonzero32), nil
 		},
-		Why: "float16's smallest step above 0 is about 6·10⁻⁸; gradients shrink as the loss falls, so the later in training, the more of them fall below it — loss scaling moves them back up.",
+		Why: "float16's smallest step above 0 is 2⁻²⁴ ≈ 6·10⁻⁸: a value below half of it (≈ 3·10⁻⁸) rounds to 0, one just above rounds up to it. Gradients shrink as the loss falls, so the later in training, the more of them vanish — loss scaling moves them back up.",
 	}
 )
 
@@ -68,11 +68,9 @@ var MineBF16 = predict.Mine("05/mine-bf16", PredictBF16,
 		return fmt.Sprintf("Your xla:cpu ran the matmul in bfloat16 at %s× its float32 speed. A run whose matrix products take 10 hours in float32 here: how long in bfloat16?", predict.Num(f))
 	},
 	func(f float64) string {
-		verdict := "slower: this CPU converts bfloat16 to float32 to multiply"
-		if f > 1 {
-			verdict = "faster: the CPU multiplies bfloat16 natively"
-		}
-		return fmt.Sprintf("10 h / %s ≈ %s h — %s. On a GPU's tensor cores bfloat16 has about twice float32's (TF32) peak.", predict.Num(f), predict.Num(10/f), verdict)
+		path, tiles := cpuPath("bfloat16")
+		r := speedReading{Precision: "bfloat16", Speedup: f, PeakRatio: peakFor("bfloat16") / peakFor("float32"), Path: path, Tiles: tiles}
+		return fmt.Sprintf("10 h / %s ≈ %s h. %s On a GPU's tensor cores bfloat16 has about twice float32's (TF32) peak.", predict.Num(f), predict.Num(10/f), r)
 	})
 
 // PredictInt8: how much faster than float32 an int8 matmul runs on this CPU.
@@ -103,7 +101,8 @@ var PredictTF32 = predict.Question{
 	Answer: func() (float64, error) {
 		return datasheet.H100.Peak(workloads.TF32) / datasheet.H100.Peak("float32"), nil
 	},
-	Why: "Model, not measured: TF32 runs float32 matmuls on the tensor cores (494.5 against 67 TFLOP/s dense); bfloat16 doubles that again. It is the default in XLA and for PyTorch's cuDNN convolutions, not for PyTorch's float32 matmuls.",
+	Model: "datasheet",
+	Why:   "TF32 runs float32 matmuls on the tensor cores (494.5 against 67 TFLOP/s dense); bfloat16 doubles that again. It is XLA's default on NVIDIA GPUs (JAX's default matmul precision; XLA:CPU has no TF32) and PyTorch's for cuDNN convolutions, not for PyTorch's float32 matmuls.",
 }
 
 // PredictDecode8 asks how much 8-bit weights speed up batch-1 decoding of a 7B model on an H200:
@@ -115,7 +114,8 @@ var PredictDecode8 = predict.Question{
 	Answer: func() (float64, error) {
 		return DecodeCost(2, "bfloat16") / DecodeCost(1, "fp8"), nil
 	},
-	Why: "Model, not measured: one token reads every weight once for two FLOPs each, so the memory budget (14 GB ÷ 4.8 TB/s ≈ 3 ms) dwarfs the compute budget (≈ 0.01 ms); halving the bytes halves the time, and the 2× faster FP8 math does not matter.",
+	Model: "datasheet",
+	Why:   "One token reads every weight once for two FLOPs each, so the memory budget (14 GB ÷ 4.8 TB/s ≈ 3 ms) dwarfs the compute budget (≈ 0.01 ms); halving the bytes halves the time, and the 2× faster FP8 math does not matter.",
 }
 
 // DecodeCost is the modeled cost of one batch-1 decoding step per weight on an H200, in bytes'

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
@@ -27,27 +28,45 @@ func ReadDTypes(rs []results.Result) string {
 			continue
 		}
 		var parts []string
-		faster := false
+		var best *speedReading // the fastest 16-bit row against float32
 		for _, r := range rs {
 			if r.Provenance.Device != dev || r.Provenance.Recorded || r.Precision == "float32" {
 				continue
 			}
 			ratio := r.Seconds() / f32.Seconds()
 			parts = append(parts, fmt.Sprintf("%s %.2f×", r.Precision, ratio))
-			if (r.DType == "bfloat16" || r.DType == "float16") && ratio < 0.9 {
-				faster = true
+			if (r.DType == "bfloat16" || r.DType == "float16") && ratio > 0 && (best == nil || 1/ratio > best.Speedup) {
+				s := readingOn(dev, *f32, r)
+				best = &s
 			}
 		}
-		verdict := "no 16-bit type ran faster than float32 here"
-		if faster {
-			verdict = "a 16-bit type ran faster than float32 here: this device has a 16-bit arithmetic path that the compiler used"
+		verdict := "no 16-bit type was measured"
+		if best != nil {
+			verdict = best.String()
 		}
-		lines = append(lines, fmt.Sprintf("Your %s at n=%d: time vs float32 — %s; %s.", dev, f32.Params["n"], strings.Join(parts, ", "), verdict))
+		lines = append(lines, fmt.Sprintf("Your %s at n=%d: time vs float32 — %s. %s", dev, f32.Params["n"], strings.Join(parts, ", "), verdict))
 	}
 	if len(lines) == 0 {
 		return "No live float32 matmul among the kept results: run the throughput cell above first."
 	}
 	return strings.Join(lines, "\n")
+}
+
+// readingOn reads a 16-bit row against float32's on device dev: on the CPU with the course's model
+// and its flags (unitsReading, as the matrix-units table), elsewhere with the peaks the results carry.
+func readingOn(dev string, f32, r16 results.Result) speedReading {
+	if dev == devices.CPU {
+		return unitsReading(f32, r16)
+	}
+	s := speedReading{Precision: r16.Precision, Speedup: f32.Seconds() / r16.Seconds(), PeakRatio: 1}
+	if f32.PeakFLOPS > 0 && r16.PeakFLOPS > 0 {
+		s.PeakRatio = r16.PeakFLOPS / f32.PeakFLOPS
+		s.F32Share, s.Share = f32.FLOPS()/f32.PeakFLOPS, r16.FLOPS()/r16.PeakFLOPS
+	}
+	if dev == devices.CUDA {
+		s.Path = "tensor cores"
+	}
+	return s
 }
 
 // liveDevices are the devices of results measured live, in order.

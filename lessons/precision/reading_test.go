@@ -22,11 +22,11 @@ func TestReadDTypes(t *testing.T) {
 	rec.Provenance.Recorded = true
 	slow := []results.Result{timed("xla:cpu", "float32", "float32", 10*time.Millisecond), timed("xla:cpu", "bfloat16", "bfloat16", 15*time.Millisecond), rec}
 	got := ReadDTypes(slow)
-	if !strings.Contains(got, "bfloat16 1.50×") || !strings.Contains(got, "no 16-bit type ran faster") || strings.Contains(got, "xla:cuda") {
+	if !strings.Contains(got, "bfloat16 1.50×") || !strings.Contains(got, "0.67× float32's speed") || strings.Contains(got, "xla:cuda") {
 		t.Errorf("ReadDTypes = %q", got)
 	}
 	fast := []results.Result{timed("xla:cpu", "float32", "float32", 10*time.Millisecond), timed("xla:cpu", "bfloat16", "bfloat16", 4*time.Millisecond)}
-	if got := ReadDTypes(fast); !strings.Contains(got, "a 16-bit type ran faster") {
+	if got := ReadDTypes(fast); !strings.Contains(got, "2.5× faster than float32") {
 		t.Errorf("ReadDTypes(fast) = %q", got)
 	}
 	if got := ReadDTypes(nil); !strings.Contains(got, "run the throughput cell") {

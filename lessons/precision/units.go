@@ -3,6 +3,7 @@ package precision
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -90,6 +91,17 @@ func peakFor(p string) float64 {
 		}
 	}
 	return best
+}
+
+// shareOfPeak is the share of its precision's modeled peak on this CPU (peakFor) a result reached.
+func shareOfPeak(r results.Result) float64 { return r.FLOPs / r.Seconds() / peakFor(r.Precision) }
+
+// unitsReading reads a bfloat16 row against the float32 row of the same size on this CPU: the
+// modeled peaks with the flags it has, and each row's share of its own peak.
+func unitsReading(f32, r16 results.Result) speedReading {
+	path, tiles := cpuPath(r16.Precision)
+	return speedReading{Precision: r16.Precision, Speedup: f32.Seconds() / r16.Seconds(),
+		PeakRatio: peakFor(r16.Precision) / peakFor("float32"), F32Share: shareOfPeak(f32), Share: shareOfPeak(r16), Path: path, Tiles: tiles}
 }
 
 // Units is the matmul the section times in float32, bfloat16 and int8: an n×n @ n×n product.
@@ -182,20 +194,10 @@ func UnitsTable(rs []results.Result) units.Table {
 	for i, r := range rs {
 		t.AddMeasured(results.WhyDisturbed(r), r.Provenance.Label(), r.Label, units.SI(r.Seconds(), "s"),
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), units.SI(r.FLOPs/r.Seconds(), "op/s"),
-			fmt.Sprintf("%.1f×", sp[i]), fmt.Sprintf("%.0f%%", 100*r.FLOPs/r.Seconds()/peakFor(r.Precision)))
+			fmt.Sprintf("%.1f×", sp[i]), fmt.Sprintf("%.0f%%", 100*shareOfPeak(r)))
 	}
-	for i, r := range rs {
-		if r.Precision != "bfloat16" {
-			continue
-		}
-		switch {
-		case sp[i] > 2.2:
-			t.Note(fmt.Sprintf("bfloat16 ran %.1f× faster than float32: more than the 2× a vector bf16 dot product can give, so XLA's CPU kernels reached the AMX tiles.", sp[i]))
-		case sp[i] > 1.2:
-			t.Note(fmt.Sprintf("bfloat16 ran %.1f× faster than float32: within the 2× of vector bf16 dot products (AVX512_BF16).", sp[i]))
-		default:
-			t.Note(fmt.Sprintf("bfloat16 ran at %.2f× float32's speed: no native bf16 path was used, the values went through float32.", sp[i]))
-		}
+	if r16, r32 := pick(rs, "bfloat16"), pick(rs, "float32"); r16 != nil && r32 != nil {
+		t.Note(unitsReading(*r32, *r16).String())
 	}
 	t.Note("rate: operations per second (int8: integer multiply-adds counted as 2 operations, like FLOPs); modeled peak: the table above.")
 	return t
@@ -279,26 +281,133 @@ func ServingTable(rs []results.Result) units.Table {
 			fmt.Sprintf("±%.0f%%", 100*r.Stats.CV), units.SI(r.Seconds()/b, "s"), units.Bytes(weightBytes(r)),
 			units.SI(weightBytes(r)/r.Seconds(), "B/s"), fmt.Sprintf("%.2f×", sp[i]))
 	}
-	var batches []int
-	for _, r := range rs {
-		if !slices.Contains(batches, r.Params["m"]) {
-			batches = append(batches, r.Params["m"])
-		}
+	rows := make([]servingRow, len(rs))
+	for i, r := range rs {
+		rows[i] = servingRow{Batch: r.Params["m"], Precision: r.Precision, Seconds: r.Seconds(), Bytes: weightBytes(r)}
 	}
-	slices.Sort(batches)
-	if len(batches) > 0 {
-		for _, b := range []int{batches[0], batches[len(batches)-1]} {
-			best := -1
-			for i, r := range rs {
-				if r.Params["m"] == b && (best < 0 || r.Stats.Median < rs[best].Stats.Median) {
-					best = i
-				}
-			}
-			t.Note(fmt.Sprintf("At %d request(s) per call the fastest was %s: %s per request.", b, rs[best].Precision, units.SI(rs[best].Seconds()/float64(b), "s")))
-			if len(batches) == 1 {
-				break
-			}
-		}
+	for _, n := range servingNotes(rows, l3Bytes(), presentFlags()) {
+		t.Note(n)
 	}
 	return t
+}
+
+// servingRow is one timed call of the serving table: requests per call, precision, median time and
+// the weights' bytes.
+type servingRow struct {
+	Batch     int
+	Precision string
+	Seconds   float64
+	Bytes     float64
+}
+
+// servingNotes read the serving rows: the fastest precision per request at the smallest and largest
+// batch; at the smallest, any precision that read fewer bytes than float32 yet took longer (its
+// bytes do not explain its time: a slow kernel or per-call overhead); a precision that lost at the
+// smallest batch and won at the largest, with the CPU's flags (tiles named only with amx flags);
+// and whether the weights fit in the L3 (l3 bytes, 0: unknown), which makes the rate a cache figure.
+func servingNotes(rows []servingRow, l3 int64, flags []string) []string {
+	var batches []int
+	maxBytes := 0.0
+	for _, r := range rows {
+		if !slices.Contains(batches, r.Batch) {
+			batches = append(batches, r.Batch)
+		}
+		maxBytes = max(maxBytes, r.Bytes)
+	}
+	if len(batches) == 0 {
+		return nil
+	}
+	slices.Sort(batches)
+	lo, hi := batches[0], batches[len(batches)-1]
+	at := func(b int, p string) *servingRow {
+		for i := range rows {
+			if rows[i].Batch == b && rows[i].Precision == p {
+				return &rows[i]
+			}
+		}
+		return nil
+	}
+	var notes []string
+	for _, b := range []int{lo, hi} {
+		var best *servingRow
+		for i := range rows {
+			if rows[i].Batch == b && rows[i].Seconds > 0 && (best == nil || rows[i].Seconds < best.Seconds) {
+				best = &rows[i]
+			}
+		}
+		if best != nil {
+			notes = append(notes, fmt.Sprintf("At %d request(s) per call the fastest was %s: %s per request.", b, best.Precision, units.SI(best.Seconds/float64(b), "s")))
+		}
+		if lo == hi {
+			break
+		}
+	}
+	var slow, turned []string
+	for _, p := range unitPrecisions[1:] {
+		f32, r := at(lo, "float32"), at(lo, p)
+		if f32 == nil || r == nil || r.Bytes >= f32.Bytes || r.Seconds <= f32.Seconds {
+			continue
+		}
+		slow = append(slow, p)
+		if f, h := at(hi, "float32"), at(hi, p); hi != lo && f != nil && h != nil && h.Seconds < f.Seconds {
+			turned = append(turned, p)
+		}
+	}
+	if len(slow) > 0 {
+		notes = append(notes, fmt.Sprintf("At %d request(s) %s read fewer bytes than float32 yet took longer: bytes ÷ bandwidth does not explain that time — a slow kernel for so few rows, or per-call overhead.",
+			lo, strings.Join(slow, " and ")))
+	}
+	if len(turned) > 0 {
+		var amx, other []string
+		for _, f := range flags {
+			if strings.HasPrefix(f, "amx_") {
+				amx = append(amx, f)
+			} else {
+				other = append(other, f)
+			}
+		}
+		hw := "this CPU has no 16- or 8-bit dot-product flags"
+		switch {
+		case len(amx) > 0:
+			hw = "this CPU has AMX (" + strings.Join(amx, ", ") + "), whose tiles take 16 rows at a time"
+		case len(other) > 0:
+			hw = "this CPU has " + strings.Join(other, ", ") + " and no AMX tiles"
+		}
+		notes = append(notes, fmt.Sprintf("%s lost to float32 at %d and beat it at %d: with more rows the library ran a faster kernel (%s).",
+			strings.Join(turned, " and "), lo, hi, hw))
+	}
+	switch {
+	case l3 <= 0:
+	case maxBytes <= float64(l3):
+		notes = append(notes, fmt.Sprintf("The weights (%s at most) fit in this CPU's %s L3 and stay there between calls: 'weights read at' is a cache rate, not DRAM bandwidth.",
+			units.Bytes(maxBytes), units.Bytes(float64(l3))))
+	default:
+		notes = append(notes, fmt.Sprintf("The largest weights (%s) exceed this CPU's %s L3: they come from DRAM each call.", units.Bytes(maxBytes), units.Bytes(float64(l3))))
+	}
+	return notes
+}
+
+// l3Bytes is one L3 instance's capacity on this CPU, 0 when the OS does not say.
+func l3Bytes() int64 {
+	cs, err := devices.CPUCaches()
+	if err != nil {
+		return 0
+	}
+	for _, c := range cs {
+		if c.Level == 3 {
+			return c.Bytes
+		}
+	}
+	return 0
+}
+
+// presentFlags are the MatrixFlags this CPU has.
+func presentFlags() []string {
+	var out []string
+	for _, m := range MatrixFlags {
+		if devices.CPUFlag(m.Flag) {
+			out = append(out, m.Flag)
+		}
+	}
+	return out
 }

@@ -48,6 +48,9 @@ type GPU struct {
 
 	MemoryBytes uint64   // device memory
 	Ceilings    Ceilings // dense peaks per dtype and HBM bandwidth
+	// FP64Vector is float64 FLOP/s on the CUDA cores, for work that is not a matrix product;
+	// Ceilings' "float64" is a matrix product's (DGEMM on the FP64 tensor cores since the A100).
+	FP64Vector float64
 
 	PCIe        string  // host link: "PCIe Gen5 x16"
 	PCIeBytes   float64 // nominal bytes/s per direction of that link
@@ -71,10 +74,11 @@ var (
 		Source:      "datasheet: NVIDIA H100 Tensor Core GPU Architecture whitepaper (H100 SXM5: 132 SMs × 128 FP32 cores, 1.98 GHz boost, 2048 threads per SM)",
 		MemoryBytes: 80 << 30,
 		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 34 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera, "fp8": 1979 * tera},
+			PeakFLOPS:      map[string]float64{"float64": 67 * tera, "float32": 67 * tera, "tf32": 494.5 * tera, "bfloat16": 989 * tera, "float16": 989 * tera, "fp8": 1979 * tera},
 			BandwidthBytes: 3.35 * tera,
-			Source:         "datasheet: NVIDIA H100 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3 3.35 TB/s)",
+			Source:         "datasheet: NVIDIA H100 SXM (dense tensor-core figures; FP64 67 TFLOP/s on the tensor cores, 34 on the CUDA cores; HBM3 3.35 TB/s)",
 		},
+		FP64Vector: 34 * tera,
 		// Datasheet: PCIe Gen5 128 GB/s (both directions); NVLink 900 GB/s (both directions).
 		PCIe: "PCIe Gen5 x16", PCIeBytes: 64e9,
 		NVLink: "NVLink 4", NVLinkBytes: 450e9,
@@ -82,7 +86,7 @@ var (
 	// H200 is the GPU the course records on: the H100's build and peaks with HBM3e (141 GB at
 	// 4.8 TB/s).
 	H200 = withSource(withMemory(H100, "NVIDIA H200 SXM", "H200", []string{"h200"}, 141<<30, 4.8*tera,
-		"datasheet: NVIDIA H200 SXM (dense tensor-core figures; FP64 34 TFLOP/s on the CUDA cores, 67 on tensor cores; HBM3e 4.8 TB/s)"),
+		"datasheet: NVIDIA H200 SXM (dense tensor-core figures; FP64 67 TFLOP/s on the tensor cores, 34 on the CUDA cores; HBM3e 4.8 TB/s)"),
 		"datasheet: NVIDIA H200 SXM (the H100 SXM5's GH100 configuration with HBM3e: 132 SMs × 128 FP32 cores, 1.98 GHz boost)")
 	// A100 is the GPU before Hopper, for the model card's A100 measurements.
 	A100 = GPU{
@@ -91,10 +95,11 @@ var (
 		Source:      "datasheet: NVIDIA A100 Tensor Core GPU Architecture whitepaper (A100: 108 SMs × 64 FP32 cores, 1.41 GHz boost, 2048 threads per SM)",
 		MemoryBytes: 80 << 30,
 		Ceilings: Ceilings{
-			PeakFLOPS:      map[string]float64{"float64": 9.7 * tera, "float32": 19.5 * tera, "tf32": 156 * tera, "bfloat16": 312 * tera, "float16": 312 * tera},
+			PeakFLOPS:      map[string]float64{"float64": 19.5 * tera, "float32": 19.5 * tera, "tf32": 156 * tera, "bfloat16": 312 * tera, "float16": 312 * tera},
 			BandwidthBytes: 2.0 * tera,
-			Source:         "datasheet: NVIDIA A100 SXM 80GB (dense tensor-core figures; FP64 9.7 TFLOP/s on the CUDA cores; HBM2e 2.0 TB/s)",
+			Source:         "datasheet: NVIDIA A100 SXM 80GB (dense tensor-core figures; FP64 19.5 TFLOP/s on the tensor cores, 9.7 on the CUDA cores; HBM2e 2.0 TB/s)",
 		},
+		FP64Vector: 9.7 * tera,
 		// Datasheet: PCIe Gen4 64 GB/s (both directions); NVLink 600 GB/s (both directions).
 		PCIe: "PCIe Gen4 x16", PCIeBytes: 32e9,
 		NVLink: "NVLink 3", NVLinkBytes: 300e9,
