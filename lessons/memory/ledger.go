@@ -81,14 +81,7 @@ var Recipes = []PerParam{
 }
 
 // mixedAdam is the mixed-precision Adam recipe of Recipes: the source text's 16 bytes per parameter.
-var mixedAdam = func() PerParam {
-	for _, r := range Recipes {
-		if r.Recipe == "mixed precision (bf16/f16), Adam" {
-			return r
-		}
-	}
-	panic("memory: no mixed-precision Adam recipe")
-}()
+var mixedAdam = recipe("mixed precision (bf16/f16), Adam")
 
 // RecipeTable formats Recipes for display.Table, with the state of a model of n parameters.
 func RecipeTable(n float64) units.Table {
@@ -101,7 +94,31 @@ func RecipeTable(n float64) units.Table {
 		rows = append(rows, []string{r.Recipe, strings.Join(parts, " + "), strconv.Itoa(r.Total()),
 			units.BytesFixed(float64(r.Total()) * n)})
 	}
-	return units.Table{Origins: []units.Origin{units.Formula("bytes per parameter of each recipe × the parameters")}, Header: []string{"recipe", "bytes per parameter", "total", fmt.Sprintf("state of %s parameters (formula)", units.Plain(n))}, Rows: rows}
+	return units.Table{Origins: []units.Origin{units.Formula("bytes per parameter of each recipe × the parameters")}, Header: []string{"recipe", "bytes per parameter", "total", fmt.Sprintf("state of %s parameters (formula)", units.Plain(n))}, Rows: rows,
+		Notes: []string{ampNote()}}
+}
+
+// ampNote says where PyTorch's autocast stands among Recipes: the mixed row stores a 16-bit copy of
+// the weights (DeepSpeed's and Megatron's layout); autocast stores none — parameters and gradients
+// stay float32 and are cast per operation — so its state is the float32 Adam row's.
+func ampNote() string {
+	f32 := recipe("float32, Adam")
+	same := "a different total"
+	if f32.Total() == mixedAdam.Total() {
+		same = "the same total"
+	}
+	return fmt.Sprintf("The mixed row is DeepSpeed's and Megatron's layout, with a stored 16-bit copy of the weights. PyTorch's autocast (lesson 05) stores none: parameters and gradients stay float32, cast per operation, so its state is the float32 Adam row's %d bytes, %s.",
+		f32.Total(), same)
+}
+
+// recipe is the Recipes entry named name.
+func recipe(name string) PerParam {
+	for _, r := range Recipes {
+		if r.Recipe == name {
+			return r
+		}
+	}
+	panic("memory: no recipe " + name)
 }
 
 // AdamRatio is optimizer state over weights for w: 2 for Adam ("Adam's state alone is twice the

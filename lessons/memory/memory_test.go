@@ -2,6 +2,7 @@ package memory
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
@@ -19,6 +20,10 @@ func TestRecipes(t *testing.T) {
 		if got := Recipes[c.i].Total(); got != c.want {
 			t.Errorf("%s: %d bytes/param, want %d", Recipes[c.i].Recipe, got, c.want)
 		}
+	}
+	// PyTorch's autocast keeps no 16-bit weight copy: its 16 bytes are the float32 Adam row's
+	if n := ampNote(); !strings.Contains(n, "float32 Adam row's 16 bytes, the same total") {
+		t.Errorf("AMP note: %q", n)
 	}
 }
 

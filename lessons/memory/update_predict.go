@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"fmt"
+
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
@@ -20,22 +22,23 @@ var PredictUpdateRate = predict.Question{
 		rate, err := measuredRate(rs)
 		return rate / 1e9, err
 	},
-	Why: "About 0.5 FLOP per byte is far below any ridge point: the update runs at the memory bandwidth (lesson 04's copy rate is the ceiling), whatever the cores could compute.",
+	Why: "About 0.5 FLOP per byte is far below any ridge point, so bandwidth should set the update's time: lesson 04's copy rate is its ceiling. Far below that ceiling, the time went elsewhere (overhead, or a disturbed run) — the note under the table says which.",
 }
 
 // PredictUpdateShare asks how large Adam's update is next to the compute of a whole training step
 // on an H200: the update's 28 bytes per parameter at the HBM bandwidth against 6 FLOPs per parameter
 // per token at the bf16 dense peak, a million tokens a step (a model: both at datasheet rates).
 var PredictUpdateShare = predict.Question{
-	Key:  "06/gpu-update-share",
-	Text: "GPU (answered by the H200 datasheet, a model): training a 7B model with a million tokens per step, the Adam update streams 28 bytes per parameter through HBM. Its time is what percentage of the step's matmul time at the bf16 peak? (%)",
-	Unit: "%",
+	Key:   "06/gpu-update-share",
+	Model: "H200 datasheet peaks",
+	Text:  "GPU (answered by the H200 datasheet, a model): training a 7B model with a million tokens per step, the Adam update streams 28 bytes per parameter through HBM. Its time is what percentage of the step's matmul time at the bf16 peak? (%)",
+	Unit:  "%",
 	Answer: func() (float64, error) {
 		g := datasheet.H200
 		ridge := g.Peak("bfloat16") / g.Bandwidth() // FLOPs the GPU does in the time it moves one byte
 		return 100 * 28 * ridge / (6 * 1e6), nil    // (28 bytes ÷ bandwidth) ÷ (6·tokens FLOPs ÷ peak), per parameter
 	},
-	Why: "Model, not measured: per parameter the update moves 28 bytes while the step does 6 FLOPs per token, 6 million here; at the H200's ridge of about 206 FLOPs per byte the bytes cost as much as 28 × 206 ≈ 5,800 FLOPs, under 0.1% of the step. The parameter count cancels: it holds for any model size.",
+	Why: updateShareWhy(),
 }
 
 // The recall cards of the section "The optimizer update", the notebook's last before the recap:
@@ -48,3 +51,18 @@ var updateSection = recall.Section{ID: "update", Title: "The optimizer update", 
 	{ID: "offload", Question: "In optimizer offload, what crosses the host link each step, and what stays on the CPU?",
 		Answer: "The bf16 gradients go down and the updated bf16 weights come back: about 2 bytes per parameter each way. The float32 master weights and Adam's moments (12 bytes per parameter) stay in host memory, where the CPU runs the update at its own memory bandwidth. NVLink-C2C moves those bytes about 7× faster than a PCIe Gen5 slot."},
 }}
+
+// updateShareWhy reconciles the prediction's answer (both budgets at the datasheet peaks) with the
+// scaled table's band (the step at the training MFU, the update at the bandwidth the model reaches).
+func updateShareWhy() string {
+	g := datasheet.H200
+	ridge := g.Peak("bfloat16") / g.Bandwidth()
+	lo, hi := updateShareBand(ScaledModels[len(ScaledModels)-1])
+	full := 100 * 28 * ridge / 6e6
+	band := fmt.Sprintf("The table above runs the step at a realistic MFU and the update at the bandwidth the model reaches: %.2g%%–%.2g%%", lo, hi)
+	if hi < full {
+		band += ", smaller, because the lower MFU lengthens the step more than the update"
+	}
+	return fmt.Sprintf("Per parameter the update moves 28 bytes while the step does 6 FLOPs per token, 6 million here; at the H200's ridge of %.0f FLOPs per byte the bytes cost as much as 28 × %.0f ≈ %.0f FLOPs, %.2g%% of the step with both at full peak. "+
+		"%s. The parameter count cancels: it holds for any model size.", ridge, ridge, 28*ridge, full, band)
+}

@@ -3,10 +3,13 @@ package memory
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
+	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
+	"github.com/gpu-course/whygpu/pkg/model/regime"
 )
 
 // The update's sizes: the default passes, each refusal says why, and its bytes are 28 per parameter.
@@ -69,5 +72,46 @@ func TestUpdateTables(t *testing.T) {
 	}
 	if _, err := ScaledTable(nil); err == nil {
 		t.Error("a scaled table without a measured update")
+	}
+}
+
+// TestReadUpdate: the update's reading follows its budget against the copy ceiling — bandwidth-bound
+// only when the bytes explain the time by the course's rule, otherwise not bandwidth, with the
+// disturbance that may be why; and the CPU column divides by the ceiling, an upper bound when the
+// ceiling was measured disturbed.
+func TestReadUpdate(t *testing.T) {
+	const bytes = 88.2e6
+	cases := []struct {
+		name             string
+		seconds, ceiling float64 // measured time, copy ceiling (B/s)
+		upd, ceil        string  // disturbance of the update, of the ceiling
+		want, notWant    []string
+	}{
+		{"the review's run: 0.7 GB/s against 20 GB/s, disturbed", 0.126, 20e9, "other programs used 175% of a core", "",
+			[]string{"20 GB/s", regime.Overhead, "bandwidth should set this time, and here it did not", "disturbed (other programs used 175%", "rerun on a quiet machine"},
+			[]string{regime.Memory}},
+		{"quiet and slow: overhead", 0.126, 20e9, "", "",
+			[]string{regime.Overhead, "overhead, not bandwidth"}, []string{"disturbed", regime.Memory}},
+		{"at the ceiling: bandwidth-bound", 0.0049, 20e9, "", "",
+			[]string{regime.Memory, "the bytes explain"}, []string{"did not", "disturbed"}},
+		{"ceiling measured disturbed (the run at load 20: 688 MB/s)", 0.0635, 0.688e9, "", "other programs used 167% of a core",
+			[]string{"no verdict", "688 MB/s", "measured disturbed (other programs used 167%", "Rerun"}, []string{regime.Memory, regime.Overhead}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := regime.Budget{FLOPs: bytes / 2, Bytes: bytes, Measured: time.Duration(tc.seconds * 1e9),
+				CeilingFLOPS: 1e11, CeilingBytesPerSec: tc.ceiling}.Classify()
+			lessontest.Phrases(t, readUpdate(v, tc.ceiling, tc.upd, tc.ceil), tc.want, tc.notWant)
+		})
+	}
+	// 7B: 196 GB ÷ 20 GB/s ≈ 9.8 s, not the 280 s of the update's own 0.7 GB/s
+	if got := atCeiling(28*7e9, 20e9, ""); got != "9.8 s" {
+		t.Errorf("atCeiling = %q, want 9.8 s", got)
+	}
+	if got := atCeiling(28*7e9, 20e9, "busy"); strings.Contains(got, " s") {
+		t.Errorf("a disturbed ceiling gives %q, want no figure", got)
+	}
+	if n := ceilingNote(20e9, "busy"); !strings.Contains(n, "no figure") {
+		t.Errorf("ceiling note: %q", n)
 	}
 }
