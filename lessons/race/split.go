@@ -2,6 +2,7 @@ package race
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -233,6 +234,10 @@ func fixedCostNotes(rs []results.Result) []string {
 	return append(notes, line+". Overhead is software too: another runtime pays a different price for the same call.")
 }
 
+// sameCall is how close two per-call costs are to count as about the same (timing noise on a busy
+// machine is larger than that).
+const sameCall = 0.1
+
 // perCallNote compares the pure-Go backend with xla:cpu from the live rows: which pays more per call
 // at the smallest split, how fast each runs the largest, and so where go's spread (relative) comes
 // from. "" without both devices' smallest and largest split.
@@ -263,13 +268,16 @@ func perCallNote(rs []results.Result) string {
 	perCall := func(r *results.Result) float64 { return r.Seconds() / float64(r.Params["calls"]) }
 	spread := func(e *ends) float64 { return e.small.Seconds() / e.large.Seconds() }
 	pg, px := perCall(g.small), perCall(x.small)
-	more, ratio := "more", pg/px
-	if pg < px {
-		more, ratio = "less", px/pg
+	pays := fmt.Sprintf("%s pays %.2g× more per call", devices.Go, pg/px)
+	switch {
+	case math.Abs(pg/px-1) < sameCall:
+		pays = "about the same per call"
+	case pg < px:
+		pays = fmt.Sprintf("%s pays %.2g× less per call", devices.Go, px/pg)
 	}
 	side := g.small.Params["side"]
-	note := fmt.Sprintf("Measured here: one %d×%d call costs %s on %s against %s on %s (%s pays %.2g× %s per call); the largest split runs at %.3g GFLOP/s on %s against %.3g on %s.",
-		side, side, units.Duration(pg), devices.Go, units.Duration(px), devices.CPU, devices.Go, ratio, more,
+	note := fmt.Sprintf("Measured here: one %d×%d call costs %s on %s against %s on %s (%s); the largest split runs at %.3g GFLOP/s on %s against %.3g on %s.",
+		side, side, units.Duration(pg), devices.Go, units.Duration(px), devices.CPU, pays,
 		g.large.GFLOPS(), devices.Go, x.large.GFLOPS(), devices.CPU)
 	if spread(g) >= spread(x) {
 		return note
@@ -281,6 +289,8 @@ func perCallNote(rs []results.Result) string {
 	switch {
 	case calls >= large:
 		why = fmt.Sprintf("mostly because its calls are cheaper (%.2g×; its largest split is %.3g× slower)", calls, large)
+	case math.Abs(calls-1) < sameCall:
+		why = fmt.Sprintf("because its largest split is %.3g× slower; the calls cost about the same", large)
 	case calls >= 1:
 		why = fmt.Sprintf("mostly because its largest split is %.3g× slower; its calls are only %.2g× cheaper", large, calls)
 	default:

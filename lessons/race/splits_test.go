@@ -64,6 +64,10 @@ func TestPerCallNote(t *testing.T) {
 	if n := perCallNote(rs); !strings.Contains(n, "mostly because its calls are cheaper (6.5×") {
 		t.Errorf("cheap go calls:\n%s", n)
 	}
+	rs[2], rs[3] = split(devices.Go, 8, 13*time.Microsecond*calls), split(devices.Go, 256, 4800*time.Microsecond)
+	if n := perCallNote(rs); !strings.Contains(n, "(about the same per call)") || !strings.Contains(n, "16× slower; the calls cost about the same") {
+		t.Errorf("go calls as dear as xla:cpu's:\n%s", n)
+	}
 	if perCallNote(rs[:2]) != "" {
 		t.Error("a note without the go backend")
 	}
