@@ -195,12 +195,13 @@ func EmbeddingTable(e Embeddings) units.Table {
 	table := e.IDs * row
 	step := float64(e.Batch*e.Lookups) * row
 	hostBW := e.HostGBPerS * 1e9
+	gb := float64(g.MemoryBytes) / (1 << 30) // the datasheet's figure ("141 GB"), kept in binary units
 	return units.Table{
 		Origins: []units.Origin{units.Formula(fmt.Sprintf("stated sizes; %s datasheet memory and host link; host DRAM %s (assumed: 12 × DDR5-4800 × 8 B)", g.Short, units.SI(hostBW, "B/s")))},
 		Header:  []string{"quantity", "worked number"},
 		Rows: [][]string{
 			{"table", fmt.Sprintf("%s rows × %d values × %d B = %s", units.SI(e.IDs, ""), e.Dim, e.Bytes, units.Bytes(table))},
-			{g.Short + " memory", fmt.Sprintf("%s: the table is %.1f× that", units.Bytes(float64(g.MemoryBytes)), table/float64(g.MemoryBytes))},
+			{g.Short + " memory", fmt.Sprintf("%.0f GB on the datasheet: the table is %.1f× that in binary gigabytes (GiB), %.1f× in decimal ones", gb, table/float64(g.MemoryBytes), table/(gb*1e9))},
 			{"gathered per step", fmt.Sprintf("%d samples × %d lookups × %s = %s, from random rows", e.Batch, e.Lookups, units.Bytes(row), units.Bytes(step))},
 			{"FLOPs per byte", "about 0.25 (one add per value to pool the rows): far below any ridge, so bandwidth-bound on any chip"},
 			{"gather in host memory", units.Duration(step / hostBW)},

@@ -1,6 +1,10 @@
 package bigpicture
 
-import "github.com/gpu-course/whygpu/pkg/teach/recall"
+import (
+	"fmt"
+
+	"github.com/gpu-course/whygpu/pkg/teach/recall"
+)
 
 // Deck is the lesson's recall checks: one section per "## " section of the notebook.
 var Deck = &recall.Deck{
@@ -13,7 +17,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "rates", Title: "Fed with real rates", Cards: []recall.Card{
 			{ID: "ratio", Question: "At the source's rates, how long does the run take on the CPU socket and on one H100, and why is the real gap larger?",
-				Answer: "About 412 s per step (≈ 477 days) on the socket at 50% of 10.2 TF, about 5.3 s per step (≈ 6 days) on one H100 at 40% MFU in bf16: ≈ 78×. The GPU run also splits over eight GPUs with fast links, while CPU sockets hit network bandwidth first."},
+				Answer: ratesAnswer()},
 			{ID: "mfu", Question: "What is MFU and why is a real training step below the matmul ceiling?",
 				Answer: "Model FLOPs utilization: the useful FLOPs (6·N per token) per second over the peak. A step also runs memory-bound work — activations, the loss, the optimizer update — and launches and syncs, so it gets less than a large matmul alone. Training a large model is compute-bound: MFU is the number to raise."},
 		}},
@@ -40,4 +44,14 @@ var Deck = &recall.Deck{
 				Answer: "Hardware or rental price, energy per useful FLOP, the utilization you can actually sustain, and the engineering effort of each software stack."},
 		}},
 	},
+}
+
+// ratesAnswer is the "rates" card's answer, computed from SourceRates as the lesson's table is, so the
+// card and the table print the same numbers.
+func ratesAnswer() string {
+	r := SourceRates()
+	cpu, gpu := r[0], r[1]
+	return fmt.Sprintf("About %.0f s per step (≈ %.0f days) on the %s, about %.2g s per step (≈ %.0f days) on %s: ≈ %.0f×. "+
+		"The GPU run also splits over eight GPUs with fast links, while CPU sockets hit network bandwidth first.",
+		cpu.SecondsPerStep(SourceRun), cpu.Days(SourceRun), cpu.Name, gpu.SecondsPerStep(SourceRun), gpu.Days(SourceRun), gpu.Name, gpu.FLOPS/cpu.FLOPS)
 }

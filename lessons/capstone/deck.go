@@ -15,7 +15,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "tune", Title: "Tune it here", Cards: []recall.Card{
 			{ID: "knobs", Question: "Which three knobs did the sweep turn, and what does each one trade?",
-				Answer: "Batch size (more samples share each step's fixed cost, until the cores are busy and memory runs out), dtype (fewer bytes per value, but only faster where the hardware multiplies it natively) and loader workers (more batches prepared in parallel, until the loader competes with the training step for the same cores)."},
+				Answer: "Batch size (more samples share each step's fixed cost, until the cores are busy and memory runs out), dtype (fewer bytes per value: memory-bound operations gain anywhere, matrix products only where the hardware and the compiler run it natively) and loader workers (more batches prepared in parallel, until the loader competes with the training step for the same cores)."},
 		}},
 		energySection,
 	},

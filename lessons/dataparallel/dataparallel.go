@@ -445,7 +445,7 @@ var Deck = &recall.Deck{
 			{ID: "ring", Question: "How many bytes does each GPU send in a ring all-reduce of G bytes over n GPUs?",
 				Answer: "2·(n−1)/n · G — almost twice the gradient, whatever n is, every step."},
 			{ID: "link", Question: "Why do multi-GPU servers have NVLink rather than only a network port?",
-				Answer: "The full gradient crosses the link every step: at 450 GB/s each way it takes milliseconds for a billion parameters; at 100 Gb/s it takes far longer than the step's compute."},
+				Answer: "The full gradient crosses the link every step: at 450 GB/s each way it takes milliseconds for a billion parameters; at 100 Gb/s it takes a large share of the step, or more."},
 		}},
 		{ID: "batch", Title: "Effective batch", Cards: []recall.Card{
 			{ID: "effective", Question: "What is the effective batch of data-parallel training, and what must change with it?",

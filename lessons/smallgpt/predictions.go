@@ -53,7 +53,8 @@ var (
 			}
 			return GEMMShare(Config(experiments.GPU))
 		},
-		Why: "A model, not a measurement: on the GPU the products run at tensor-core speed, so the many memory-bound kernels (softmax over the s×s scores, layer norms, GELU, Adam's update) and the launches keep most of the step.",
+		Why:   "At width 256 the products only reach the ridge, and the many memory-bound kernels (softmax over the s×s scores, layer norms, GELU, Adam's update) keep most of the step; launches are a sliver of it.",
+		Model: "GPU model",
 	}
 	// tokensPerSec: training throughput of the small GPT here (for MineTokens).
 	tokensPerSec = predict.Question{

@@ -398,8 +398,7 @@ func mfuOrigins(step results.Result, dev *devices.Device) []units.Origin {
 		c := Config(experiments.GPU)
 		m := gpumodel.Default()
 		// The two model rows print only their labels; their assumptions travel in the badges' fold.
-		os = append(os, units.Model(m.MFUNote("bfloat16")),
-			units.Model(gpumodel.GPTStepEstimate(c).Note()),
+		os = append(os, units.Model(gpumodel.GPTStepEstimate(c).Note()),
 			units.Model(m.Estimate(gpumodel.GPTRecipeStep(c, gpumodel.BF16Autocast, 0, true)).Note()))
 	}
 	return os
@@ -510,7 +509,7 @@ func GPUModelRow() []string {
 	peak := m.GPU.Peak("tf32")
 	hi, lo := c.FLOPs()/e.Low.Seconds(), c.FLOPs()/e.High.Seconds()
 	return []string{m.Name() + ", " + c.String(), units.SI(lo, "FLOP/s") + " – " + units.SI(hi, "FLOP/s"), units.SI(peak, "FLOP/s") + " (TF32 datasheet)",
-		fmt.Sprintf("MFU %.0f%% – %.0f%%", 100*lo/peak, 100*hi/peak), e.Label()}
+		fmt.Sprintf("MFU %.0f%% – %.0f%%", 100*lo/peak, 100*hi/peak), "kernel-by-kernel model, ÷ TF32 peak: " + e.Label()}
 }
 
 // GPURecipeRow is the MFU band of the same GPU-scale model run as PyTorch trains a GPT today

@@ -2,10 +2,13 @@ package smallgpt
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
+	"github.com/gpu-course/whygpu/internal/notebook"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/experiments"
 	"github.com/gpu-course/whygpu/pkg/measure/hlo"
@@ -128,5 +131,45 @@ func TestSummaryNamesTheStartingLoss(t *testing.T) {
 	run := Run{Config: gpt.GPT{Vocab: 100, Context: 4, Batch: 1, Embed: 4, Layers: 1, Heads: 1}, Losses: []float64{4.7, 2.1}}
 	if s := Summary(run); !strings.Contains(s, "ln 100 = 4.61") || !strings.Contains(s, "4.70 → 2.10") {
 		t.Errorf("Summary = %q", s)
+	}
+}
+
+// The words that state the GPU-scale step's regime in prose (the recap's "Which regime?" line and
+// PredictGEMMShare's Why) follow the GPU model's per-kernel bounds: when the model changes so that
+// they no longer hold, this fails (the cell under the table prints them from the model itself).
+func TestRegimeProseFollowsTheModel(t *testing.T) {
+	devicetest.NeedCPUPlugin(t)
+	r, err := ReadStep(Config(experiments.GPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(r.Markdown())
+	if r.Bound != "memory-bound" {
+		t.Errorf("the prose says the step is memory-bandwidth-bound; the model says %s", r.Bound)
+	}
+	if r.Rest[0] < 0.5 || r.Rest[1] < 0.5 || r.RestBound.Memory < 0.9 {
+		t.Errorf("the prose says memory-bound kernels hold most of the step: %.2f–%.2f of it, %.2f memory-bound", r.Rest[0], r.Rest[1], r.RestBound.Memory)
+	}
+	if r.Intensity[1] < r.Ridge[0] || r.Intensity[0] > r.Ridge[1] {
+		t.Errorf("the prose says the products only reach the ridge: %.0f–%.0f FLOP/B against %.0f–%.0f", r.Intensity[0], r.Intensity[1], r.Ridge[0], r.Ridge[1])
+	}
+	if r.Fixed[1] > 0.01 {
+		t.Errorf("the prose says fixed costs are a sliver: %.1f%% of the step", 100*r.Fixed[1])
+	}
+	if !strings.Contains(r.Markdown(), "not a measurement") {
+		t.Errorf("the reading is not labeled a model: %s", r.Markdown())
+	}
+	path := filepath.Join("..", "..", "notebooks", Lesson+".ipynb")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no notebook " + path)
+	}
+	nb, err := notebook.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range nb.Cells {
+		if s := c.Text(); strings.HasPrefix(s, "**Which regime?**") && !strings.Contains(s, "**memory-bandwidth-bound**") {
+			t.Errorf("the recap's regime line does not say what the model says (%s):\n%s", r.Bound, s)
+		}
 	}
 }
