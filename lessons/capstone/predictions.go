@@ -41,17 +41,12 @@ var (
 	// PredictEnergy: energy per FLOP of the source's socket over the H200's (models).
 	PredictEnergy = predict.Question{
 		Key:  "11/energy-socket-vs-h200",
-		Text: "GPU (model): energy per training FLOP of the source's 64-core socket over an H200's, each at its TDP and the rate a whole step sustains — how many times? (×)",
+		Text: "GPU (answered by the GPU model and the TDPs, a model): energy per training FLOP of the source's 64-core socket over an H200's, each at its TDP and the rate a whole step sustains — how many times? (×)",
 		Unit: "×",
-		// Answered from the datasheets and the model once the step cell above has run (the energy
-		// table needs its measured row).
-		Answer: func() (float64, error) {
-			if _, err := predict.KeptAny(KeepStep); err != nil {
-				return 0, err
-			}
-			return EnergyRatio(Planned)
-		},
-		Why: "A model from TDPs and rates: the H200 draws about twice the socket's power but sustains tens of times its rate, so each FLOP costs it one to two orders of magnitude less energy.",
+		// Answered from the datasheets and the model: no measurement enters it.
+		Answer: func() (float64, error) { return EnergyRatio(Planned) },
+		Model:  "GPU model and TDPs",
+		Why:    "Model (TDPs and sustained rates): the H200 draws about twice the socket's power but sustains tens of times its rate, so each FLOP costs it one to two orders of magnitude less energy.",
 	}
 )
 

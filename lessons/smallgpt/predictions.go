@@ -44,17 +44,12 @@ var (
 	}
 	// PredictGEMMShare: the GPU model's share of the step's time in matrix products at GPU scale.
 	PredictGEMMShare = predict.Question{
-		Key:  "09/h200-gemm-share",
-		Text: "GPU (model): this GPT at GPU scale (4 layers, width 256, 256 characters, batch 64) on an H200 — what share of the modeled step time do its matrix products take? (%)",
-		Unit: "%",
-		Answer: func() (float64, error) {
-			if _, err := RecallParts(); err != nil {
-				return 0, err
-			}
-			return GEMMShare(Config(experiments.GPU))
-		},
-		Why:   "At width 256 the products only reach the ridge, and the many memory-bound kernels (softmax over the s×s scores, layer norms, GELU, Adam's update) keep most of the step; launches are a sliver of it.",
-		Model: "GPU model",
+		Key:    "09/h200-gemm-share",
+		Text:   "GPU (answered by the GPU model, a model): this GPT at GPU scale (4 layers, width 256, 256 characters, batch 64) on an H200 — what share of the modeled step time do its matrix products take? (%)",
+		Unit:   "%",
+		Answer: func() (float64, error) { return GEMMShare(Config(experiments.GPU)) },
+		Why:    "Model (pkg/model/gpumodel): at width 256 the products only reach the ridge, and the many memory-bound kernels (softmax over the s×s scores, layer norms, GELU, Adam's update) keep most of the step; launches are a sliver of it.",
+		Model:  "GPU model",
 	}
 	// tokensPerSec: training throughput of the small GPT here (for MineTokens).
 	tokensPerSec = predict.Question{
