@@ -10,8 +10,8 @@ kinds interleaved, `--edits` times each:
   rerun       the same edited cell run again unchanged: go build finds its binary up to date
   trivial     fmt.Println of a changing number, the standard library only
 
-With --baseline-goflags, a second kernel runs beside the first: the same spec with GOFLAGS replaced (a
-copy of the spec in a temporary JUPYTER_PATH entry), its cells interleaved with the first kernel's, so the
+With --baseline-goflags or --baseline-unset, a second kernel runs beside the first: the same spec with
+GOFLAGS replaced or variables removed from its env (a copy of the spec in a temporary JUPYTER_PATH entry), its cells interleaved with the first kernel's, so the
 before → after of a flag change is measured under the same load.
 
 Prints one JSON object on stdout: per kernel ("course", and "baseline" when asked) its GOFLAGS, the
@@ -98,16 +98,20 @@ def run(kc, code, timeout, pid=None):
     return dt, reply["content"]["status"], "\n".join(errors), cpu
 
 
-def baseline_spec(kernel, goflags, tmp):
-    """A copy of the kernel's spec with GOFLAGS replaced, under tmp/kernels/<kernel>-baseline."""
+def baseline_spec(kernel, goflags, unset, tmp):
+    """A copy of the kernel's spec with GOFLAGS replaced (None: kept) and the variables in unset removed
+    from its env, under tmp/kernels/<kernel>-baseline."""
     spec = KernelSpecManager().get_kernel_spec(kernel)
     name = kernel + "-baseline"
     dst = os.path.join(tmp, "kernels", name)
     shutil.copytree(spec.resource_dir, dst)
     with open(os.path.join(dst, "kernel.json")) as f:
         js = json.load(f)
-    js["env"]["GOFLAGS"] = goflags
-    js["display_name"] += " (baseline GOFLAGS)"
+    if goflags is not None:
+        js["env"]["GOFLAGS"] = goflags
+    for var in unset:
+        js["env"].pop(var, None)
+    js["display_name"] += " (baseline)"
     with open(os.path.join(dst, "kernel.json"), "w") as f:
         json.dump(js, f)
     os.environ["JUPYTER_PATH"] = tmp + os.pathsep + os.environ.get("JUPYTER_PATH", "")
@@ -121,12 +125,14 @@ def main():
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--baseline-goflags", default=None,
                     help="also run a kernel whose GOFLAGS are these (e.g. the old '-buildvcs=false'), interleaved")
+    ap.add_argument("--baseline-unset", action="append", default=[],
+                    help="also run a kernel without this variable of the spec's env (e.g. GONB_BUILD_GOGC), interleaved; repeatable")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="bench_cells_")
     names = {"course": args.kernel}
-    if args.baseline_goflags is not None:
-        names["baseline"] = baseline_spec(args.kernel, args.baseline_goflags, tmp)
+    if args.baseline_goflags is not None or args.baseline_unset:
+        names["baseline"] = baseline_spec(args.kernel, args.baseline_goflags, args.baseline_unset, tmp)
     ksm = KernelSpecManager()
     load_before = os.getloadavg()
     out = {"kernel": args.kernel, "cores": os.cpu_count(), "edits": args.edits,
@@ -137,7 +143,9 @@ def main():
             km, kc = start_new_kernel(kernel_name=name, startup_timeout=120,
                                       stderr=subprocess.DEVNULL)  # GoNB logs every step there
             kernels[role] = (km, kc)
-            out["kernels"][role] = {"goflags": ksm.get_kernel_spec(name).env.get("GOFLAGS", ""),
+            env = ksm.get_kernel_spec(name).env
+            out["kernels"][role] = {"goflags": env.get("GOFLAGS", ""),
+                                    "gonb_env": {k: v for k, v in env.items() if k.startswith("GONB_")},
                                     "samples": {k: [] for k in KINDS}, "cpu": {k: [] for k in KINDS}, "warmup": {}}
 
         def cell(role, kind, i):

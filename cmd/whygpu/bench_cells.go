@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,6 +56,7 @@ type CellsReport struct {
 // seconds its process tree used meanwhile (go build, the linker, the cell's program, gopls).
 type CellsKernel struct {
 	GOFLAGS string               `json:"goflags"`
+	GonbEnv map[string]string    `json:"gonb_env,omitempty"` // the spec's GONB_* settings (kernels/gonb/cell-build.patch)
 	Samples map[string][]float64 `json:"samples"`
 	CPU     map[string][]float64 `json:"cpu"`
 }
@@ -73,11 +75,12 @@ func (r CellsReport) Quiet() bool {
 func runCellsBench(args []string) error {
 	fs := flag.NewFlagSet("bench -cells", flag.ContinueOnError)
 	edits := fs.Int("edits", 10, "timed runs of each cell kind (the median of these is reported)")
-	baseline := fs.String("baseline-goflags", baselineGOFLAGS, "GOFLAGS of a second kernel run beside the course's, interleaved (the before of a flag change); empty: none")
+	baseline := fs.String("baseline-goflags", baselineGOFLAGS, "GOFLAGS of a second kernel run beside the course's, interleaved (the before of a flag change); empty: the course's own")
+	unset := fs.String("baseline-unset", "", "comma-separated variables of the kernel spec's env the baseline kernel runs without (e.g. GONB_BUILD_GOGC,GONB_AUTOGET: the before of kernels/gonb/cell-build.patch)")
 	jsonOut := fs.String("json", "", "also write the report as JSON here (docs/performance.md is rendered from "+cellsBenchDir+"/*.json: whygpu perfdoc)")
 	python := fs.String("python", filepath.Join(experiments.Root(), ".venv", "bin", "python"), "the course venv's python (jupyter_client)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: whygpu bench -cells [-edits N] [-baseline-goflags FLAGS] [-json FILE]
+		fmt.Fprint(fs.Output(), `usage: whygpu bench -cells [-edits N] [-baseline-goflags FLAGS] [-baseline-unset VARS] [-json FILE]
 
 Times cells through the real course kernel (jupyter_client, scripts/bench_cells.py): an edited cell
 importing a lesson package, the same cell rerun, a trivial cell; from the execute request to the kernel
@@ -94,11 +97,17 @@ runs interleaved beside it, so before and after share the load.
 	if *baseline != "" {
 		cmdArgs = append(cmdArgs, "--baseline-goflags="+*baseline)
 	}
+	for _, v := range strings.Split(*unset, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			cmdArgs = append(cmdArgs, "--baseline-unset="+v)
+		}
+	}
+	hasBaseline := *baseline != "" || *unset != ""
 	cmd := exec.Command(*python, cmdArgs...)
 	cmd.Env = append(os.Environ(), "JUPYTER_PATH="+filepath.Join(root, ".venv", "share", "jupyter"))
 	cmd.Stderr = os.Stderr
 	fmt.Fprintf(os.Stderr, "bench -cells: %d edits per kind through the course kernel%s…\n", *edits,
-		map[bool]string{true: " and a baseline kernel (GOFLAGS " + *baseline + ")", false: ""}[*baseline != ""])
+		map[bool]string{true: " and a baseline kernel (GOFLAGS " + *baseline + ", without " + *unset + ")", false: ""}[hasBaseline])
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("bench -cells: %s: %w (run scripts/setup.sh first)", strings.Join(cmd.Args, " "), err)
@@ -198,7 +207,11 @@ func cellsMarkdown(r CellsReport, path string) string {
 	}
 	b.WriteString("| cell |")
 	for _, role := range roles {
-		fmt.Fprintf(&b, " %s: GOFLAGS `%s` — wall (range) | CPU |", role, r.Kernels[role].GOFLAGS)
+		env := ""
+		for _, k := range slices.Sorted(maps.Keys(r.Kernels[role].GonbEnv)) {
+			env += fmt.Sprintf(", %s=%s", k, r.Kernels[role].GonbEnv[k])
+		}
+		fmt.Fprintf(&b, " %s: GOFLAGS `%s`%s — wall (range) | CPU |", role, r.Kernels[role].GOFLAGS, env)
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|---|", len(roles)) + "\n")
 	for _, k := range cellKinds {

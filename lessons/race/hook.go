@@ -40,11 +40,12 @@ type Hook struct {
 	Bytes, FLOPs workloads.BudgetMix // heavy in bytes; heavy in FLOPs
 }
 
-// DefaultHook takes about 2–4 s on a 2-core laptop: 2 products of 256×256 beside a 32 MiB copy, and
-// 4 products of 512×512 beside a 1 MiB copy.
+// DefaultHook takes about 2–4 s on a 2-core laptop: 2 products of 256×256 beside 2 passes over
+// 64 MiB (twice a 32 MiB L3, so the sweeps reach main memory), and 4 products of 512×512 beside one
+// pass over 1 MiB.
 func DefaultHook() Hook {
 	return Hook{
-		Bytes: workloads.BudgetMix{Side: 256, Chain: 2, N: 8 << 20, Type: dtypes.Float32, Seed: 1},
+		Bytes: workloads.BudgetMix{Side: 256, Chain: 2, N: 16 << 20, Passes: 2, Type: dtypes.Float32, Seed: 1},
 		FLOPs: workloads.BudgetMix{Side: 512, Chain: 4, N: 256 << 10, Type: dtypes.Float32, Seed: 2},
 	}
 }

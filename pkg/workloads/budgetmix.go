@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
@@ -17,14 +18,18 @@ import (
 //
 //   - a chain of Chain matrix products y = x·W·W·…·W of Side×Side matrices: its intermediates are
 //     small enough to stay in cache, so more links add FLOPs and no memory traffic;
-//   - a copy z = −v of N elements: bytes and no arithmetic worth counting.
+//   - Passes sweeps v ← −v over N elements inside the executable (an XLA while loop, as
+//     membound.Passes, the bandwidth ceiling): bytes and no arithmetic worth counting. The output is
+//     allocated once per execution, so its first touch (on a CPU, page faults on fresh memory) is
+//     spread over every pass instead of being most of one.
 //
-// FLOPs = Chain·2·Side³. Bytes = (3·Side² + 2·N) × element size: x and W read, y written; v read, z
-// written. Doubling Chain doubles the FLOPs at the same bytes; raising N doubles the bytes at the same
-// FLOPs (BytesDoubled).
+// FLOPs = Chain·2·Side³. Bytes = (3·Side² + 2·N·Passes) × element size: x and W read, y written; v
+// read and written each pass. Doubling Chain doubles the FLOPs at the same bytes; doubling Passes
+// (BytesDoubled) doubles the bytes at the same FLOPs and the same working set.
 type BudgetMix struct {
 	Side, Chain int          // the matrix products: Chain of them, Side×Side
-	N           int          // elements copied
+	N           int          // elements swept
+	Passes      int          // sweeps over them (0 means 1)
 	Type        dtypes.DType // element type
 	Seed        uint64       // input seed; 0 draws a fresh one
 }
@@ -35,37 +40,49 @@ func (w BudgetMix) Name() string { return "budget-mix" }
 // DType returns the element type.
 func (w BudgetMix) DType() dtypes.DType { return w.Type }
 
-// Params returns {"side", "chain", "n"}.
+// Params returns {"side", "chain", "n", "passes"}.
 func (w BudgetMix) Params() map[string]int {
-	return map[string]int{"side": w.Side, "chain": w.Chain, "n": w.N}
+	return map[string]int{"side": w.Side, "chain": w.Chain, "n": w.N, "passes": w.passes()}
 }
 
-// String describes it, e.g. "4 products of 512×512 + copy of 32.0 MiB float32".
+func (w BudgetMix) passes() int { return max(w.Passes, 1) }
+
+// String describes it, e.g. "4 products of 512×512 + 2 passes over 64.0 MiB float32".
 func (w BudgetMix) String() string {
-	return fmt.Sprintf("%d products of %d×%d + copy of %s %s", w.Chain, w.Side, w.Side,
+	p := "1 pass"
+	if w.passes() > 1 {
+		p = fmt.Sprintf("%d passes", w.passes())
+	}
+	return fmt.Sprintf("%d products of %d×%d + %s over %s %s", w.Chain, w.Side, w.Side, p,
 		units.BytesFixed(float64(w.N)*float64(w.Type.Size())), w.Type)
 }
 
 // FLOPs is Chain·2·Side³.
 func (w BudgetMix) FLOPs() float64 { s := float64(w.Side); return float64(w.Chain) * 2 * s * s * s }
 
-// Bytes is (3·Side² + 2·N) × element size.
+// Bytes is (3·Side² + 2·N·Passes) × element size.
 func (w BudgetMix) Bytes() float64 {
 	s := float64(w.Side)
-	return (3*s*s + 2*float64(w.N)) * float64(w.Type.Size())
+	return (3*s*s + 2*float64(w.N)*float64(w.passes())) * float64(w.Type.Size())
 }
 
 // FLOPsDoubled is the same graph with twice the products: twice the FLOPs, the same bytes.
 func (w BudgetMix) FLOPsDoubled() BudgetMix { w.Chain *= 2; return w }
 
-// BytesDoubled is the same graph copying enough more elements to move twice the bytes: the same
-// FLOPs. (N' = 2·N + 1.5·Side², so that 3·Side² + 2·N' = 2·(3·Side² + 2·N).)
-func (w BudgetMix) BytesDoubled() BudgetMix { w.N = 2*w.N + 3*w.Side*w.Side/2; return w }
+// BytesDoubled is the same graph with twice the passes, over a few more elements so that the
+// matrices' bytes double too: twice the bytes (to rounding), the same FLOPs, nearly the same working
+// set. (P' = 2·P and N' = N + 3·Side²/(4·P), so that 3·Side² + 2·N'·P' = 2·(3·Side² + 2·N·P).)
+func (w BudgetMix) BytesDoubled() BudgetMix {
+	p := w.passes()
+	w.N += (3*w.Side*w.Side + 2*p) / (4 * p) // rounded to the nearest element
+	w.Passes = 2 * p
+	return w
+}
 
 // Validate reports invalid sizes or dtypes.
 func (w BudgetMix) Validate() error {
-	if w.Side <= 0 || w.Chain <= 0 || w.N <= 0 {
-		return fmt.Errorf("workloads: budget mix needs positive Side, Chain and N, got %d, %d, %d", w.Side, w.Chain, w.N)
+	if w.Side <= 0 || w.Chain <= 0 || w.N <= 0 || w.Passes < 0 {
+		return fmt.Errorf("workloads: budget mix needs positive Side, Chain and N and Passes ≥ 0, got %d, %d, %d, %d", w.Side, w.Chain, w.N, w.Passes)
 	}
 	if !w.Type.IsFloat() {
 		return fmt.Errorf("workloads: budget mix needs a floating-point dtype, got %s", w.Type)
@@ -82,8 +99,9 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 	if ok, why := Supports(dev, w.Type); !ok {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
-	s, chain, n, dt := w.Side, w.Chain, w.N, w.Type
-	if err := CheckFits(dev, w.String(), w.Bytes(), 4*float64(2*s*s+n)+w.Bytes()); err != nil {
+	s, chain, n, passes, dt := w.Side, w.Chain, w.N, w.passes(), w.Type
+	held := float64(3*s*s+2*n) * float64(dt.Size()) // x, W, y; v and the loop's copy of it
+	if err := CheckFits(dev, w.String(), held, 4*float64(2*s*s+n)+held); err != nil {
 		return nil, err
 	}
 	seed := SeedOrFresh(w.Seed)
@@ -98,7 +116,7 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 			for range chain {
 				y = graph.MatMul(y, wt)
 			}
-			return []*graph.Node{y, graph.Neg(v)}
+			return []*graph.Node{y, Repeat(v, passes, graph.Neg)}
 		},
 		func(outs []*tensors.Tensor) (float64, error) {
 			y, err := toFloat64(outs[0])
@@ -120,9 +138,29 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 				want = refMatMul(want, wr, len(rows), s, s)
 			}
 			negv := RoundTo(v32, dt)
-			for i := range negv {
-				negv[i] = -negv[i]
+			if passes%2 == 1 { // an even number of negations gives v back
+				for i := range negv {
+					negv[i] = -negv[i]
+				}
 			}
 			return max(relErr(got, want), relErr(z, negv)), nil
 		})
+}
+
+// Repeat applies body to x n times in an XLA while loop (one kernel per pass: a loop body is never
+// fused across iterations), so that n passes over an array cost n sweeps of memory, as written.
+func Repeat(x *graph.Node, n int, body func(*graph.Node) *graph.Node) *graph.Node {
+	g := x.Graph()
+	xs := x.Shape()
+	cond := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
+		i := graph.Parameter(g, "i", shapes.Make(dtypes.Int32))
+		_ = graph.Parameter(g, "x", xs)
+		return []*graph.Node{graph.LessThan(i, graph.Const(g, int32(n)))}
+	})
+	step := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
+		i := graph.Parameter(g, "i", shapes.Make(dtypes.Int32))
+		v := graph.Parameter(g, "x", xs)
+		return []*graph.Node{graph.AddScalar(i, 1), body(v)}
+	})
+	return graph.While(cond, step, graph.Const(g, int32(0)), x)[1]
 }

@@ -2,10 +2,10 @@ package membound
 
 import (
 	"fmt"
+
 	"github.com/gpu-course/whygpu/pkg/workloads"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
@@ -112,24 +112,6 @@ func (w Passes) Prepare(dev *devices.Device) (workloads.Instance, error) {
 		return v
 	}
 	return unaryInstance(dev, w, w.N, w.Type, w.Seed, w.Name(), func(x *graph.Node) *graph.Node {
-		return repeat(x, passes, body)
+		return workloads.Repeat(x, passes, body)
 	}, ref)
-}
-
-// repeat applies body to x n times in an XLA while loop (one kernel per pass: a loop body is never
-// fused across iterations).
-func repeat(x *graph.Node, n int, body func(*graph.Node) *graph.Node) *graph.Node {
-	g := x.Graph()
-	xs := x.Shape()
-	cond := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
-		i := graph.Parameter(g, "i", shapes.Make(dtypes.Int32))
-		_ = graph.Parameter(g, "x", xs)
-		return []*graph.Node{graph.LessThan(i, graph.Const(g, int32(n)))}
-	})
-	step := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
-		i := graph.Parameter(g, "i", shapes.Make(dtypes.Int32))
-		v := graph.Parameter(g, "x", xs)
-		return []*graph.Node{graph.AddScalar(i, 1), body(v)}
-	})
-	return graph.While(cond, step, graph.Const(g, int32(0)), x)[1]
 }
