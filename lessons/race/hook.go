@@ -160,15 +160,22 @@ func HookMoves(rs []results.Result) string {
 	for shape, name := range []string{"Heavy in bytes", "Heavy in FLOPs"} {
 		var t [3]float64
 		var base results.Result
+		disturbed := false
 		for _, r := range rs {
 			if r.Params[ParamShape] == shape {
 				t[r.Params[ParamChange]%3] = r.Seconds()
 				if r.Params[ParamChange] == 0 {
 					base = r
 				}
+				disturbed = disturbed || results.WhyDisturbed(r) != ""
 			}
 		}
 		if t[0] == 0 || t[1] == 0 || t[2] == 0 {
+			continue
+		}
+		if disturbed {
+			// Other programs took the CPU during some of its graphs: their ratios measure the neighbours.
+			s += fmt.Sprintf("%s: no reading — other programs ran beside some of its graphs (⚠ in the table), so their ratios measure the neighbours as much as the graph; rerun the cell when the machine is quiet.\n", name)
 			continue
 		}
 		f, b := t[1]/t[0], t[2]/t[0]

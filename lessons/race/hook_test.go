@@ -44,6 +44,11 @@ func TestHookReadsTheRegime(t *testing.T) {
 			t.Errorf("HookMoves lacks %q:\n%s", want, moves)
 		}
 	}
+	noisy := append([]results.Result(nil), rs...)
+	noisy[5].Stats.Disturbance = results.Disturbance{Counted: true, OthersCores: 1.1, Who: "go 80%"}
+	if m := HookMoves(noisy); !strings.Contains(m, "Heavy in FLOPs: no reading") || strings.Contains(m, "the arithmetic sets it") || !strings.Contains(m, "the bytes set it") {
+		t.Errorf("a disturbed graph must withhold its shape's reading, and only its shape's:\n%s", m)
+	}
 	table := HookTable(rs).String()
 	if strings.Count(table, regime.Memory) < 3 || strings.Count(table, regime.Compute) < 3 {
 		t.Errorf("table:\n%s", table)
