@@ -2,7 +2,10 @@ package notebook
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,4 +57,36 @@ func TestWordBudget(t *testing.T) {
 	}
 	t.Logf("main-path Markdown words (fenced code and Going further not counted):\n%s\n%-32s %6d (budget %d)",
 		strings.Join(lines, "\n"), "total 01–11", total, WordBudgetTotal)
+}
+
+// timeWords reads the words a lesson's "**Time:**" line says it has: "(1,050 words at 200 a minute)".
+var timeWords = regexp.MustCompile(`\*\*Time:\*\*[^\n]*?\(([0-9,]+) words at 200 a minute\)`)
+
+// TestTimeLineCountsTheWords: each lesson's Time line states its reading time from its main-path word
+// count (issue 33: "about N minutes" = headless run time + reading at 200 words a minute); when the
+// prose is cut or grows, the stated count must follow it to within 10%.
+func TestTimeLineCountsTheWords(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "[01][0-9]-*.ipynb"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no notebooks: %v", err)
+	}
+	for _, p := range paths {
+		name := filepath.Base(p)
+		if strings.HasPrefix(name, "00-") {
+			continue
+		}
+		nb, err := Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := timeWords.FindStringSubmatch(nb.Cells[0].Text())
+		if m == nil {
+			t.Errorf("%s: its first cell has no \"**Time:** … (N words at 200 a minute)\" line", name)
+			continue
+		}
+		said, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+		if n := MainPathWords(nb); math.Abs(float64(said-n)) > 0.1*float64(n) {
+			t.Errorf("%s: its Time line says %d words, its main path has %d: restate the reading time", name, said, n)
+		}
+	}
 }
