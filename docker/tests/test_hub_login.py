@@ -107,6 +107,7 @@ c.Spawner.args = {["--allow-root"] if os.getuid() == 0 else []!r}
 c.Spawner.default_url = "/lab"
 c.Spawner.pre_spawn_hook = None   # the Docker network check and device choice: test_jupyterhub_config.py
 c.Spawner.post_stop_hook = None
+c.JupyterHub.cleanup_servers = True  # local processes: stop them with the hub (the course keeps containers)
 """)
     log_path = BUILD / f"hub-login-{scheme}.log"
     base = f"{scheme}://127.0.0.1:{port}"
