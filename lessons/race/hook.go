@@ -40,18 +40,24 @@ type Hook struct {
 	Bytes, FLOPs workloads.BudgetMix // heavy in bytes; heavy in FLOPs
 }
 
-// DefaultHook takes about 2–4 s on a 2-core laptop: 2 products of 256×256 beside 2 passes over
+// DefaultHook takes about 3–6 s on a 2-core machine (3.2–3.9 s quiet, ceilings kept): 2 products of 256×256 beside 16 passes over
 // 64 MiB (twice a 32 MiB L3, so the sweeps reach main memory), and 4 products of 512×512 beside one
-// pass over 1 MiB.
+// pass over 1 MiB. Sixteen passes, because an execution pays a fixed cost for its fresh 64 MiB loop
+// array (measured on a 2-core EPYC, quiet, 2026-12-04: 24, 30, 35, 45, 76 ms for 1, 2, 4, 8, 16
+// passes, about 20 ms at zero): with 2 passes that cost was two thirds of the time and the byte-heavy
+// graph read as overhead-bound; with 8, twice the bytes took only 1.3–1.5× the time.
 func DefaultHook() Hook {
 	return Hook{
-		Bytes: workloads.BudgetMix{Side: 256, Chain: 2, N: 16 << 20, Passes: 2, Type: dtypes.Float32, Seed: 1},
+		Bytes: workloads.BudgetMix{Side: 256, Chain: 2, N: 16 << 20, Passes: 16, Type: dtypes.Float32, Seed: 1},
 		FLOPs: workloads.BudgetMix{Side: 512, Chain: 4, N: 256 << 10, Type: dtypes.Float32, Seed: 2},
 	}
 }
 
-// MaxHookBytes bounds a shape's doubled copy: 2 GiB in float32.
-const MaxHookBytes = 1 << 31
+// MaxHookBytes bounds the memory a shape's doubled graph holds (2 GiB), MaxHookPasses its passes.
+const (
+	MaxHookBytes  = 1 << 31
+	MaxHookPasses = 64
+)
 
 // Validate refuses shapes that are invalid or too large, before anything is allocated.
 func (h Hook) Validate() error {
@@ -59,8 +65,8 @@ func (h Hook) Validate() error {
 		if err := w.Validate(); err != nil {
 			return err
 		}
-		if d := w.BytesDoubled(); d.Bytes() > MaxHookBytes || w.Side > 2048 || w.Chain > 64 {
-			return fmt.Errorf("%s: %s is too large for this cell (at most 2 GiB doubled, side 2048, 64 products)", Lesson, w)
+		if d := w.BytesDoubled(); d.Held() > MaxHookBytes || d.Passes > MaxHookPasses || w.Side > 2048 || w.Chain > 64 {
+			return fmt.Errorf("%s: %s is too large for this cell (at most 2 GiB held and %d passes doubled, side 2048, 64 products)", Lesson, w, MaxHookPasses)
 		}
 	}
 	return nil

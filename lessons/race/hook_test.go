@@ -80,6 +80,11 @@ func TestHookShapesDoubleOneBudget(t *testing.T) {
 	if big.Validate() == nil {
 		t.Error("a 4 GiB copy was not refused")
 	}
+	many := h
+	many.Bytes.Passes = 40
+	if many.Validate() == nil {
+		t.Error("80 passes doubled were not refused")
+	}
 }
 
 func TestDecodeIsBandwidthBound(t *testing.T) {

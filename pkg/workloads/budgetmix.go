@@ -66,6 +66,11 @@ func (w BudgetMix) Bytes() float64 {
 	return (3*s*s + 2*float64(w.N)*float64(w.passes())) * float64(w.Type.Size())
 }
 
+// Held is the memory the graph holds on the device, in bytes: x, W and y, v and the loop's copy of it.
+func (w BudgetMix) Held() float64 {
+	return float64(3*w.Side*w.Side+2*w.N) * float64(w.Type.Size())
+}
+
 // FLOPsDoubled is the same graph with twice the products: twice the FLOPs, the same bytes.
 func (w BudgetMix) FLOPsDoubled() BudgetMix { w.Chain *= 2; return w }
 
@@ -100,7 +105,7 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
 	s, chain, n, passes, dt := w.Side, w.Chain, w.N, w.passes(), w.Type
-	held := float64(3*s*s+2*n) * float64(dt.Size()) // x, W, y; v and the loop's copy of it
+	held := w.Held()
 	if err := CheckFits(dev, w.String(), held, 4*float64(2*s*s+n)+held); err != nil {
 		return nil, err
 	}
