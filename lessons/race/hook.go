@@ -198,7 +198,7 @@ func HookMoves(rs []results.Result) string {
 		return "Nothing measured yet: run the measuring cell above first.\n"
 	}
 	if r := rs[0]; r.CeilingFLOPS > 0 {
-		s += fmt.Sprintf("This CPU's ceilings, measured here: %s (large matmuls), %s (copy passes beyond the caches).\n",
+		s += fmt.Sprintf("This CPU's ceilings, measured here: %s (large matmuls), %s (copy passes beyond the caches: the bytes that doubling the passes adds, over the time it adds).\n",
 			units.SI(r.CeilingFLOPS, "FLOP/s"), units.SI(r.CeilingBytesPerSec, "B/s"))
 	}
 	return s
