@@ -41,15 +41,15 @@ type Hook struct {
 }
 
 // DefaultHook takes about 3–6 s on a 2-core machine (3.2–3.9 s quiet, ceilings kept): 2 products of 256×256 beside 16 passes over
-// 64 MiB (twice a 32 MiB L3, so the sweeps reach main memory), and 4 products of 512×512 beside one
-// pass over 1 MiB. Sixteen passes, because an execution pays a fixed cost for its fresh 64 MiB loop
+// 64 MiB (twice a 32 MiB L3, so the sweeps reach main memory), and 8 products of 512×512 beside one
+// pass over 1 MiB (5–6 ms: with 4, 3 ms, its doubling ratios swung from 1.2 to 3.5 on a shared VM). Sixteen passes, because an execution pays a fixed cost for its fresh 64 MiB loop
 // array (measured on a 2-core EPYC, quiet, 2026-12-04: 24, 30, 35, 45, 76 ms for 1, 2, 4, 8, 16
 // passes, about 20 ms at zero): with 2 passes that cost was two thirds of the time and the byte-heavy
 // graph read as overhead-bound; with 8, twice the bytes took only 1.3–1.5× the time.
 func DefaultHook() Hook {
 	return Hook{
 		Bytes: workloads.BudgetMix{Side: 256, Chain: 2, N: 16 << 20, Passes: 16, Type: dtypes.Float32, Seed: 1},
-		FLOPs: workloads.BudgetMix{Side: 512, Chain: 4, N: 256 << 10, Type: dtypes.Float32, Seed: 2},
+		FLOPs: workloads.BudgetMix{Side: 512, Chain: 8, N: 256 << 10, Type: dtypes.Float32, Seed: 2},
 	}
 }
 
@@ -82,8 +82,8 @@ func (h Hook) Workloads() []workloads.BudgetMix {
 	return out
 }
 
-// HookTiming is how the hook times each graph: compiled and checked first, warmed up, median of 5.
-var HookTiming = measure.Options{Warmup: 2, Reps: 5, SampleTime: 2e6}
+// HookTiming is how the hook times each graph: compiled and checked first, warmed up, median of 7.
+var HookTiming = measure.Options{Warmup: 2, Reps: 7, SampleTime: 2e6}
 
 // MeasureHook times h on dev after its ceilings (which the budgets use).
 func MeasureHook(dev *devices.Device, h Hook, progress func(done, total int)) ([]results.Result, error) {
