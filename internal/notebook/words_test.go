@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -28,21 +29,9 @@ func TestMainPathWords(t *testing.T) {
 // and everything from "## Going further (optional)" on not counted) ≤ 1,300 a lesson and ≤ 12,000 in
 // total, so that a lesson is read in its time. `whygpu check -words` prints the counts.
 func TestWordBudget(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "[01][0-9]-*.ipynb"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no notebooks: %v", err)
-	}
 	total := 0
 	var lines []string
-	for _, p := range paths {
-		name := filepath.Base(p)
-		if strings.HasPrefix(name, "00-") {
-			continue
-		}
-		nb, err := Read(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, nb := range lessons(t) {
 		n := MainPathWords(nb)
 		total += n
 		over := ""
@@ -66,19 +55,7 @@ var timeWords = regexp.MustCompile(`\*\*Time:\*\*[^\n]*?\(([0-9,]+) words at 200
 // count (issue 33: "about N minutes" = headless run time + reading at 200 words a minute); when the
 // prose is cut or grows, the stated count must follow it to within 10%.
 func TestTimeLineCountsTheWords(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "[01][0-9]-*.ipynb"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no notebooks: %v", err)
-	}
-	for _, p := range paths {
-		name := filepath.Base(p)
-		if strings.HasPrefix(name, "00-") {
-			continue
-		}
-		nb, err := Read(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, nb := range lessons(t) {
 		m := timeWords.FindStringSubmatch(nb.Cells[0].Text())
 		if m == nil {
 			t.Errorf("%s: its first cell has no \"**Time:** … (N words at 200 a minute)\" line", name)
@@ -87,6 +64,30 @@ func TestTimeLineCountsTheWords(t *testing.T) {
 		said, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 		if n := MainPathWords(nb); math.Abs(float64(said-n)) > 0.1*float64(n) {
 			t.Errorf("%s: its Time line says %d words, its main path has %d: restate the reading time", name, said, n)
+		}
+	}
+}
+
+// lessons yields lessons 01–11 (notebooks/NN-*.ipynb but 00), by file name, in order.
+func lessons(t *testing.T) iter.Seq2[string, *Notebook] {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "notebooks", "[01][0-9]-*.ipynb"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no notebooks: %v", err)
+	}
+	return func(yield func(string, *Notebook) bool) {
+		for _, p := range paths {
+			name := filepath.Base(p)
+			if strings.HasPrefix(name, "00-") {
+				continue
+			}
+			nb, err := Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !yield(name, nb) {
+				return
+			}
 		}
 	}
 }
