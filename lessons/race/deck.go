@@ -9,9 +9,9 @@ var Deck = &recall.Deck{
 	Sections: []recall.Section{
 		{ID: "regimes", Title: "What limits the time?", Cards: []recall.Card{
 			{ID: "three", Question: "Name the three regimes a training step can be in, and what limits each.",
-				Answer: "Compute-bound: the arithmetic units are busy, more FLOPs take proportionally more time. Memory-bandwidth-bound: the units wait for bytes, the time follows the bytes moved. Overhead-bound: fixed costs (launches, calls, synchronization, the input pipeline) dominate, the time hardly depends on the work."},
+				Answer: "Compute-bound: the arithmetic units are busy, more FLOPs take proportionally more time. Memory-bandwidth-bound: the units wait for bytes, the time follows the bytes moved. Overhead-bound: what neither counts dominates — mostly fixed costs (launches, calls, synchronization, the input pipeline), and on a CPU the first touch of fresh memory (page faults), which grows with the bytes written yet is not bandwidth."},
 			{ID: "budget", Question: "How do you tell which regime a step is in?",
-				Answer: "By its time budget: T_compute = FLOPs ÷ the measured compute ceiling, T_memory = bytes ÷ the measured bandwidth, both set against the measured time. The larger budget names the regime when it explains at least half the time; when neither does, fixed costs (launches, dispatch, synchronization, the input pipeline) set it: overhead-bound."},
+				Answer: "By its time budget: T_compute = FLOPs ÷ the measured compute ceiling, T_memory = bytes ÷ the measured bandwidth, both set against the measured time. The larger budget names the regime when it explains at least half the time; when neither does, what neither counts sets it — fixed costs (launches, dispatch, synchronization, the input pipeline), or on a CPU fresh memory's page faults: overhead-bound."},
 			{ID: "flat", Question: "A layer's time barely moves when its batch doubles. Is it overhead-bound?",
 				Answer: "Not necessarily. Below the ridge batch a layer's bytes are mostly its weights, the same at both batches, so its time stays flat because its bytes did: memory-bandwidth-bound. Only if neither T_memory nor T_compute explains the time is it overhead-bound. The live test: double the FLOPs at fixed bytes, then the bytes at fixed FLOPs, and see which moves the time."},
 		}},

@@ -63,3 +63,21 @@ func TestMain(m *testing.M) {
 	testmain.Exit(code) // a clean exit under -race after the plugin loaded
 
 }
+
+// TestRunCountsFreshMemory: an elementwise op writes a fresh output each run, and Stats.FreshBytes
+// counts it (one page fault per page on Linux): within 25% of the output's size.
+func TestRunCountsFreshMemory(t *testing.T) {
+	if pageSize() == 0 {
+		t.Fatal("page faults are not counted on this system (a Unix one counts them: getrusage)")
+	}
+	dev := openDevice(t, devices.CPU)
+	w := membound.Elementwise{N: 16 << 20, Type: dtypes.Float32}
+	r, err := Run(dev, w, Options{Warmup: 1, Reps: 3}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := float64(w.N * 4)
+	if f := r.Stats.FreshBytes; f < 0.75*out || f > 1.25*out {
+		t.Errorf("%s: %.3g fresh bytes per run, want about its %.3g-byte output", w, f, out)
+	}
+}

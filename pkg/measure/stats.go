@@ -126,6 +126,7 @@ func Time(fn func() error, opt Options) (results.Stats, []time.Duration, error) 
 	}
 	var samples []time.Duration
 	var total time.Duration
+	faults0, faultsOK := minorFaults()
 	probe := StartProbe()
 	for len(samples) < opt.Reps || (total < opt.MinTime && len(samples) < opt.MaxReps) {
 		t0 := opt.Clock.Now()
@@ -143,5 +144,9 @@ func Time(fn func() error, opt Options) (results.Stats, []time.Duration, error) 
 	}
 	st := probe.Summarize(samples)
 	st.RunsPerSample = opt.RunsPerSample
+	if faults1, ok := minorFaults(); ok && faultsOK && len(samples) > 0 {
+		runs := float64(len(samples) * max(opt.RunsPerSample, 1))
+		st.FreshBytes = float64(faults1-faults0) * float64(pageSize()) / runs
+	}
 	return st, samples, nil
 }

@@ -20,6 +20,11 @@ type Stats struct {
 	// Disturbance is what other processes (and a container's CPU quota) did while the samples were
 	// taken; Disturbed() marks a time that is the neighbours' load as much as the hardware's speed.
 	Disturbance Disturbance `json:"disturbance"`
+	// FreshBytes is the fresh memory one run touched for the first time, in bytes: this process's
+	// minor page faults during the timed runs × the page size ÷ the runs. On a CPU each new output
+	// buffer costs one fault per page (the operating system maps it and fills it with zeros): a cost
+	// that grows with the bytes written but is not the memory's bandwidth. 0 when not counted.
+	FreshBytes float64 `json:"fresh_bytes_per_run,omitempty"`
 }
 
 // Disturbed reports whether other processes or a CPU quota disturbed these timings (Disturbance).

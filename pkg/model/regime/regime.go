@@ -39,7 +39,8 @@ const WhyTooLow = "a budget exceeds the measured time: the ceiling used is below
 	"(data resident in cache, or a ceiling measured under load) — re-measure the ceilings before classifying"
 
 // Rule is the budget rule in one sentence, for a table's note.
-const Rule = "The larger budget names the regime when it explains at least half the measured time, else fixed costs do (overhead-bound); " +
+const Rule = "The larger budget names the regime when it explains at least half the measured time, else what neither counts does (overhead-bound: " +
+	"dispatch and launches, and on a CPU fresh memory's first touch, which grows with the bytes); " +
 	"a budget over 120% of the time gives no verdict: its ceiling was measured too low."
 
 // Budget is what a verdict needs: the work of a step (FLOPs and bytes moved to and from memory),
@@ -49,6 +50,9 @@ type Budget struct {
 	Measured           time.Duration
 	CeilingFLOPS       float64 // compute ceiling, FLOP/s (measured: the best of large matmuls)
 	CeilingBytesPerSec float64 // bandwidth ceiling, byte/s (measured: copy passes beyond the caches)
+	// FreshBytes is the fresh memory a run touched for the first time (results.Stats.FreshBytes): on
+	// a CPU every page of it cost a page fault, time that neither budget counts.
+	FreshBytes float64
 }
 
 // Verdict is a classified budget: the three times (seconds) and the regime.
@@ -61,13 +65,23 @@ type Verdict struct {
 	// accounts for. Above TooLowAbove a ceiling is too low for this step (CeilingTooLow).
 	Explained float64
 	Why       string // for Unknown: which input is missing; for CeilingTooLow: WhyTooLow
+	// FreshBytes and Bytes are the budget's: an overhead verdict names fresh memory when a run
+	// touched much of it (FreshMemory).
+	FreshBytes, Bytes float64
+}
+
+// FreshMemory reports whether a run wrote a large share of its bytes into fresh memory (at least a
+// quarter of them, and 1 MiB): the page faults that costs are then the likely overhead, a cost that
+// grows with the bytes yet is not bandwidth.
+func (v Verdict) FreshMemory() bool {
+	return v.FreshBytes >= 1<<20 && v.FreshBytes >= 0.25*v.Bytes
 }
 
 // Of is the budget of a measured result: its FLOPs, bytes, median time and the ceilings measured
 // on its device (measure.MeasureCeilings fills them in).
 func Of(r results.Result) Budget {
 	return Budget{FLOPs: r.FLOPs, Bytes: r.Bytes, Measured: r.Stats.Median,
-		CeilingFLOPS: r.CeilingFLOPS, CeilingBytesPerSec: r.CeilingBytesPerSec}
+		CeilingFLOPS: r.CeilingFLOPS, CeilingBytesPerSec: r.CeilingBytesPerSec, FreshBytes: r.Stats.FreshBytes}
 }
 
 // Classify applies the rule: the larger of T_compute and T_memory names the regime when it explains
@@ -75,7 +89,7 @@ func Of(r results.Result) Budget {
 // larger budget exceeds the time by more than TooLowAbove, no regime is named (CeilingTooLow). A
 // budget without a measured time or ceilings is Unknown, with Why saying what is missing.
 func (b Budget) Classify() Verdict {
-	v := Verdict{TMeasured: b.Measured.Seconds()}
+	v := Verdict{TMeasured: b.Measured.Seconds(), FreshBytes: b.FreshBytes, Bytes: b.Bytes}
 	switch {
 	case b.Measured <= 0:
 		v.Regime, v.Why = Unknown, "no measured time"
@@ -122,8 +136,14 @@ func (v Verdict) String() string {
 	case Memory:
 		return fmt.Sprintf("%s: the bytes explain %s of the %s (T_memory %s, T_compute %s)", v.Regime, pct, t, tm, tc)
 	case Overhead:
-		return fmt.Sprintf("%s: neither budget explains the %s — the larger, %s, is %s of it; fixed costs hold the rest (T_compute %s, T_memory %s)",
-			v.Regime, t, units.Duration(math.Max(v.TCompute, v.TMemory)), pct, tc, tm)
+		rest := "fixed costs hold the rest"
+		if v.FreshMemory() {
+			rest = fmt.Sprintf("the rest is likely fresh memory: each run wrote %s into new pages, and the operating system "+
+				"maps and zeroes every page on its first touch — a cost that grows with the bytes but is not the memory's bandwidth",
+				units.Bytes(v.FreshBytes))
+		}
+		return fmt.Sprintf("%s: neither budget explains the %s — the larger, %s, is %s of it; %s (T_compute %s, T_memory %s)",
+			v.Regime, t, units.Duration(math.Max(v.TCompute, v.TMemory)), pct, rest, tc, tm)
 	case CeilingTooLow:
 		return fmt.Sprintf("%s — %s (T_compute %s, T_memory %s, measured %s)", v.Regime, v.Why, tc, tm, t)
 	}

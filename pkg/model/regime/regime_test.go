@@ -146,3 +146,17 @@ func TestTable(t *testing.T) {
 		t.Errorf("table of steps 4× and 8× faster than their budgets:\n%s", s)
 	}
 }
+
+// TestOverheadNamesFreshMemory: an overhead verdict of a run that wrote much of its bytes into fresh
+// pages says so (their page faults grow with the bytes, yet are not bandwidth); without them it says
+// fixed costs.
+func TestOverheadNamesFreshMemory(t *testing.T) {
+	b := Budget{FLOPs: 1e6, Bytes: 256 << 20, Measured: 48 * time.Millisecond, CeilingFLOPS: 1e11, CeilingBytesPerSec: 40e9}
+	if v := b.Classify(); v.Regime != Overhead || !strings.Contains(v.String(), "fixed costs hold the rest") {
+		t.Errorf("no fresh memory: %s", v)
+	}
+	b.FreshBytes = 128 << 20
+	if v := b.Classify(); v.Regime != Overhead || !v.FreshMemory() || !strings.Contains(v.String(), "fresh memory: each run wrote 128 MiB into new pages") {
+		t.Errorf("fresh memory: %s", v)
+	}
+}
