@@ -114,13 +114,7 @@ func RegimeTable(rs []results.Result) units.Table {
 const InCacheVerdict = "no verdict: its weights sit in cache"
 
 // inCache reports whether bytes fit in this CPU's largest cache (false when the caches are unknown).
-func inCache(bytes float64) bool {
-	cs, err := devices.CPUCaches()
-	if err != nil || len(cs) == 0 {
-		return false
-	}
-	return bytes <= float64(cs[len(cs)-1].Bytes)
-}
+func inCache(bytes float64) bool { return regime.FitsInCache(bytes) }
 
 // ToyVersusGPU is the measured time of one toy request on the first live device in rs over the
 // GPU model's time (the band's midpoint) for the same request on the H200.

@@ -117,6 +117,18 @@ func (b Budget) Classify() Verdict {
 	return v
 }
 
+// FitsInCache reports whether bytes fit in this machine's last-level CPU cache (devices.CPUCaches):
+// a step whose bytes do may be served from the cache between runs, faster than the DRAM bandwidth
+// T_memory assumes, so a memory-bandwidth-bound verdict from that budget is only an upper bound.
+// False when the caches are unknown.
+func FitsInCache(bytes float64) bool {
+	cs, err := devices.CPUCaches()
+	if err != nil || len(cs) == 0 {
+		return false
+	}
+	return bytes <= float64(cs[len(cs)-1].Bytes)
+}
+
 // Ridge is the intensity (FLOP/byte) at which the two budgets are equal.
 func (b Budget) Ridge() float64 {
 	if b.CeilingBytesPerSec <= 0 {
