@@ -22,7 +22,7 @@ var PredictUpdateRate = predict.Question{
 		rate, err := measuredRate(rs)
 		return rate / 1e9, err
 	},
-	Why: "About 0.5 FLOP per byte is far below any ridge point, so bandwidth should set the update's time: lesson 04's copy rate is its ceiling. Far below that ceiling, the time went elsewhere (overhead, or a disturbed run) — the note under the table says which.",
+	Why: "About 0.5 FLOP per byte is far below any ridge point, so bandwidth should set the update's time: the measured copy ceiling is its roof. Far below that ceiling, the time went elsewhere (fresh memory's page faults, other overhead, or a disturbed run) — the note under the table says which.",
 }
 
 // PredictUpdateShare asks how large Adam's update is next to the compute of a whole training step
