@@ -198,9 +198,8 @@ func readUpdate(v regime.Verdict, rate float64, updateDisturbed, ceilingDisturbe
 		if updateDisturbed != "" {
 			out += ": the run was disturbed (" + updateDisturbed + "), so rerun on a quiet machine before reading more into it."
 		} else if v.FreshMemory() {
-			out += ": the update writes its new weight and moments into fresh memory every call (GoMLX cannot alias the old buffers), " +
-				"and the page faults of that first touch cost more than streaming the bytes — overhead that grows with the parameters. " +
-				"PyTorch's fused optimizers update in place, and on a GPU its caching allocator reuses memory."
+			out += ": those new pages are the update's new weight and moments, written to fresh buffers every call (GoMLX cannot alias " +
+				"the old ones). PyTorch's optimizers update in place, and on a GPU its caching allocator reuses memory."
 		} else {
 			out += ": the rest is per-call and per-operation overhead, not bandwidth."
 		}
