@@ -20,7 +20,7 @@ func Presets() []Preset {
 		{Setting{Model: Model{Name: "GPT-2 small", Layers: 12, Width: 768, Heads: 12, Seq: 1024, Vocab: 50257, Tied: true}, MicroBatch: 8,
 			Precision: BF16Mixed, Optimizer: Adam}, "Radford et al. 2019, GPT-2 (124 M parameters; tied embeddings)"},
 		{Setting{Model: Model{Name: "1.3B (GPT-3 XL shape)", Layers: 24, Width: 2048, Heads: 16, Seq: 2048, Vocab: 50257, Tied: true}, MicroBatch: 4,
-			Precision: BF16Mixed, Optimizer: Adam}, "Brown et al. 2020, GPT-3 table 2.1: L=24, d=2048, 16 heads, s=2048"},
+			Precision: BF16Mixed, Optimizer: Adam}, "Brown et al. 2020, GPT-3 table 2.1: L=24, d=2048, s=2048; the table lists 24 heads of 128 (3,072 wide, more than d), so here 16 heads of 128, which tile d=2048 (24 would add half again to the attention scores' activations)"},
 		{Setting{Model: Model{Name: "7B (GPT-3 6.7B shape)", Layers: 32, Width: 4096, Heads: 32, Seq: 2048, Vocab: 50257, Tied: true}, MicroBatch: 1,
 			Precision: BF16Mixed, Optimizer: Adam, Recompute: Full, ZeRO: 3, DP: 8}, "Brown et al. 2020, GPT-3 table 2.1: L=32, d=4096, 32 heads, s=2048"},
 	}
