@@ -30,9 +30,10 @@ var (
 	// PredictSpeedup: the source's H100 rate over its CPU socket's (a model: datasheets × the source's
 	// utilizations).
 	PredictSpeedup = predict.Question{
-		Key:  "08/h100-vs-socket",
-		Text: "GPU (datasheet model): the source's run on one H100 at 40% MFU in bf16 against its 64-core CPU socket at 50% of float32 peak — how many times faster is the H100? (×)",
-		Unit: "×",
+		Key:   "08/h100-vs-socket",
+		Model: "datasheet model",
+		Text:  "GPU (datasheet model): the source's run on one H100 at 40% MFU in bf16 against its 64-core CPU socket at 50% of float32 peak — how many times faster is the H100? (×)",
+		Unit:  "×",
 		// Answered from the datasheets once the rates cell has shown the table that holds it.
 		Answer: func() (float64, error) {
 			if _, err := predict.KeptAny(KeepRates); err != nil {

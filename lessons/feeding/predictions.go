@@ -62,9 +62,10 @@ var MineWorkers = predict.Mine("07/mine-workers", PredictOneWorker,
 // PredictEightWorkers asks what eight loader workers instead of one buy the source's GPU node: a
 // 300 ms step fed batches that need 400 ms of CPU work each (the loader model Fed, cores to spare).
 var PredictEightWorkers = predict.Question{
-	Key:  "07/gpu-eight-workers",
-	Text: "GPU (answered by the loader model, a model): the source's GPU needs 300 ms per step and each batch needs 400 ms of CPU work. With 8 loader workers instead of 1 (cores to spare), how many times more steps per second? (a factor)",
-	Unit: "×",
+	Key:   "07/gpu-eight-workers",
+	Model: "loader model",
+	Text:  "GPU (answered by the loader model, a model): the source's GPU needs 300 ms per step and each batch needs 400 ms of CPU work. With 8 loader workers instead of 1 (cores to spare), how many times more steps per second? (a factor)",
+	Unit:  "×",
 	Answer: func() (float64, error) {
 		one, _ := Fed(300*time.Millisecond, 400*time.Millisecond, 1)
 		eight, _ := Fed(300*time.Millisecond, 400*time.Millisecond, 8)

@@ -26,9 +26,10 @@ var (
 	// PredictLargest: the activations' share of the largest step, from the shapes of the sweep's
 	// largest batch (a ratio, whatever the machine).
 	PredictLargest = predict.Question{
-		Key:  "06/largest-activation-share",
-		Text: "At the largest batch of the sweep, what percentage of the step's memory by the formula (weights, gradients, Adam state, activations, batch) will the activations be? (%)",
-		Unit: "%",
+		Key:   "06/largest-activation-share",
+		Model: "formula",
+		Text:  "At the largest batch of the sweep, what percentage of the step's memory by the formula (weights, gradients, Adam state, activations, batch) will the activations be? (%)",
+		Unit:  "%",
 		Answer: func() (float64, error) {
 			_, hi, err := sweepEnds()
 			if err != nil {
@@ -78,9 +79,10 @@ var MineLargest = predict.Mine("06/mine-largest", largestMB,
 // PredictStateH100 asks how many 80 GB H100s a 7B model's training state fills under mixed-precision
 // Adam, activations aside: a model (the recipe's bytes per parameter against the datasheet's 80 GB).
 var PredictStateH100 = predict.Question{
-	Key:  "06/gpu-state-7b",
-	Text: "GPU (answered by the H100 datasheet, a model): a 7B-parameter model trained with Adam in mixed precision. Its weights, gradients and optimizer state alone, before any activation, fill how many 80 GB H100s? (a factor)",
-	Unit: "H100s",
+	Key:   "06/gpu-state-7b",
+	Model: "datasheet",
+	Text:  "GPU (answered by the H100 datasheet, a model): a 7B-parameter model trained with Adam in mixed precision. Its weights, gradients and optimizer state alone, before any activation, fill how many 80 GB H100s? (a factor)",
+	Unit:  "H100s",
 	Answer: func() (float64, error) {
 		return 7e9 * float64(mixedAdam.Total()) / H100Bytes, nil
 	},

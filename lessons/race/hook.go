@@ -239,7 +239,8 @@ var (
 	}
 	// PredictDecodeBudgets: the GPU question, answered by the datasheet (a model, not a measurement).
 	PredictDecodeBudgets = predict.Question{
-		Key: "01/h200-decode-budgets",
+		Key:   "01/h200-decode-budgets",
+		Model: "datasheet",
 		Text: "GPU (answered by the H200 datasheet, a model): a 7-billion-parameter model in bfloat16 generates one token at batch 1 on an H200 — every weight read once, 2 FLOPs per weight. " +
 			"How many times larger is T_memory than T_compute? (a factor)",
 		Unit:   "×",
