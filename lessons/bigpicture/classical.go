@@ -201,7 +201,7 @@ func EmbeddingTable(e Embeddings) units.Table {
 		Header:  []string{"quantity", "worked number"},
 		Rows: [][]string{
 			{"table", fmt.Sprintf("%s rows × %d values × %d B = %s", units.SI(e.IDs, ""), e.Dim, e.Bytes, units.Bytes(table))},
-			{g.Short + " memory", fmt.Sprintf("%.0f GB on the datasheet: the table is %.1f× that in binary gigabytes (GiB), %.1f× in decimal ones", gb, table/float64(g.MemoryBytes), table/(gb*1e9))},
+			{g.Short + " memory", fmt.Sprintf("%.0f GB on the datasheet, which the course takes as %s (the device reports about that much): the table is %.1f× that (%.1f× if the datasheet's GB were decimal)", gb, units.Bytes(float64(g.MemoryBytes)), table/float64(g.MemoryBytes), table/(gb*1e9))},
 			{"gathered per step", fmt.Sprintf("%d samples × %d lookups × %s = %s, from random rows", e.Batch, e.Lookups, units.Bytes(row), units.Bytes(step))},
 			{"FLOPs per byte", "about 0.25 (one add per value to pool the rows): far below any ridge, so bandwidth-bound on any chip"},
 			{"gather in host memory", units.Duration(step / hostBW)},
