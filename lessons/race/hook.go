@@ -65,11 +65,16 @@ func (h Hook) Validate() error {
 		if err := w.Validate(); err != nil {
 			return err
 		}
-		if d := w.BytesDoubled(); d.Held() > MaxHookBytes || d.Passes > MaxHookPasses || w.Side > 2048 || w.Chain > 64 {
+		if d := w.BytesDoubled(); heldBytes(d) > MaxHookBytes || d.Passes > MaxHookPasses || w.Side > 2048 || w.Chain > 64 {
 			return fmt.Errorf("%s: %s is too large for this cell (at most 2 GiB held and %d passes doubled, side 2048, 64 products)", Lesson, w, MaxHookPasses)
 		}
 	}
 	return nil
+}
+
+// heldBytes is the memory a budget-mix graph holds: its three matrices, its array and the loop's copy.
+func heldBytes(w workloads.BudgetMix) float64 {
+	return float64(3*w.Side*w.Side+2*w.N) * float64(w.Type.Size())
 }
 
 // Workloads are the six timed graphs, in order: each shape as it is, with twice the FLOPs, with twice

@@ -5,12 +5,12 @@ import (
 	"math"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/support/units"
+	"github.com/gpu-course/whygpu/pkg/workloads/internal/loop"
 )
 
 // BudgetMix is one graph with two independent parts, so that its FLOPs and its bytes can be
@@ -66,8 +66,8 @@ func (w BudgetMix) Bytes() float64 {
 	return (3*s*s + 2*float64(w.N)*float64(w.passes())) * float64(w.Type.Size())
 }
 
-// Held is the memory the graph holds on the device, in bytes: x, W and y, v and the loop's copy of it.
-func (w BudgetMix) Held() float64 {
+// held is the memory the graph holds on the device, in bytes: x, W and y, v and the loop's copy of it.
+func (w BudgetMix) held() float64 {
 	return float64(3*w.Side*w.Side+2*w.N) * float64(w.Type.Size())
 }
 
@@ -105,7 +105,7 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 		return nil, fmt.Errorf("workloads: %s on %s: %s", w, dev.Name, why)
 	}
 	s, chain, n, passes, dt := w.Side, w.Chain, w.N, w.passes(), w.Type
-	held := w.Held()
+	held := w.held()
 	if err := CheckFits(dev, w.String(), held, 4*float64(2*s*s+n)+held); err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 			for range chain {
 				y = graph.MatMul(y, wt)
 			}
-			return []*graph.Node{y, Repeat(v, passes, graph.Neg)}
+			return []*graph.Node{y, loop.Repeat(v, passes, graph.Neg)}
 		},
 		func(outs []*tensors.Tensor) (float64, error) {
 			y, err := toFloat64(outs[0])
@@ -150,22 +150,4 @@ func (w BudgetMix) Prepare(dev *devices.Device) (Instance, error) {
 			}
 			return max(relErr(got, want), relErr(z, negv)), nil
 		})
-}
-
-// Repeat applies body to x n times in an XLA while loop (one kernel per pass: a loop body is never
-// fused across iterations), so that n passes over an array cost n sweeps of memory, as written.
-func Repeat(x *graph.Node, n int, body func(*graph.Node) *graph.Node) *graph.Node {
-	g := x.Graph()
-	xs := x.Shape()
-	cond := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
-		i := graph.Parameter(g, "i", shapes.Make(dtypes.Int32))
-		_ = graph.Parameter(g, "x", xs)
-		return []*graph.Node{graph.LessThan(i, graph.Const(g, int32(n)))}
-	})
-	step := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
-		i := graph.Parameter(g, "i", shapes.Make(dtypes.Int32))
-		v := graph.Parameter(g, "x", xs)
-		return []*graph.Node{graph.AddScalar(i, 1), body(v)}
-	})
-	return graph.While(cond, step, graph.Const(g, int32(0)), x)[1]
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpu-course/whygpu/pkg/workloads"
+	"github.com/gpu-course/whygpu/pkg/workloads/internal/loop"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/graph"
@@ -112,6 +113,6 @@ func (w Passes) Prepare(dev *devices.Device) (workloads.Instance, error) {
 		return v
 	}
 	return unaryInstance(dev, w, w.N, w.Type, w.Seed, w.Name(), func(x *graph.Node) *graph.Node {
-		return workloads.Repeat(x, passes, body)
+		return loop.Repeat(x, passes, body)
 	}, ref)
 }
