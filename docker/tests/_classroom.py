@@ -7,6 +7,7 @@ import fnmatch
 import glob
 import os
 import pathlib
+import re
 import shutil
 import signal
 import socket
@@ -148,6 +149,29 @@ def hub_process(jupyterhub, config, base, log_path, cwd, env, verify=True, up_wi
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         log.close()
+        end_hub_children(config)
+
+
+def end_hub_children(config):
+    """Ends what a stopped hub left running: its managed services and local seats run in sessions of
+    their own (the idle culler outlived `make test`), so they are found by the hub API URL in their
+    environment (the config's hub_port) and terminated."""
+    import psutil
+    m = re.search(r"hub_port\s*=\s*(\d+)", pathlib.Path(config).read_text())
+    if not m:
+        return
+    mark = f"127.0.0.1:{m.group(1)}/hub/api"
+    left = []
+    for p in psutil.process_iter(["pid"]):
+        try:
+            if mark in p.environ().get("JUPYTERHUB_API_URL", ""):
+                p.terminate()
+                left.append(p)
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs(left, timeout=10)
+    for p in alive:
+        p.kill()
 
 
 def free_port():
