@@ -21,7 +21,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "utilization", Title: "Watch the cores", Cards: []recall.Card{
 			{ID: "timeline", Question: "What did the CPU utilization timeline show at batch 1 versus a large batch?",
-				Answer: "At batch 1 the step's work is too small to split, so about one core does it (plus dispatch overhead); at a large batch XLA's matrix products use every core. The samples/s differ by far more than the utilization does."},
+				Answer: "At batch 1 the step's work is too small to split, so one to one and a half cores do it (plus dispatch overhead); at a large batch XLA's matrix products use every core. The samples/s differ by far more than the utilization does."},
 			{ID: "nvml", Question: "Why can a GPU's utilization (nvidia-smi, NVML) read high while the GPU is mostly idle?",
 				Answer: "NVML's utilization is the share of time any kernel was running, not the share of lanes busy: a stream of tiny batch-1 kernels reads as busy while using a few percent of the chip."},
 		}},

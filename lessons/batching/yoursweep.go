@@ -56,11 +56,12 @@ func YourSweep(rs []results.Result, hidden int) string {
 	lo, hi := cpu[0], cpu[len(cpu)-1]
 	bl, bh := lo.Params["batch"], hi.Params["batch"]
 	v := regime.Of(lo).Classify() // a budget above the time is no verdict (regime.CeilingTooLow)
-	cached := v.Regime == regime.Memory && regime.FitsInCache(lo.Bytes)
+	cached := v.CacheResident(lo.Bytes)
 	if cached {
 		// T_memory counts DRAM bandwidth; bytes that fit in the last-level cache may come from it.
 		fmt.Fprintf(&b, "%s (measured live), hidden %d, batch %d: no verdict — its %s per step fit in this CPU's last-level cache, "+
-			"so T_memory at the DRAM bandwidth (%s of the %s) is only an upper bound; T_compute %s.\n",
+			"so the DRAM roof is the wrong one: from the cache they move faster than the T_memory of %s (of the %s) assumes, "+
+			"and a step reads and writes its weights several times (forward, weight gradient, update); T_compute %s.\n",
 			devices.CPU, hidden, bl, units.Bytes(lo.Bytes), units.Duration(v.TMemory), units.Duration(v.TMeasured), units.Duration(v.TCompute))
 	} else {
 		fmt.Fprintf(&b, "%s (measured live), hidden %d, batch %d: %s.\n", devices.CPU, hidden, bl, v)
@@ -73,7 +74,9 @@ func YourSweep(rs []results.Result, hidden int) string {
 		regime.Overhead: "since neither budget explains batch " + fmt.Sprint(bl) + ", mostly the call's fixed cost (dispatch and waiting)",
 		regime.Memory:   "the weights' bytes, read once per step whatever the batch, and the call's fixed cost",
 	}[v.Regime]
-	if what == "" || cached {
+	if cached {
+		what = "the weights' bytes, read and updated once per step whatever the batch (here from the cache), and the call's fixed cost"
+	} else if what == "" {
 		what = "the call's fixed cost and any bytes read once per step"
 	}
 	fmt.Fprintf(&b, "Batch %d did %.3g× the work of batch %d in %.3g× the time: a line through the two puts %.0f%% of batch %d's %s in a part that does not grow with the batch — %s — and the batch shares it among its samples.\n",

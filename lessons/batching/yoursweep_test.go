@@ -23,12 +23,19 @@ func TestYourSweep(t *testing.T) {
 		}
 		return append(rs, fake(devices.CUDA, 1, Wide, time.Microsecond, true)) // a recording is not the learner's
 	}
-	got := YourSweep(sweep(200e9), Wide)
+	// A step whose T_memory is tiny even at DRAM rate (1% here): overhead-bound, mostly the call.
+	got := YourSweep(sweep(2e12), Wide)
 	for _, want := range []string{"batch 1: overhead-bound: neither budget explains the 100 µs", "Batch 512 did 512× the work of batch 1 in 8× the time",
 		"puts 99% of batch 1's 100 µs in a part that does not grow with the batch", "mostly the call's fixed cost", "twice its batch-1 time at batch 256"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("YourSweep lacks %q:\n%s", want, got)
 		}
+	}
+	// T_memory 12% of the time and the bytes in the cache: the DRAM roof is the wrong one (review N2:
+	// the wide layer's batch-1 time scales with its weights, not with the call).
+	if got := YourSweep(sweep(200e9), Wide); regime.FitsInCache(sweep(200e9)[0].Bytes) &&
+		(!strings.Contains(got, "batch 1: no verdict — its") || !strings.Contains(got, "the weights' bytes, read and updated once per step") || strings.Contains(got, "mostly the call's fixed cost")) {
+		t.Errorf("YourSweep, weights in cache:\n%s", got)
 	}
 	// A slow memory: memory-bandwidth-bound by the DRAM budget — unless the step's bytes fit in this
 	// machine's last-level cache, where that budget is only an upper bound and names no regime.

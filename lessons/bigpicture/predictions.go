@@ -45,9 +45,10 @@ var (
 	}
 	// PredictToy: one toy request measured here against the GPU model's time for it on an H200.
 	PredictToy = predict.Question{
-		Key:  "08/toy-cpu-vs-h200",
-		Text: "One batch-1 request to the toy MLP: its time measured on this CPU over the GPU model's time for it on an H200 — how many times? (×; below 1: the CPU is faster)",
-		Unit: "×",
+		Key:   "08/toy-cpu-vs-h200",
+		Model: "measured ÷ GPU model",
+		Text:  "One batch-1 request to the toy MLP: its time measured on this CPU over the GPU model's time for it on an H200 — how many times? (answered by your measurement over the GPU model: ×; below 1, the CPU is faster)",
+		Unit:  "×",
 		Answer: func() (float64, error) {
 			rs, err := predict.Kept(KeepInference, devices.CPU)
 			if err != nil {

@@ -96,7 +96,7 @@ func RegimeTable(rs []results.Result) units.Table {
 		}
 		v := regime.Of(r).Classify()
 		verdict := v.Regime
-		if v.Regime == regime.Memory && r.Provenance.Device != devices.CUDA && inCache(r.Bytes) {
+		if r.Provenance.Device != devices.CUDA && v.CacheResident(r.Bytes) {
 			verdict = InCacheVerdict // T_memory from DRAM is only an upper bound: it cannot name the regime
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprintf("%s on %s (measured)", Toy.Name, r.Provenance.Device), units.SI(r.Bytes, "B"), units.SI(r.FLOPs, ""),
@@ -109,12 +109,10 @@ func RegimeTable(rs []results.Result) units.Table {
 	return t
 }
 
-// InCacheVerdict is a live row's verdict when its bytes fit in the CPU's caches and the DRAM
-// budget would call it memory-bandwidth-bound: a budget that is only an upper bound names no regime.
+// InCacheVerdict is a live row's verdict when its bytes fit in the CPU's caches and its DRAM budget
+// is a notable part of its time (regime.Verdict.CacheResident): a budget that is only an upper
+// bound names no regime.
 const InCacheVerdict = "no verdict: its weights sit in cache"
-
-// inCache reports whether bytes fit in this CPU's largest cache (false when the caches are unknown).
-func inCache(bytes float64) bool { return regime.FitsInCache(bytes) }
 
 // ToyVersusGPU is the measured time of one toy request on the first live device in rs over the
 // GPU model's time (the band's midpoint) for the same request on the H200.

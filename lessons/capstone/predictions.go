@@ -11,9 +11,10 @@ import (
 var (
 	// PredictHere: the planned run here against one H200 (the GPU model's band).
 	PredictHere = predict.Question{
-		Key:  "11/here-vs-h200",
-		Text: "The 125 M-parameter, 10 B-token run: how many times longer at the rate this machine sustains on a training step than on one H200 (GPU model)? (×)",
-		Unit: "×",
+		Key:   "11/here-vs-h200",
+		Model: "measured ÷ GPU model",
+		Text:  "The 125 M-parameter, 10 B-token run: how many times longer at the rate this machine sustains on a training step than on one H200 (GPU model)? (answered by your measurement over the GPU model: ×)",
+		Unit:  "×",
 		Answer: func() (float64, error) {
 			rs, err := predict.KeptAny(KeepStep)
 			if err != nil {

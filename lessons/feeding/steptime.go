@@ -264,10 +264,10 @@ func fusionReading(dev string, ops int, speedup float64, unfused, fused regime.V
 	case unfused.Regime == regime.Memory && fused.Regime == regime.Overhead:
 		s += fmt.Sprintf(" The bytes explain %s of the separate executables' time (memory-bandwidth-bound) but only %s of the graph's: the rest of its time is fixed cost.", pct(unfused), pct(fused))
 	case unfused.Regime == regime.Overhead && fused.Regime == regime.Overhead && unfused.FreshMemory() && fused.FreshMemory():
-		s += fmt.Sprintf(" The bytes explain only %s and %s of the times: every executable writes its output into fresh memory, and the page faults "+
-			"of that first touch (%s and %s a run) cost more than streaming the bytes — overhead, but one that grows with the bytes written, "+
-			"which fusion cut as well. (A GPU framework's caching allocator reuses memory and pays none.)",
-			pct(unfused), pct(fused), units.Bytes(unfused.FreshBytes), units.Bytes(fused.FreshBytes))
+		s += fmt.Sprintf(" The bytes explain only %s and %s of the times: every executable writes its output into fresh memory (%s and %s a run), "+
+			"and at the cost of a page fault measured here that first touch takes %s and %s (T_fresh), most of what the bytes leave — "+
+			"overhead, but one that grows with the bytes written, which fusion cut as well. (A GPU framework's caching allocator reuses memory and pays none.)",
+			pct(unfused), pct(fused), units.Bytes(unfused.FreshBytes), units.Bytes(fused.FreshBytes), units.Duration(unfused.TFresh), units.Duration(fused.TFresh))
 	case unfused.Regime == regime.Overhead && fused.Regime == regime.Overhead:
 		s += fmt.Sprintf(" The bytes explain only %s and %s of the times: both ran well below the measured bandwidth, so the ratio, not the rate, is the lesson.", pct(unfused), pct(fused))
 	case unfused.Regime == regime.Overhead && fused.Regime == regime.Memory:

@@ -165,7 +165,7 @@ func SweepTable(rs []results.Result) units.Table {
 			units.BytesFixed(metric(r, ParamMeasured)) + " (" + src + ")",
 			units.Duration(r.Seconds())})
 	}
-	return units.Table{Origins: append(results.Origins(rs), units.Formula("the columns marked (shapes): bytes from the MLP's shapes")), Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activation share",
+	return units.Table{Origins: append(results.Origins(rs), units.Formula("the columns marked (shapes): bytes from the MLP's shapes")), Header: []string{"batch", "device", "weights+grads+Adam (shapes)", "activations+batch (shapes)", "activations+batch share",
 		"total (shapes)", "measured growth at peak", "step time (median)"}, Rows: rows, Disturbed: disturbed}
 }
 

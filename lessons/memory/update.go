@@ -201,7 +201,8 @@ func readUpdate(v regime.Verdict, rate float64, updateDisturbed, ceilingDisturbe
 			out += ": those new pages are the update's new weight and moments, written to fresh buffers every call (GoMLX cannot alias " +
 				"the old ones). PyTorch's optimizers update in place, and on a GPU its caching allocator reuses memory."
 		} else {
-			out += ": the rest is per-call and per-operation overhead, not bandwidth."
+			out += ". A call's fixed cost is microseconds, so the rest is most likely per-operation work: passes the 28-byte count leaves out " +
+				"(the three outputs computed in separate loops, each reading the inputs again), or other programs — rerun on a quiet machine to tell."
 		}
 	}
 	return out
@@ -316,8 +317,11 @@ func OffloadTable(rs []results.Result) (units.Table, error) {
 		each := OffloadBytesPerParam * s.Params
 		row := []string{s.Name, units.Bytes(each) + " (bf16 gradients down, bf16 weights up)"}
 		for _, l := range links {
-			lo, hi := l.Transfer(each)
-			row = append(row, fmt.Sprintf("%s – %s (not a measurement)", units.SI(2*lo.Seconds(), "s"), units.SI(2*hi.Seconds(), "s")))
+			// The gradients go down (device to host), the weights come back up (host to device): each at
+			// its own direction's reached share.
+			dlo, dhi := l.Copy(each, gpumodel.ToHost, true)
+			ulo, uhi := l.Copy(each, gpumodel.ToDevice, true)
+			row = append(row, fmt.Sprintf("%s – %s (not a measurement)", units.SI((dlo+ulo).Seconds(), "s"), units.SI((dhi+uhi).Seconds(), "s")))
 		}
 		e = m.Estimate(updateWork(s.Params))
 		row = append(row, atCeiling(AdamBytesPerParam*s.Params, rate, disturbed),

@@ -40,7 +40,7 @@ func TestLevelsAssignsWorkingSets(t *testing.T) {
 
 func TestHierarchyShort(t *testing.T) {
 	dev := devicetest.Open(t, devices.CPU)
-	s := HierarchySizes{WorkingSets: []int{16 << 10, 1 << 20}, Ops: []string{"copy", "axpb"}, MinTraffic: 4 << 20, MinPasses: 2}
+	s := HierarchySizes{WorkingSets: []int{16 << 10, 1 << 20}, Ops: []string{"copy", "axpb"}, MinTraffic: 4 << 20, MinPasses: 2, PairFrom: 1 << 20, PairPasses: 4}
 	rs, err := Hierarchy(dev, s, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +51,9 @@ func TestHierarchyShort(t *testing.T) {
 	for _, r := range rs {
 		if !r.Correct() {
 			t.Errorf("%s: rel err %g", r.Label, r.RelErr)
+		}
+		if v, ok := r.Metric(MetricStream); isSweep(r) && r.Params["working_set"] >= s.PairFrom && (!ok || v <= 0) {
+			t.Errorf("%s: no streaming rate (the marginal rate of its passes)", r.Label)
 		}
 	}
 	if r := rs[0]; r.Params["passes"] != 128 || r.Bytes != 2*16384*128 {

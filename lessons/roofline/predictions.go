@@ -15,9 +15,10 @@ import (
 var (
 	// PredictRidge: how far right of this CPU's ridge the H200's bf16 ridge sits.
 	PredictRidge = predict.Question{
-		Key:  "02/ridge-ratio",
-		Text: "How many times higher is an H200's bfloat16 ridge point (from its datasheet) than this machine's measured float32 ridge? (a factor)",
-		Unit: "×",
+		Key:   "02/ridge-ratio",
+		Model: "datasheet ÷ measured",
+		Text:  "How many times higher is an H200's bfloat16 ridge point (from its datasheet) than this machine's measured float32 ridge? (answered by the datasheet over your measurement: a factor)",
+		Unit:  "×",
 		Answer: func() (float64, error) {
 			r, err := measuredRidge()
 			if err != nil {

@@ -335,9 +335,9 @@ type Verdict struct {
 	PctOfRoof float64 // % of the measured roofline at its intensity
 	Recorded  bool
 	Disturbed string // what disturbed the measurement (results.WhyDisturbed), "" if quiet
-	// FreshBytes is the fresh memory a run touched (page faults × page size): set when the verdict
-	// is overhead-bound and fresh memory is its likely overhead (regime.Verdict.FreshMemory).
-	FreshBytes float64
+	// Rest is what the budget says holds an overhead-bound time when fresh memory's first touch is a
+	// notable part of it (regime.Verdict.Rest); "" otherwise.
+	Rest string
 }
 
 // Verdicts classifies every result with FLOPs by its device's measured ceilings.
@@ -356,8 +356,8 @@ func Verdicts(rs []results.Result) []Verdict {
 		v := Verdict{Label: r.Label, Device: r.Provenance.Label(), Intensity: r.Intensity(), Ridge: ridge,
 			Side: side, Regime: b.Regime, Explained: b.Explained, Achieved: r.FLOPS(), PctOfRoof: r.PercentOfCeiling(),
 			Recorded: r.Provenance.Recorded, Disturbed: results.WhyDisturbed(r)}
-		if b.Regime == regime.Overhead && b.FreshMemory() {
-			v.FreshBytes = b.FreshBytes
+		if b.Regime == regime.Overhead && b.FreshNotable() {
+			v.Rest = b.Rest()
 		}
 		out = append(out, v)
 	}
@@ -420,9 +420,8 @@ func Caveats(rs []results.Result) string {
 		if v.PctOfRoof > 120 {
 			s += fmt.Sprintf("note: %s on %s reached %.0f%% of the measured roofline: that roof was measured too low for it; re-measure the ceilings before reading its regime.\n", v.Label, v.Device, v.PctOfRoof)
 		}
-		if v.FreshBytes > 0 {
-			s += fmt.Sprintf("note: %s wrote %s into fresh memory each run: the operating system maps and zeroes every new page on its first touch, "+
-				"time that grows with the bytes but is not bandwidth — its overhead here.\n", v.Label, units.Bytes(v.FreshBytes))
+		if v.Rest != "" {
+			s += fmt.Sprintf("note: %s is overhead-bound, and %s.\n", v.Label, v.Rest)
 		}
 	}
 	return s

@@ -51,6 +51,12 @@ type MeasuredCeilings struct {
 	// BandwidthMethod says how BytesPerSec was read off the copy passes: "marginal" (the extra passes'
 	// bytes over their extra time, bandwidthOf) or "whole: …" (one run's bytes over its time, and why).
 	BandwidthMethod string `json:"bandwidth_method,omitempty"`
+	// FirstTouch is what the first touch of one page of fresh memory cost (the fastest of firstTouch's
+	// samples: a minor fault, the kernel zeroing and mapping the page), and PageSize that page's bytes;
+	// measured on CPUs only (0 elsewhere). A CPU executable writes each large output into fresh memory
+	// and pays it per page, a cost T_memory does not count (regime.Budget.FirstTouch).
+	FirstTouch time.Duration `json:"first_touch_ns_per_page,omitempty"`
+	PageSize   int           `json:"page_size,omitempty"`
 	// Results are the measurements behind the numbers: for each ceiling workload, the best one of
 	// every measurement merged (see Measurements).
 	Results []results.Result `json:"results"`
@@ -75,6 +81,14 @@ func (c MeasuredCeilings) Ridge(precision string) float64 {
 	return c.FLOPS[precision] / c.BytesPerSec
 }
 
+// FirstTouchPerByte is FirstTouch per byte of its page, in seconds (0 when not measured).
+func (c MeasuredCeilings) FirstTouchPerByte() float64 {
+	if c.PageSize <= 0 {
+		return 0
+	}
+	return c.FirstTouch.Seconds() / float64(c.PageSize)
+}
+
 // String is a one-line summary.
 func (c MeasuredCeilings) String() string {
 	var parts []string
@@ -86,6 +100,9 @@ func (c MeasuredCeilings) String() string {
 		how = ", marginal"
 	}
 	parts = append(parts, fmt.Sprintf("%.1f GB/s copy%s", c.BytesPerSec/1e9, how))
+	if c.FirstTouch > 0 {
+		parts = append(parts, fmt.Sprintf("%.2f µs first touch a page", c.FirstTouch.Seconds()*1e6))
+	}
 	note := ""
 	if why := c.Disturbed(); why != "" {
 		note = fmt.Sprintf("; measured while %s: best of %d, measured again after %v", why, max(c.Measurements, 1), CeilingsRetry)
@@ -94,8 +111,9 @@ func (c MeasuredCeilings) String() string {
 }
 
 // ceilingsMethod names how the ceilings are measured; a cache kept by another method is measured again.
-// "2": the bandwidth is the marginal rate of k and 2k copy passes (bandwidthOf).
-const ceilingsMethod = "2"
+// "2": the bandwidth is the marginal rate of k and 2k copy passes (bandwidthOf); "3": and a CPU's
+// first touch of fresh memory per page (firstTouch).
+const ceilingsMethod = "3"
 
 // ceilingKey identifies the machine and software the ceilings belong to, and the method.
 func ceilingKey(dev *devices.Device) string {
@@ -175,12 +193,9 @@ var ceilingWorkloadsOf = CeilingWorkloads
 // (the 1024² matmul) gets more samples, so its fastest one is likelier to fall in a quiet moment.
 var ceilingOptions = Options{Warmup: 1, Reps: 5, MinTime: 300 * time.Millisecond}
 
-// bandwidthOf reads the bandwidth ceiling off the copy-pass results among rs (those without FLOPs).
-// With two runs over the same array, k and 2k passes, it is their marginal rate: the extra bytes over
-// the difference of their fastest times, which leaves out what each execution pays once. That rate is
-// kept within what can be read: at least the longer run's whole rate (a fixed cost is not negative),
-// and only when the extra passes cost at least 20% more time and the rate is at most twice the whole
-// one (else timing noise sets it); otherwise the whole rate is the ceiling, and the method says why.
+// bandwidthOf reads the bandwidth ceiling off the copy-pass results among rs (those without FLOPs):
+// the marginal rate (MarginalRate) of the two runs over the same array, k and 2k passes, when both
+// are there; otherwise the best run's whole rate, and the method says why.
 func bandwidthOf(rs []results.Result) (float64, string) {
 	var whole float64
 	var long results.Result
@@ -209,8 +224,20 @@ func bandwidthOf(rs []results.Result) (float64, string) {
 			long = r
 		}
 	}
+	return MarginalRate(short, long)
+}
+
+// MarginalRate is the streaming rate of two runs of the same graph over the same array, the longer
+// with more passes: the extra bytes over the difference of their fastest times, which leaves out what
+// each execution pays once (its launch, the loop's entry copy, the first touch of its fresh memory).
+// The rate is kept within what can be read: at least the longer run's whole rate (a fixed cost is
+// not negative), and only when the extra passes cost at least 20% more time and the rate is at most
+// twice the whole one (else timing noise sets it); otherwise it is the longer run's whole rate, and
+// method says why ("marginal" when it is the marginal rate).
+func MarginalRate(short, long results.Result) (rate float64, method string) {
+	whole := best(long)
 	t1, t2 := short.Stats.Min.Seconds(), long.Stats.Min.Seconds()
-	if t1 <= 0 || t2 < 1.2*t1 {
+	if t1 <= 0 || t2 < 1.2*t1 || long.Bytes <= short.Bytes {
 		return whole, fmt.Sprintf("whole: %d passes took under 1.2× the time of %d, too close to difference", long.Params["passes"], short.Params["passes"])
 	}
 	marginal := (long.Bytes - short.Bytes) / (t2 - t1)
@@ -277,6 +304,14 @@ func MeasureCeilings(dev *devices.Device) (MeasuredCeilings, error) {
 		}
 	}
 	c.BytesPerSec, c.BandwidthMethod = bandwidthOf(c.Results)
+	if dev.Kind == devices.KindCPU {
+		if d, ok := firstTouch(7); ok {
+			c.FirstTouch, c.PageSize = d, pageSize()
+		}
+		if ok && cached.FirstTouch > 0 && (c.FirstTouch == 0 || cached.FirstTouch < c.FirstTouch) {
+			c.FirstTouch, c.PageSize = cached.FirstTouch, cached.PageSize // the faster of the two, as for every ceiling
+		}
+	}
 	c.Date = time.Now().UTC()
 	c.Elapsed = time.Since(t0)
 	raiseModel(dev, c)

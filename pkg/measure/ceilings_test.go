@@ -84,6 +84,11 @@ func TestMeasureCeilings(t *testing.T) {
 	if c.FLOPS["float32"] <= 0 || c.BytesPerSec <= 0 || len(c.Results) != len(CeilingWorkloads(dev)) {
 		t.Errorf("incomplete ceilings: %+v", c)
 	}
+	// A CPU's first touch of fresh memory: a minor fault per page, tens of nanoseconds to tens of
+	// microseconds on any machine (~1 µs on a 2-core EPYC VM), carried into every result after it.
+	if c.FirstTouch < 20*time.Nanosecond || c.FirstTouch > 100*time.Microsecond || c.PageSize <= 0 {
+		t.Errorf("first touch %v a page of %d bytes: not a page fault's cost", c.FirstTouch, c.PageSize)
+	}
 	// The bug this guards against: a copy ceiling that paid for fresh memory on every run sat 4–6×
 	// below lesson 02's own points. A roof must be at least what large steps reach next to it:
 	// lesson 02's a·x+b (a fresh output) and in-place a·x+b passes over the same array, and its
@@ -103,7 +108,10 @@ func TestMeasureCeilings(t *testing.T) {
 		if r.Workload == "matmul" {
 			roof, unit = c.FLOPS["float32"], "FLOP/s"
 		}
-		t.Logf("%s: %.3g %s at its best, %.0f%% of the ceiling %s", w, best(r), unit, 100*best(r)/roof, results.WhyDisturbed(r))
+		t.Logf("%s: %.3g %s at its best, %.0f%% of the ceiling, fresh %.3g B a run %s", w, best(r), unit, 100*best(r)/roof, r.Stats.FreshBytes, results.WhyDisturbed(r))
+		if r.FirstTouchPerByte != c.FirstTouchPerByte() {
+			t.Errorf("%s carries first touch %g s/B, the ceilings %g", w, r.FirstTouchPerByte, c.FirstTouchPerByte())
+		}
 		if best(r) > 1.5*roof {
 			t.Errorf("%s reached %.3g %s, %.1f× the measured ceiling %.3g: the ceiling does not measure the roof", w, best(r), unit, best(r)/roof, roof)
 		}

@@ -75,7 +75,7 @@ func newResult(dev *devices.Device, w workloads.Workload) results.Result {
 		PeakFLOPS: dev.Ceilings.Peak(prec), PeakBytesPerSec: dev.Ceilings.BandwidthBytes, PeakSource: dev.Ceilings.Source,
 	}
 	if c, ok := CachedCeilings(dev); ok {
-		res.CeilingFLOPS, res.CeilingBytesPerSec = c.FLOPS[prec], c.BytesPerSec
+		res.CeilingFLOPS, res.CeilingBytesPerSec, res.FirstTouchPerByte = c.FLOPS[prec], c.BytesPerSec, c.FirstTouchPerByte()
 	}
 	return res
 }

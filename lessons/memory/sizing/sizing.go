@@ -38,7 +38,7 @@ func H200Bytes() float64 { return float64(datasheet.H200.MemoryBytes) }
 func Limits() []charts.Limit {
 	here := devices.HostMemoryLimit()
 	return []charts.Limit{
-		{Label: "H200 memory (datasheet)", Bytes: H200Bytes()},
+		{Label: `H200 memory (its datasheet's "141 GB", as the device counts it)`, Bytes: H200Bytes()},
 		{Label: "this machine: " + here.Source, Bytes: float64(here.Total)},
 	}
 }

@@ -160,9 +160,13 @@ type Result struct {
 	PeakSource      string  `json:"peak_source,omitempty"`      // where the peaks come from
 	// CeilingFLOPS and CeilingBytesPerSec are what this device measured on large matmuls and on copy
 	// passes beyond the caches (see MeasureCeilings), when they had been measured; 0 otherwise.
-	CeilingFLOPS       float64    `json:"ceiling_flops,omitempty"`       // measured matmul FLOP/s for Precision
-	CeilingBytesPerSec float64    `json:"ceiling_bytes_per_s,omitempty"` // measured copy bandwidth
-	Provenance         Provenance `json:"provenance"`                    // where, when and with what
+	CeilingFLOPS       float64 `json:"ceiling_flops,omitempty"`       // measured matmul FLOP/s for Precision
+	CeilingBytesPerSec float64 `json:"ceiling_bytes_per_s,omitempty"` // measured copy bandwidth
+	// FirstTouchPerByte is what the first touch of fresh memory cost on this device, in seconds per
+	// byte (measured per page on a CPU, see MeasureCeilings; 0 elsewhere): with Stats.FreshBytes, the
+	// time a run spent on page faults.
+	FirstTouchPerByte float64    `json:"first_touch_s_per_byte,omitempty"`
+	Provenance        Provenance `json:"provenance"` // where, when and with what
 }
 
 // Metric is the measured value called name: from Metrics or, for a result saved before Metrics

@@ -3,6 +3,7 @@ package regime
 import (
 	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
@@ -40,7 +41,7 @@ const WhyTooLow = "a budget exceeds the measured time: the ceiling used is below
 
 // Rule is the budget rule in one sentence, for a table's note.
 const Rule = "The larger budget names the regime when it explains at least half the measured time, else what neither counts does (overhead-bound: " +
-	"dispatch and launches, and on a CPU fresh memory's first touch, which grows with the bytes); " +
+	"dispatch and launches, and on a CPU fresh memory's first touch, T_fresh = fresh bytes × the measured cost of a page fault, which grows with the bytes); " +
 	"a budget over 120% of the time gives no verdict: its ceiling was measured too low."
 
 // Budget is what a verdict needs: the work of a step (FLOPs and bytes moved to and from memory),
@@ -50,9 +51,10 @@ type Budget struct {
 	Measured           time.Duration
 	CeilingFLOPS       float64 // compute ceiling, FLOP/s (measured: the best of large matmuls)
 	CeilingBytesPerSec float64 // bandwidth ceiling, byte/s (measured: copy passes beyond the caches)
-	// FreshBytes is the fresh memory a run touched for the first time (results.Stats.FreshBytes): on
-	// a CPU every page of it cost a page fault, time that neither budget counts.
-	FreshBytes float64
+	// FreshBytes is the fresh memory a run touched for the first time (results.Stats.FreshBytes), and
+	// FirstTouch what that costs per byte on this device (measured page faults, seconds per byte; 0 when
+	// not measured): on a CPU each new page costs a fault, time that neither budget counts.
+	FreshBytes, FirstTouch float64
 }
 
 // Verdict is a classified budget: the three times (seconds) and the regime.
@@ -61,27 +63,54 @@ type Verdict struct {
 	TCompute  float64 // FLOPs ÷ compute ceiling
 	TMemory   float64 // bytes ÷ bandwidth ceiling
 	TMeasured float64 // the measured time
+	// TFresh is FreshBytes × FirstTouch: the page faults of a run's fresh memory at the measured cost
+	// per page (0 when either is unknown). It names what an overhead verdict's rest is (Rest).
+	TFresh float64
 	// Explained is max(TCompute, TMemory) ÷ TMeasured: the share of the time the larger budget
 	// accounts for. Above TooLowAbove a ceiling is too low for this step (CeilingTooLow).
 	Explained float64
 	Why       string // for Unknown: which input is missing; for CeilingTooLow: WhyTooLow
-	// FreshBytes and Bytes are the budget's: an overhead verdict names fresh memory when a run
-	// touched much of it (FreshMemory).
-	FreshBytes, Bytes float64
+	// FreshBytes and FirstTouch are the budget's, for Rest's sentence.
+	FreshBytes, FirstTouch float64
 }
 
-// FreshMemory reports whether a run wrote a large share of its bytes into fresh memory (at least a
-// quarter of them, and 1 MiB): the page faults that costs are then the likely overhead, a cost that
-// grows with the bytes yet is not bandwidth.
+// FreshMemory reports whether the first touch of fresh memory accounts for what the budgets leave:
+// T_fresh is at least half of the measured time beyond the larger budget. A cost that grows with the
+// bytes written yet is not the memory's streaming bandwidth (a GPU framework's caching allocator
+// reuses memory and pays none).
 func (v Verdict) FreshMemory() bool {
-	return v.FreshBytes >= 1<<20 && v.FreshBytes >= 0.25*v.Bytes
+	rest := v.TMeasured - math.Max(v.TCompute, v.TMemory)
+	return v.TFresh > 0 && rest > 0 && v.TFresh >= 0.5*rest
+}
+
+// FreshNotable reports whether T_fresh is at least a tenth of the measured time: then Rest names fresh
+// memory, as all or part of what the budgets leave.
+func (v Verdict) FreshNotable() bool { return v.TMeasured > 0 && v.TFresh >= 0.1*v.TMeasured }
+
+// Rest says what holds the time an overhead verdict leaves unexplained, from the numbers: fresh
+// memory's first touch when T_fresh accounts for it (FreshMemory); fresh memory and something else,
+// named as unknown, when T_fresh covers only part; otherwise fixed costs.
+func (v Verdict) Rest() string {
+	larger := math.Max(v.TCompute, v.TMemory)
+	switch {
+	case v.FreshMemory():
+		return fmt.Sprintf("the first touch of fresh memory accounts for the rest: %s of new pages a run, %s of page faults at the %s a page "+
+			"measured here (T_fresh) — the operating system maps and zeroes each new page, a cost that grows with the bytes written "+
+			"but is not the memory's streaming bandwidth",
+			units.Bytes(v.FreshBytes), units.Duration(v.TFresh), units.Duration(v.FirstTouch*float64(os.Getpagesize())))
+	case v.FreshNotable():
+		return fmt.Sprintf("the first touch of the %s of fresh memory each run wrote adds %s (T_fresh), and %s is neither bytes nor page faults: "+
+			"not counted here (per-operation work, a slow kernel or other programs) — rerun when the machine is quiet before reading more into it",
+			units.Bytes(v.FreshBytes), units.Duration(v.TFresh), units.Duration(v.TMeasured-larger-v.TFresh))
+	}
+	return "fixed costs hold the rest (calls, dispatch, per-operation work)"
 }
 
 // Of is the budget of a measured result: its FLOPs, bytes, median time and the ceilings measured
 // on its device (measure.MeasureCeilings fills them in).
 func Of(r results.Result) Budget {
 	return Budget{FLOPs: r.FLOPs, Bytes: r.Bytes, Measured: r.Stats.Median,
-		CeilingFLOPS: r.CeilingFLOPS, CeilingBytesPerSec: r.CeilingBytesPerSec, FreshBytes: r.Stats.FreshBytes}
+		CeilingFLOPS: r.CeilingFLOPS, CeilingBytesPerSec: r.CeilingBytesPerSec, FreshBytes: r.Stats.FreshBytes, FirstTouch: r.FirstTouchPerByte}
 }
 
 // Classify applies the rule: the larger of T_compute and T_memory names the regime when it explains
@@ -89,7 +118,7 @@ func Of(r results.Result) Budget {
 // larger budget exceeds the time by more than TooLowAbove, no regime is named (CeilingTooLow). A
 // budget without a measured time or ceilings is Unknown, with Why saying what is missing.
 func (b Budget) Classify() Verdict {
-	v := Verdict{TMeasured: b.Measured.Seconds(), FreshBytes: b.FreshBytes, Bytes: b.Bytes}
+	v := Verdict{TMeasured: b.Measured.Seconds(), FreshBytes: b.FreshBytes, FirstTouch: b.FirstTouch}
 	switch {
 	case b.Measured <= 0:
 		v.Regime, v.Why = Unknown, "no measured time"
@@ -103,6 +132,7 @@ func (b Budget) Classify() Verdict {
 	}
 	v.TCompute = b.FLOPs / b.CeilingFLOPS
 	v.TMemory = b.Bytes / b.CeilingBytesPerSec
+	v.TFresh = b.FreshBytes * b.FirstTouch
 	v.Explained = math.Max(v.TCompute, v.TMemory) / v.TMeasured
 	switch {
 	case v.Explained > TooLowAbove:
@@ -129,6 +159,25 @@ func FitsInCache(bytes float64) bool {
 	return bytes <= float64(cs[len(cs)-1].Bytes)
 }
 
+// CacheResident reports whether a CPU verdict cannot be read against the DRAM roof: the step's bytes
+// fit in the last-level cache (FitsInCache) and T_memory is at least a tenth of the time, so those
+// bytes, served from the cache faster than the DRAM bandwidth, may hold what the verdict gives to
+// bandwidth (memory-bandwidth-bound) or to fixed costs (overhead-bound: a wide layer's batch-1 step
+// reads and updates its weights whatever the batch). A step whose T_memory is tiny even at DRAM rate
+// stays overhead-bound: from a cache it would be tinier still.
+func (v Verdict) CacheResident(bytes float64) bool {
+	switch v.Regime {
+	case Memory:
+	case Overhead:
+		if v.TMemory < 0.1*v.TMeasured {
+			return false
+		}
+	default:
+		return false
+	}
+	return FitsInCache(bytes)
+}
+
 // Ridge is the intensity (FLOP/byte) at which the two budgets are equal.
 func (b Budget) Ridge() float64 {
 	if b.CeilingBytesPerSec <= 0 {
@@ -148,14 +197,8 @@ func (v Verdict) String() string {
 	case Memory:
 		return fmt.Sprintf("%s: the bytes explain %s of the %s (T_memory %s, T_compute %s)", v.Regime, pct, t, tm, tc)
 	case Overhead:
-		rest := "fixed costs hold the rest"
-		if v.FreshMemory() {
-			rest = fmt.Sprintf("the rest is likely fresh memory: each run wrote %s into new pages, and the operating system "+
-				"maps and zeroes every page on its first touch — a cost that grows with the bytes but is not the memory's bandwidth",
-				units.Bytes(v.FreshBytes))
-		}
 		return fmt.Sprintf("%s: neither budget explains the %s — the larger, %s, is %s of it; %s (T_compute %s, T_memory %s)",
-			v.Regime, t, units.Duration(math.Max(v.TCompute, v.TMemory)), pct, rest, tc, tm)
+			v.Regime, t, units.Duration(math.Max(v.TCompute, v.TMemory)), pct, v.Rest(), tc, tm)
 	case CeilingTooLow:
 		return fmt.Sprintf("%s — %s (T_compute %s, T_memory %s, measured %s)", v.Regime, v.Why, tc, tm, t)
 	}

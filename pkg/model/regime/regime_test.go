@@ -7,6 +7,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
+	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
 	"github.com/gpu-course/whygpu/pkg/workloads/membound"
@@ -147,16 +148,63 @@ func TestTable(t *testing.T) {
 	}
 }
 
-// TestOverheadNamesFreshMemory: an overhead verdict of a run that wrote much of its bytes into fresh
-// pages says so (their page faults grow with the bytes, yet are not bandwidth); without them it says
-// fixed costs.
-func TestOverheadNamesFreshMemory(t *testing.T) {
-	b := Budget{FLOPs: 1e6, Bytes: 256 << 20, Measured: 48 * time.Millisecond, CeilingFLOPS: 1e11, CeilingBytesPerSec: 40e9}
-	if v := b.Classify(); v.Regime != Overhead || !strings.Contains(v.String(), "fixed costs hold the rest") {
-		t.Errorf("no fresh memory: %s", v)
+// TestOverheadNamesWhatHoldsTheRest: an overhead verdict names fresh memory's first touch only as far
+// as the measured cost per page accounts for the time (lesson 02's a·x+b: 128 MiB fresh at ~1.1 µs a
+// page is ~36 ms — enough for a 48 ms run, not for a 226 ms one), and fixed costs when there is none.
+func TestOverheadNamesWhatHoldsTheRest(t *testing.T) {
+	const perByte = 1.1e-6 / 4096 // ~1.1 µs per 4 KiB page
+	for _, tc := range []struct {
+		name          string
+		fresh         float64
+		firstTouch    float64
+		measured      time.Duration
+		wantFresh     bool
+		want, notWant string
+	}{
+		{"no fresh memory", 0, perByte, 48 * time.Millisecond, false, "fixed costs hold the rest", "first touch"},
+		{"first touch explains it", 128 << 20, perByte, 48 * time.Millisecond, true, "first touch of fresh memory accounts for the rest: 128 MiB of new pages", "rerun"},
+		{"first touch explains a part", 128 << 20, perByte, 226 * time.Millisecond, false, "neither bytes nor page faults", "accounts for the rest"},
+		{"cost per page not measured", 128 << 20, 0, 48 * time.Millisecond, false, "fixed costs hold the rest", "first touch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := Budget{FLOPs: 1e6, Bytes: 256 << 20, Measured: tc.measured, CeilingFLOPS: 1e11, CeilingBytesPerSec: 40e9,
+				FreshBytes: tc.fresh, FirstTouch: tc.firstTouch}
+			v := b.Classify()
+			s := v.String()
+			if v.Regime != Overhead || v.FreshMemory() != tc.wantFresh || !strings.Contains(s, tc.want) || strings.Contains(s, tc.notWant) {
+				t.Errorf("FreshMemory %v, want %v:\n%s", v.FreshMemory(), tc.wantFresh, s)
+			}
+		})
 	}
-	b.FreshBytes = 128 << 20
-	if v := b.Classify(); v.Regime != Overhead || !v.FreshMemory() || !strings.Contains(v.String(), "fresh memory: each run wrote 128 MiB into new pages") {
-		t.Errorf("fresh memory: %s", v)
+}
+
+// TestCacheResident: a CPU step whose bytes fit in the last-level cache gets no verdict from the DRAM
+// roof when T_memory is a notable part of its time, overhead or memory verdict alike (lesson 03's
+// wide layer at batch 1: 1.2 MB of weights, T_memory 43% of 121 µs); a toy whose T_memory is tiny
+// even at DRAM rate stays overhead-bound; bytes beyond the cache keep their verdict.
+func TestCacheResident(t *testing.T) {
+	cs, err := devices.CPUCaches()
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("this test needs the CPU's cache sizes: %v", err)
+	}
+	llc := float64(cs[len(cs)-1].Bytes)
+	for _, tc := range []struct {
+		name     string
+		bytes    float64
+		measured time.Duration
+		regime   string
+		want     bool
+	}{
+		{"wide layer, batch 1: overhead by the DRAM roof", 1.2e6 * 2, 121 * time.Microsecond, Overhead, true},
+		{"toy: T_memory tiny even at DRAM rate", 20e3, 15 * time.Microsecond, Overhead, false},
+		{"memory-bound in cache", llc / 4, time.Duration(float64(time.Second) * llc / 4 / 40e9 * 1.2), Memory, true},
+		{"memory-bound beyond the cache", 8 * llc, time.Duration(float64(time.Second) * 8 * llc / 40e9 * 1.2), Memory, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Budget{FLOPs: 1, Bytes: tc.bytes, Measured: tc.measured, CeilingFLOPS: 1e11, CeilingBytesPerSec: 40e9}.Classify()
+			if v.Regime != tc.regime || v.CacheResident(tc.bytes) != tc.want {
+				t.Errorf("%s, CacheResident %v, want %s and %v", v, v.CacheResident(tc.bytes), tc.regime, tc.want)
+			}
+		})
 	}
 }
