@@ -40,15 +40,17 @@ type Hook struct {
 	Bytes, FLOPs workloads.BudgetMix // heavy in bytes; heavy in FLOPs
 }
 
-// DefaultHook takes about 3–6 s on a 2-core machine (3.2–3.9 s quiet, ceilings kept): 2 products of 256×256 beside 16 passes over
-// 64 MiB (twice a 32 MiB L3, so the sweeps reach main memory), and 8 products of 512×512 beside one
-// pass over 1 MiB (5–6 ms: with 4, 3 ms, its doubling ratios swung from 1.2 to 3.5 on a shared VM). Sixteen passes, because an execution pays a fixed cost for its fresh 64 MiB loop
-// array (measured on a 2-core EPYC, quiet, 2026-12-04: 24, 30, 35, 45, 76 ms for 1, 2, 4, 8, 16
-// passes, about 20 ms at zero): with 2 passes that cost was two thirds of the time and the byte-heavy
-// graph read as overhead-bound; with 8, twice the bytes took only 1.3–1.5× the time.
+// DefaultHook takes a few seconds on a 2-core machine (ceilings kept): 2 products of 256×256 beside
+// 32 passes over 64 MiB (twice a 32 MiB L3, so the sweeps reach main memory), and 8 products of
+// 512×512 beside one pass over 1 MiB (5–6 ms: with 4, 3 ms, its doubling ratios swung from 1.2 to 3.5
+// on a shared VM). Thirty-two passes, because an execution pays a fixed cost for its fresh 64 MiB
+// loop array (measured on a 2-core EPYC, quiet, 2026-12-04: 24, 30, 35, 45, 76 ms for 1, 2, 4, 8, 16
+// passes, about 20 ms at zero, ~15 ms of it the first touch of those pages): with 2 passes that cost
+// was two thirds of the time and the byte-heavy graph read as overhead-bound; with 8, twice the bytes
+// took only 1.3–1.5× the time; with 16 the bytes explained 49–66% of it, too near the rule's half.
 func DefaultHook() Hook {
 	return Hook{
-		Bytes: workloads.BudgetMix{Side: 256, Chain: 2, N: 16 << 20, Passes: 16, Type: dtypes.Float32, Seed: 1},
+		Bytes: workloads.BudgetMix{Side: 256, Chain: 2, N: 16 << 20, Passes: 32, Type: dtypes.Float32, Seed: 1},
 		FLOPs: workloads.BudgetMix{Side: 512, Chain: 8, N: 256 << 10, Type: dtypes.Float32, Seed: 2},
 	}
 }
