@@ -61,7 +61,7 @@ $(VENV)/bench/.installed: requirements-bench.txt
 	touch $@
 
 clean:
-	rm -rf $(VENV) build tests/artifacts
+	rm -rf $(VENV) build tests/artifacts go.work go.work.sum
 
 .PHONY: test-classroom
 ## test-classroom: the classroom (docker/): start hook, JupyterHub, parsers (the image itself: test-image)

@@ -3,7 +3,6 @@ module github.com/gpu-course/whygpu
 go 1.26.8
 
 require (
-	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/gomlx/compute v0.1.2

@@ -8,6 +8,8 @@
 #   .venv/                          Python venv: JupyterLab, nbclient, pytest, ... (requirements.txt)
 #   .venv/bin/{gonb,goimports,gopls} the Go tools pinned by the `tool` lines of go.mod
 #                                   (gonb with kernels/gonb/*.patch, built from a copy in .venv/src)
+#   .venv/src/go-xla, go.work       go-xla without its plugin installer (kernels/go-xla/), used by
+#                                   every go command in the checkout and by the notebook cells
 #   .venv/share/jupyter/lab/settings/overrides.json  JupyterLab settings (kernels/jupyterlab/)
 #   .venv/lib/pjrt/                 PJRT plugins under the names go-xla looks for
 #                                   (pjrt_c_api_cpu_plugin.so, pjrt_c_api_cuda_plugin.so)
@@ -42,6 +44,10 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 cd "$ROOT"
 export GOTOOLCHAIN=local GOFLAGS="${GOFLAGS:--buildvcs=false}"
+# The checkout's go.work (written in step 3b) may point at a .venv that is gone: the script's own go
+# commands ignore it, except the warm-up (step 5), which builds what the cells build; the kernel it
+# starts there must not inherit this (GoNB gives every cell its own go.work).
+export GOWORK=off
 # go-nvml's cgo prologue warns about NVML calls deprecated in CUDA 13; same flags as the kernel and
 # Makefile, so the warmed build cache is the one cells use.
 export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g -Wno-deprecated-declarations}"
@@ -55,7 +61,7 @@ fingerprint() {
     echo "root=$ROOT venv=$VENV cuda=$CUDA"
     go version
     "$PY" --version 2>&1
-    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl kernels/launcher/*.go kernels/gonb/*.patch kernels/jupyterlab/overrides.json scripts/setup.sh
+    cat requirements.txt go.mod go.sum kernels/whygpu/kernel.json.tmpl kernels/launcher/*.go kernels/gonb/*.patch kernels/go-xla/*.patch kernels/jupyterlab/overrides.json scripts/setup.sh
     if [ "$CUDA" = 1 ]; then cat requirements-cuda.txt; fi
   } | sha256sum | cut -d' ' -f1
 }
@@ -167,11 +173,44 @@ go build -o "$VENV/bin/whygpu-kernel" ./kernels/launcher
 mkdir -p "$VENV/share/jupyter/lab/settings"
 cp kernels/jupyterlab/overrides.json "$VENV/share/jupyter/lab/settings/overrides.json"
 
+# 3b. go-xla without its plugin auto-installer (kernels/go-xla/no-installer.patch): the installer package
+# (net/http, crypto/tls, archive readers) is in every notebook cell's program though the course never
+# runs it (GOMLX_NO_AUTO_INSTALL=1; this script installs the plugins), and with go-nvml it was a third of
+# an edited cell's link (docs/performance.md). The pinned module is copied to .venv/src/go-xla and
+# patched there; a go.work in the checkout (written here, not committed) replaces the module with it for
+# every go command in the checkout, and the kernel adds the same replace to each cell's go.work
+# (GONB_GOWORK_REPLACE, kernels/gonb/gowork-replace.patch): tests, the warmed cache and cells build one tree.
+GOXLA_VER="$(GOWORK=off go list -m -f '{{.Version}}' github.com/gomlx/go-xla)"
+GOXLA_MOD="$(GOWORK=off go mod download -json "github.com/gomlx/go-xla@$GOXLA_VER" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+[ -d "$GOXLA_MOD" ] || die "go-xla $GOXLA_VER is not in the module cache (go mod download github.com/gomlx/go-xla@$GOXLA_VER failed?)"
+GOXLA_DIR="$VENV/src/go-xla"
+goxla_stamp="$GOXLA_VER $(sha256sum kernels/go-xla/no-installer.patch | cut -d' ' -f1)"
+if [ "$(cat "$GOXLA_DIR/.whygpu-patched" 2>/dev/null)" != "$goxla_stamp" ]; then
+  say "go-xla $GOXLA_VER without its plugin installer (kernels/go-xla/no-installer.patch)"
+  rm -rf "$GOXLA_DIR"
+  mkdir -p "$VENV/src"
+  cp -r "$GOXLA_MOD" "$GOXLA_DIR"
+  chmod -R u+w "$GOXLA_DIR"
+  patch -s -p1 -d "$GOXLA_DIR" < kernels/go-xla/no-installer.patch ||
+    die "kernels/go-xla/no-installer.patch does not fit go-xla $GOXLA_VER (go.mod moved it?): update the patch (kernels/README.md)"
+  echo "$goxla_stamp" > "$GOXLA_DIR/.whygpu-patched"
+fi
+cat > "$ROOT/go.work" <<EOF
+// Written by scripts/setup.sh (not committed): go-xla without its plugin installer, for every go
+// command in this checkout, as in the notebook cells. Remove it (or GOWORK=off) to build against the
+// module cache's go-xla.
+go $(sed -n 's/^go //p' go.mod)
+
+use .
+
+replace github.com/gomlx/go-xla $GOXLA_VER => $GOXLA_DIR
+EOF
+
 # 4. The course kernel, installed into the venv's Jupyter data dir (never the user's).
 KDIR="$VENV/share/jupyter/kernels/whygpu"
 mkdir -p "$KDIR"
 GOBIN_DIR="$(dirname "$(command -v go)")"
-sed -e "s|@ROOT@|$ROOT|g" -e "s|@VENV@|$VENV|g" -e "s|@GOBIN@|$GOBIN_DIR|g" \
+sed -e "s|@ROOT@|$ROOT|g" -e "s|@VENV@|$VENV|g" -e "s|@GOBIN@|$GOBIN_DIR|g" -e "s|@GOXLA@|github.com/gomlx/go-xla@$GOXLA_VER=$GOXLA_DIR|g" \
   kernels/whygpu/kernel.json.tmpl > "$KDIR/kernel.json"
 cp kernels/whygpu/logo-svg.svg "$KDIR/logo-svg.svg"
 # A kernel of the same name in the user's dir would shadow ours: say so rather than touch it.
@@ -185,15 +224,15 @@ if [ "$WARM" = 1 ]; then
   # Every module go.mod requires, not only those `go build` needs: GoNB builds each cell in a workspace
   # (go.work) with this checkout, where the go command wants the go.mod of every required module, and the
   # kernel runs with GOPROXY=off (found by the image test, then a simulation of the image set-up, on fresh caches).
-  go mod download
-  go build ./... >/dev/null
+  GOWORK="$ROOT/go.work" go mod download
+  GOWORK="$ROOT/go.work" go build ./... >/dev/null
   # gopls (autocomplete in the notebooks) keeps what it learned of every package in its file cache
   # ($GOPLSCACHE or ~/.cache/gopls), keyed by the files' paths and contents and by gopls' own binary. The
   # warm-up asks for one completion the way a learner's Tab does: the course kernel, a first cell that
   # imports pkg/view/display, then `display.Ma` in a later cell (kernels/autocomplete_probe.py). That fills the
   # cache with exactly what the first lesson's kernel will read, and checks that autocomplete answers.
   say "warming gopls' cache: one Tab through the course kernel (kernels/autocomplete_probe.py)"
-  if ! JUPYTER_PATH="$VENV/share/jupyter" GOPROXY=off timeout 900 \
+  if ! env -u GOWORK JUPYTER_PATH="$VENV/share/jupyter" GOPROXY=off timeout 900 \
       "$VENV/bin/python" kernels/autocomplete_probe.py --warm --deadline 600 2>&1 | sed 's/^/  /'; then
     say "note: autocomplete did not answer in the warm-up (above): notebooks run, but Tab and Shift-Tab may stay silent; see kernels/README.md, and measure with: go run ./cmd/whygpu doctor -autocomplete"
   fi

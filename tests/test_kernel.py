@@ -224,3 +224,27 @@ def test_edited_cell_costs_little():
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_cells_link_without_installer_or_nvml_bindings():
+    """A cell's program links the set-up's go-xla without its plugin installer (GONB_GOWORK_REPLACE,
+    kernels/go-xla/no-installer.patch) and no go-nvml (the course reads NVML through
+    pkg/hw/devices/internal/nvml): both made an edited cell's link about a third longer (issue 35,
+    docs/performance.md). The program's build info says which modules and packages went in."""
+    km, kc = start_new_kernel(kernel_name=KERNEL)
+    try:
+        code = (
+            "import (\n\t\"runtime/debug\"\n\t_ \"github.com/gpu-course/whygpu/pkg/hw/devices\"\n)\n\n%%\n"
+            "bi, _ := debug.ReadBuildInfo()\n"
+            "for _, m := range bi.Deps {\n"
+            "\tif m.Replace != nil {\n\t\tfmt.Println(\"dep\", m.Path, \"=>\", m.Replace.Path)\n\t} else {\n\t\tfmt.Println(\"dep\", m.Path)\n\t}\n}\n"
+        )
+        status, outputs = run(kc, code)
+        out = text(outputs)
+        assert status == "ok", out
+        goxla = [l for l in out.splitlines() if l.startswith("dep github.com/gomlx/go-xla")]
+        assert goxla and "=> " in goxla[0] and goxla[0].endswith("/.venv/src/go-xla"), f"go-xla in the cell's program: {goxla}"
+        assert "github.com/NVIDIA/go-nvml" not in out, out
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

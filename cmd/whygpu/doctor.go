@@ -47,6 +47,7 @@ func doctor(args []string) error {
 	fmt.Println("whygpu doctor —", root)
 	c.ok("go", runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)
 	c.tools(venv)
+	c.goXLA(root)
 	c.kernelSpec(root, venv)
 	c.plugins(venv)
 	c.gpu()
@@ -84,6 +85,28 @@ func (c *checkup) tools(venv string) {
 	} else {
 		c.bad("jupyterlab", "not installed in .venv", setupFix)
 	}
+}
+
+// goXLA checks the set-up's go-xla without its plugin installer (kernels/go-xla/no-installer.patch):
+// the checkout's go.work replaces the module with it, and the copy carries the patch.
+func (c *checkup) goXLA(root string) {
+	b, err := os.ReadFile(filepath.Join(root, "go.work"))
+	if err != nil {
+		c.bad("go-xla", "no go.work in the checkout: tests and cells link go-xla's plugin installer (net/http, crypto/tls)", setupFix)
+		return
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 5 && f[0] == "replace" && f[1] == "github.com/gomlx/go-xla" && f[3] == "=>" {
+			if _, err := os.Stat(filepath.Join(f[4], ".whygpu-patched")); err != nil {
+				c.bad("go-xla", "go.work replaces it with "+f[4]+", which is not the set-up's patched copy", setupFix)
+				return
+			}
+			c.ok("go-xla", f[2]+" without its plugin installer ("+f[4]+", kernels/go-xla/no-installer.patch)")
+			return
+		}
+	}
+	c.bad("go-xla", "go.work does not replace github.com/gomlx/go-xla", setupFix)
 }
 
 // kernelSpec checks the course kernel's spec exists and points GoNB at this checkout.

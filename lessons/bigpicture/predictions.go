@@ -56,7 +56,7 @@ var (
 			}
 			return ToyVersusGPU(rs)
 		},
-		Why: "Measured here against a model (the H200's band, not a measurement): the toy's bytes and FLOPs take well under a microsecond on the GPU, so its time there is launches and synchronization — fixed costs a CPU next to the data also pays, but no more.",
+		Why: "Measured here against a model (the H200's band, not a measurement; its geometric middle): the toy's bytes and FLOPs take well under a microsecond on the GPU, so its time there is launches and synchronization — fixed costs a CPU next to the data also pays, but no more.",
 	}
 )
 

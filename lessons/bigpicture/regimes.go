@@ -102,7 +102,7 @@ func RegimeTable(rs []results.Result) units.Table {
 		t.Rows = append(t.Rows, []string{fmt.Sprintf("%s on %s (measured)", Toy.Name, r.Provenance.Device), units.SI(r.Bytes, "B"), units.SI(r.FLOPs, ""),
 			units.Duration(v.TCompute), units.Duration(v.TMemory), units.Duration(r.Seconds()), verdict})
 		t.Disturbed = append(t.Disturbed, results.WhyDisturbed(r))
-		t.Origins = append(t.Origins, units.Measured(r.Provenance.Date))
+		t.Origins = append(t.Origins, results.OriginOf(r.Provenance))
 	}
 	t.Notes = append(notes, "T_compute = FLOPs ÷ compute ceiling, T_memory = bytes ÷ bandwidth. "+regime.Rule,
 		"Live rows use this machine's measured ceilings; the bandwidth is a large copy's, from DRAM, while the toy's weights stay in the CPU's cache between requests, so its T_memory here is an upper bound.")

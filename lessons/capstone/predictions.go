@@ -2,6 +2,7 @@ package capstone
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
@@ -21,9 +22,9 @@ var (
 				return 0, err
 			}
 			lo, hi := gpumodel.Default().RunTime(Planned.FLOPs(), "bfloat16")
-			return Planned.FLOPs() / rs[0].FLOPS() / ((lo + hi).Seconds() / 2), nil
+			return Planned.FLOPs() / rs[0].FLOPS() / math.Sqrt(lo.Seconds()*hi.Seconds()), nil // the band's geometric middle, as gpumodel.Estimate.Mid
 		},
-		Why: "Measured here against a model (the H200's band, not a measurement): the same FLOPs at two sustained rates, so the ratio is the rates' ratio — the lanes each chip keeps busy.",
+		Why: "Measured here against a model (the H200's band, not a measurement; its geometric middle): the same FLOPs at two sustained rates, so the ratio is the rates' ratio — the lanes each chip keeps busy.",
 	}
 	// PredictBest: how much tuning gains here.
 	PredictBest = predict.Question{

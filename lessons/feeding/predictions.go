@@ -53,10 +53,13 @@ var (
 // (step alone ÷ time per step), not the contended "step running" share.
 var MineWorkers = predict.Mine("07/mine-workers", PredictOneWorker,
 	func(p float64) string {
-		return fmt.Sprintf("With one loader worker your step alone took %s%% of the time per step. About how many workers would feed the device, if the cores allowed?", predict.Num(p))
+		return fmt.Sprintf("With one loader worker your step alone took %s%% of the time per step. Does that mean about 100 ÷ %s ≈ %s workers would feed the device if the cores allowed? What would you measure instead?",
+			predict.Num(p), predict.Num(p), predict.Num(math.Ceil(100/p)))
 	},
 	func(p float64) string {
-		return fmt.Sprintf("One worker delivers %s%% of what the device can eat, so about 100 / %s ≈ %s workers — but only on spare cores; where the step shares the cores with them, more workers slow each step (oversubscription).", predict.Num(p), predict.Num(p), predict.Num(math.Ceil(100/p)))
+		return fmt.Sprintf("No: the %s%% was measured with the loader and the step sharing this machine's cores, so both ran slower than alone. "+
+			"Measure each alone: workers = ⌈one batch's loading time ÷ the step's time⌉ (the sweep table's model column; the source's 400 ms ÷ 300 ms gives 2). "+
+			"With spare cores that many feed the device; without them, as here, no count does — more workers slow each step (oversubscription).", predict.Num(p))
 	})
 
 // PredictEightWorkers asks what eight loader workers instead of one buy the source's GPU node: a

@@ -73,7 +73,7 @@ var MineLargest = predict.Mine("06/mine-largest", largestMB,
 	func(mb float64) string {
 		lo, hi, _ := sweepEnds()
 		perSample := (metric(hi, ParamMeasured) - metric(lo, ParamMeasured)) / float64(max(1, hi.Params["batch"]-lo.Params["batch"]))
-		return fmt.Sprintf("From your two ends: about %s MB per extra sample, so about %s MB at batch %d (measured growth is noisy on a CPU: the process's peak RSS also holds the runtime).", predict.Num(perSample/1e6), predict.Num(mb+perSample*float64(hi.Params["batch"])/1e6), 2*hi.Params["batch"])
+		return fmt.Sprintf("From your two ends (the smallest and the largest batch, so not the slope above, between the two largest): about %s MB per extra sample, so about %s MB at batch %d (measured growth is noisy on a CPU: the process's peak RSS also holds the runtime).", predict.Num(perSample/1e6), predict.Num(mb+perSample*float64(hi.Params["batch"])/1e6), 2*hi.Params["batch"])
 	})
 
 // PredictStateH100 asks how many 80 GB H100s a 7B model's training state fills under mixed-precision

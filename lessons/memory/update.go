@@ -167,7 +167,7 @@ func origins(rs []results.Result) []units.Origin {
 	us, c := split(rs)
 	os := results.Origins(us)
 	if c != nil {
-		os = append(os, units.Measured(c.Provenance.Date))
+		os = append(os, results.OriginOf(c.Provenance)) // live only when this run measured it (the ceilings are cached for hours)
 	}
 	return units.Distinct(os)
 }
@@ -201,8 +201,9 @@ func readUpdate(v regime.Verdict, rate float64, updateDisturbed, ceilingDisturbe
 			out += ": those new pages are the update's new weight and moments, written to fresh buffers every call (GoMLX cannot alias " +
 				"the old ones). PyTorch's optimizers update in place, and on a GPU its caching allocator reuses memory."
 		} else {
-			out += ". A call's fixed cost is microseconds, so the rest is most likely per-operation work: passes the 28-byte count leaves out " +
-				"(the three outputs computed in separate loops, each reading the inputs again), or other programs — rerun on a quiet machine to tell."
+			out += ". A call's fixed cost is microseconds, so the rest is most likely memory traffic the 28-byte budget leaves out " +
+				"(the three outputs computed in separate loops, each reading the inputs again: then bandwidth sets it, at a larger byte count), " +
+				"or other programs — rerun on a quiet machine to tell."
 		}
 	}
 	return out

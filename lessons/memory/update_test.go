@@ -91,7 +91,7 @@ func TestReadUpdate(t *testing.T) {
 			[]string{"20 GB/s", regime.Overhead, "bandwidth should set this time, and here it did not", "disturbed (other programs used 175%", "rerun on a quiet machine"},
 			[]string{regime.Memory}},
 		{"quiet and slow: overhead", 0.126, 20e9, "", "",
-			[]string{regime.Overhead, "most likely per-operation work", "fixed costs hold the rest"}, []string{"disturbed", regime.Memory}},
+			[]string{regime.Overhead, "memory traffic the 28-byte budget leaves out", "fixed costs hold the rest"}, []string{"disturbed", regime.Memory}},
 		{"at the ceiling: bandwidth-bound", 0.0049, 20e9, "", "",
 			[]string{regime.Memory, "the bytes explain"}, []string{"did not", "disturbed"}},
 		{"ceiling measured disturbed (the run at load 20: 688 MB/s)", 0.0635, 0.688e9, "", "other programs used 167% of a core",

@@ -28,7 +28,7 @@ var (
 			}
 			return f32.Seconds() / bf16.Seconds(), nil
 		},
-		Why: "Fewer bytes only help where the hardware multiplies the type: GPUs' tensor cores do; a CPU either converts to float32 or, with avx512_bf16, gets at most 2× float32's peak. A larger measured ratio is float32 running further below its own peak (the line under the next chart compares each row with its own).",
+		Why: "Fewer bytes only help where the hardware multiplies the type: GPUs' tensor cores do; a CPU without a matrix unit either converts to float32 or, with avx512_bf16, gets at most 2× float32's peak (one with AMX tiles can get far more: the flag table below). A larger measured ratio is float32 running further below its own peak (the line under the next chart compares each row with its own).",
 	}
 	// PredictUnderflow: how many float32 gradients vanish in float16.
 	PredictUnderflow = predict.Question{

@@ -9,20 +9,11 @@ import (
 	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
-// CPUFacts reads this machine's CPU (model, cores, clock, SIMD) and its model ceilings.
-//
-// The model is raised to the float32 ceiling measured on this CPU when one is cached and beat it
-// (devices.AtLeast), as every later lesson's device is: a cell is its own process, so the raise
-// MeasureCeilings made in another cell is read back from the cache here.
+// CPUFacts reads this machine's CPU (model, cores, clock, SIMD) and its model ceilings, raised to
+// the float32 ceiling measured here when one beat them (measure.CPUModel).
 func CPUFacts() (devices.CPUFacts, datasheet.Ceilings) {
 	f := devices.ReadCPUFacts()
-	m := devices.CPUModel(f)
-	if dev, err := devices.Open(devices.CPU); err == nil {
-		if c, ok := measure.CachedCeilings(dev); ok {
-			m = devices.AtLeast(m, "float32", c.FLOPS["float32"])
-		}
-	}
-	return f, m
+	return f, measure.CPUModel(f)
 }
 
 // Machines is the latency machine next to the throughput machine: this machine's CPU (from its

@@ -239,8 +239,8 @@ func fixedCostNotes(rs []results.Result) []string {
 const sameCall = 0.1
 
 // perCallNote compares the pure-Go backend with xla:cpu from the live rows: which pays more per call
-// at the smallest split, how fast each runs the largest, and so where go's spread (relative) comes
-// from. "" without both devices' smallest and largest split.
+// at the smallest split, how fast each runs its fastest split, and so where go's spread (relative) comes
+// from. "" without both devices' smallest and fastest split.
 func perCallNote(rs []results.Result) string {
 	type ends struct{ small, large *results.Result }
 	at := map[string]*ends{}
@@ -257,7 +257,7 @@ func perCallNote(rs []results.Result) string {
 		if e.small == nil || r.Params["side"] < e.small.Params["side"] {
 			e.small = &rs[i]
 		}
-		if e.large == nil || r.Params["side"] > e.large.Params["side"] {
+		if e.large == nil || r.Seconds() < e.large.Seconds() { // the fastest split: what "relative" divides by
 			e.large = &rs[i]
 		}
 	}
@@ -276,25 +276,25 @@ func perCallNote(rs []results.Result) string {
 		pays = fmt.Sprintf("%s pays %.2g× less per call", devices.Go, px/pg)
 	}
 	side := g.small.Params["side"]
-	note := fmt.Sprintf("Measured here: one %d×%d call costs %s on %s against %s on %s (%s); the largest split runs at %.3g GFLOP/s on %s against %.3g on %s.",
+	note := fmt.Sprintf("Measured here: one %d×%d call costs %s on %s against %s on %s (%s); the fastest split runs at %.3g GFLOP/s on %s against %.3g on %s.",
 		side, side, units.Duration(pg), devices.Go, units.Duration(px), devices.CPU, pays,
 		g.large.GFLOPS(), devices.Go, x.large.GFLOPS(), devices.CPU)
 	if spread(g) >= spread(x) {
 		return note
 	}
-	// go's spread ÷ xla:cpu's = (its per-call cost ratio) × (xla:cpu's large-split time ÷ go's): say
+	// go's spread ÷ xla:cpu's = (its per-call cost ratio) × (xla:cpu's fastest-split time ÷ go's): say
 	// which factor makes go's spread smaller.
 	calls, large := px/pg, g.large.Seconds()/x.large.Seconds()
 	var why string
 	switch {
 	case calls >= large:
-		why = fmt.Sprintf("mostly because its calls are cheaper (%.2g×; its largest split is %.3g× slower)", calls, large)
+		why = fmt.Sprintf("mostly because its calls are cheaper (%.2g×; its fastest split is %.3g× slower)", calls, large)
 	case math.Abs(calls-1) < sameCall:
-		why = fmt.Sprintf("because its largest split is %.3g× slower; the calls cost about the same", large)
+		why = fmt.Sprintf("because its fastest split is %.3g× slower; the calls cost about the same", large)
 	case calls >= 1:
-		why = fmt.Sprintf("mostly because its largest split is %.3g× slower; its calls are only %.2g× cheaper", large, calls)
+		why = fmt.Sprintf("mostly because its fastest split is %.3g× slower; its calls are only %.2g× cheaper", large, calls)
 	default:
-		why = fmt.Sprintf("because its largest split is %.3g× slower, not because its calls are cheap (they cost %.2g× more)", large, 1/calls)
+		why = fmt.Sprintf("because its fastest split is %.3g× slower, not because its calls are cheap (they cost %.2g× more)", large, 1/calls)
 	}
 	return note + fmt.Sprintf(" %s's spread (relative) is %.0f× smaller than %s's, %s.", devices.Go, spread(x)/spread(g), devices.CPU, why)
 }

@@ -50,14 +50,14 @@ func TestPerCallNote(t *testing.T) {
 		split(devices.Go, 8, 39*time.Microsecond*calls), split(devices.Go, 256, 34*time.Millisecond),
 	}
 	n := perCallNote(rs)
-	for _, want := range []string{"go pays 3× more per call", "because its largest split is 113× slower, not because its calls are cheap (they cost 3× more)"} {
+	for _, want := range []string{"go pays 3× more per call", "because its fastest split is 113× slower, not because its calls are cheap (they cost 3× more)"} {
 		if !strings.Contains(n, want) {
 			t.Errorf("perCallNote lacks %q:\n%s", want, n)
 		}
 	}
 	// This machine's run at 16:49: go 11.1 µs per call against 13.4 µs, but 16× slower at 256×256.
 	rs[2], rs[3] = split(devices.Go, 8, 11*time.Microsecond*calls), split(devices.Go, 256, 4800*time.Microsecond)
-	if n := perCallNote(rs); !strings.Contains(n, "go pays 1.2× less per call") || !strings.Contains(n, "mostly because its largest split is 16× slower; its calls are only 1.2× cheaper") {
+	if n := perCallNote(rs); !strings.Contains(n, "go pays 1.2× less per call") || !strings.Contains(n, "mostly because its fastest split is 16× slower; its calls are only 1.2× cheaper") {
 		t.Errorf("slightly cheaper go calls:\n%s", n)
 	}
 	rs[2], rs[3] = split(devices.Go, 8, 2*time.Microsecond*calls), split(devices.Go, 256, 600*time.Microsecond)

@@ -44,10 +44,15 @@ type HierarchySizes struct {
 	PairFrom, PairPasses int
 }
 
-// HierarchyFor is the sweep for a scale: 16 KiB to 64 MiB on a laptop (twice a 32 MiB L3, a few
-// seconds), 16 KiB to 1 GiB on a GPU (past its 50 MB L2 by far).
+// HierarchyFor is the sweep for a scale: 16 KiB to 64 MiB on a laptop in steps of 4, then the
+// bandwidth ceiling's working set (measure.BeyondCaches: four times the L3, 128 MiB beside a 32 MiB
+// L3) so that DRAM has a point the caches do not serve (a few seconds); 16 KiB to 1 GiB on a GPU
+// (past its 50 MB L2 by far).
 func HierarchyFor(s experiments.Scale) HierarchySizes {
 	laptop := []int{16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20}
+	if b := measure.BeyondCaches(); b > laptop[len(laptop)-1] {
+		laptop = append(laptop, b)
+	}
 	var gpu []int
 	for ws := 16 << 10; ws <= 1<<30; ws *= 4 {
 		gpu = append(gpu, ws)
@@ -195,7 +200,7 @@ type Level struct {
 }
 
 // Levels assigns each working set of dev's sweep to the smallest cache it fits in (up to its
-// capacity), or to memory when it exceeds the last level by 2× or more, and keeps the best bandwidth
+// capacity), or to memory when it exceeds the last level by 4× or more, and keeps the best bandwidth
 // per level. caches come from devices.CPUCaches (nil: everything is "memory").
 func Levels(rs []results.Result, device string, caches []devices.Cache) []Level {
 	var levels []Level
@@ -215,8 +220,8 @@ func Levels(rs []results.Result, device string, caches []devices.Cache) []Level 
 				break
 			}
 		}
-		if i == len(levels)-1 && len(caches) > 0 && ws < 2*caches[len(caches)-1].Bytes {
-			continue // between the last cache and memory: partly each
+		if i == len(levels)-1 && len(caches) > 0 && ws < 4*caches[len(caches)-1].Bytes {
+			continue // between the last cache and memory: partly each (measure.BeyondCaches)
 		}
 		levels[i].Sets = append(levels[i].Sets, int(ws))
 		levels[i].Bandwidth = math.Max(levels[i].Bandwidth, streamRate(r))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 
+	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/workloads"
@@ -178,12 +179,23 @@ func BandwidthWorkload(dev *devices.Device) membound.Passes {
 	case dev.IsGPU():
 		ws, passes = 1024*mib, 16
 	case dev.Name != devices.Go:
-		if cs, err := devices.CPUCaches(); err == nil && len(cs) > 0 {
-			ws = int(min(max(int64(ws), 4*cs[len(cs)-1].Bytes), 512*mib))
-		}
+		ws = BeyondCaches()
 		passes = max(4, (4<<30)/(2*ws))
 	}
 	return membound.Passes{N: ws / 4, Passes: passes, Op: "copy", Type: dtypes.Float32}
+}
+
+// BeyondCaches is a CPU working set that DRAM serves, not a cache: four times the last-level cache
+// (a set twice its size still partly hits an AMD L3, which keeps the lines the cores evicted), at
+// least 64 MiB and at most 512 MiB; 64 MiB when the caches are unknown. The bandwidth ceiling and
+// lesson 02's memory-hierarchy sweep stream over it.
+func BeyondCaches() int {
+	const mib = 1 << 20
+	ws := int64(64 * mib)
+	if cs, err := devices.CPUCaches(); err == nil && len(cs) > 0 {
+		ws = min(max(ws, 4*cs[len(cs)-1].Bytes), 512*mib)
+	}
+	return int(ws)
 }
 
 // ceilingWorkloadsOf is CeilingWorkloads; a test swaps in small ones.
@@ -316,6 +328,20 @@ func MeasureCeilings(dev *devices.Device) (MeasuredCeilings, error) {
 	c.Elapsed = time.Since(t0)
 	raiseModel(dev, c)
 	return c, results.WriteJSON(ceilingsPath(dev), c)
+}
+
+// CPUModel is the course's CPU model for facts f (devices.CPUModel), raised to the float32 ceiling
+// measured on this machine's CPU device when one is cached and beat it (devices.AtLeast), as the
+// device's own model is once MeasureCeilings ran: each notebook cell is its own process, so a lesson
+// that prints a CPU peak reads the raise back from the cache, and every lesson prints one peak.
+func CPUModel(f devices.CPUFacts) datasheet.Ceilings {
+	m := devices.CPUModel(f)
+	if dev, err := devices.Open(devices.CPU); err == nil {
+		if c, ok := CachedCeilings(dev); ok {
+			m = devices.AtLeast(m, "float32", c.FLOPS["float32"])
+		}
+	}
+	return m
 }
 
 // raiseModel keeps a CPU's model peak at or above what was measured on it (devices.AtLeast): a

@@ -112,6 +112,12 @@ func TestMeasureCeilings(t *testing.T) {
 		if r.FirstTouchPerByte != c.FirstTouchPerByte() {
 			t.Errorf("%s carries first touch %g s/B, the ceilings %g", w, r.FirstTouchPerByte, c.FirstTouchPerByte())
 		}
+		if why := results.WhyDisturbed(append(c.Results, r)...); why != "" {
+			// A roof measured while other programs ran (go test runs packages side by side) is too low
+			// by their load, and MeasureCeilings measures it again later (TestDisturbedCeilingsAreMeasuredAgain).
+			t.Logf("%s: not compared with the ceiling: %s", w, why)
+			continue
+		}
 		if best(r) > 1.5*roof {
 			t.Errorf("%s reached %.3g %s, %.1f× the measured ceiling %.3g: the ceiling does not measure the roof", w, best(r), unit, best(r)/roof, roof)
 		}

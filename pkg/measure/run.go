@@ -68,13 +68,17 @@ func compileInterruptibly(inst workloads.Instance) (time.Duration, error) {
 // newResult fills in everything but the timings.
 func newResult(dev *devices.Device, w workloads.Workload) results.Result {
 	prec := workloads.Precision(dev, w)
+	c, cached := CachedCeilings(dev)
+	if cached {
+		raiseModel(dev, c) // the peak below is the raised one even before MeasureCeilings runs in this process
+	}
 	res := results.Result{
 		Workload: w.Name(), Label: w.String(), DType: workloads.DTypeName(workloads.DTypeOf(w)), Params: workloads.ParamsOf(w),
 		FLOPs: workloads.FLOPsOf(w), Bytes: workloads.BytesOf(w), RelErr: -1, Tolerance: workloads.ToleranceOf(dev, w),
 		Precision: prec, Provenance: results.ProvenanceOf(dev),
 		PeakFLOPS: dev.Ceilings.Peak(prec), PeakBytesPerSec: dev.Ceilings.BandwidthBytes, PeakSource: dev.Ceilings.Source,
 	}
-	if c, ok := CachedCeilings(dev); ok {
+	if cached {
 		res.CeilingFLOPS, res.CeilingBytesPerSec, res.FirstTouchPerByte = c.FLOPS[prec], c.BytesPerSec, c.FirstTouchPerByte()
 	}
 	return res

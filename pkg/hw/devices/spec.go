@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/shirou/gopsutil/v4/cpu"
 
 	"github.com/gpu-course/whygpu/pkg/hw/datasheet"
+	"github.com/gpu-course/whygpu/pkg/hw/devices/internal/nvml"
 )
 
 // CPUFacts are what the CPU ceiling model is built from, read with gopsutil.
@@ -167,44 +167,24 @@ type GPUInfo struct {
 	Driver      string // NVIDIA driver version
 }
 
-var nvmlOnce sync.Once
-var nvmlOK bool
-
-// nvmlInit initializes NVML once; false when the library or a GPU is absent (never a crash).
-func nvmlInit() bool {
-	nvmlOnce.Do(func() {
-		defer func() {
-			if recover() != nil {
-				nvmlOK = false
-			}
-		}()
-		nvmlOK = nvml.Init() == nvml.SUCCESS
-	})
-	return nvmlOK
-}
-
 // GPUs lists the NVIDIA GPUs NVML sees; empty when there is no GPU or no NVML library.
 func GPUs() []GPUInfo { return gpuInfos() }
 
 func gpuInfos() []GPUInfo {
-	if !nvmlInit() {
+	n, err := nvml.Count()
+	if err != nil {
 		return nil
 	}
-	n, ret := nvml.DeviceGetCount()
-	if ret != nvml.SUCCESS {
-		return nil
-	}
-	driver, _ := nvml.SystemGetDriverVersion()
+	driver, _ := nvml.DriverVersion()
 	var out []GPUInfo
-	for i := 0; i < n; i++ {
-		h, ret := nvml.DeviceGetHandleByIndex(i)
-		if ret != nvml.SUCCESS {
+	for i := range n {
+		name, err := nvml.Name(i)
+		if err != nil {
 			continue
 		}
-		name, _ := h.GetName()
 		info := GPUInfo{Index: i, Name: name, Driver: driver}
-		if m, ret := h.GetMemoryInfo(); ret == nvml.SUCCESS {
-			info.MemoryBytes = m.Total
+		if total, _, err := nvml.Memory(i); err == nil {
+			info.MemoryBytes = total
 		}
 		out = append(out, info)
 	}

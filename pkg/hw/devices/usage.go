@@ -3,7 +3,7 @@ package devices
 import (
 	"fmt"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/gpu-course/whygpu/pkg/hw/devices/internal/nvml"
 	"github.com/shirou/gopsutil/v4/mem"
 
 	"github.com/gpu-course/whygpu/pkg/hw/cgroup"
@@ -22,25 +22,18 @@ type GPUUsage struct {
 // ReadGPUUsage reads every GPU's utilization and memory. It returns nil, never an error or a crash,
 // when there is no GPU or no NVML library: callers simply have no GPU series.
 func ReadGPUUsage() []GPUUsage {
-	if !nvmlInit() {
-		return nil
-	}
-	n, ret := nvml.DeviceGetCount()
-	if ret != nvml.SUCCESS {
+	n, err := nvml.Count()
+	if err != nil {
 		return nil
 	}
 	out := make([]GPUUsage, 0, n)
-	for i := 0; i < n; i++ {
-		h, ret := nvml.DeviceGetHandleByIndex(i)
-		if ret != nvml.SUCCESS {
-			continue
-		}
+	for i := range n {
 		u := GPUUsage{Index: i}
-		if r, ret := h.GetUtilizationRates(); ret == nvml.SUCCESS {
-			u.UtilPercent = float64(r.Gpu)
+		if p, err := nvml.Utilization(i); err == nil {
+			u.UtilPercent = float64(p)
 		}
-		if m, ret := h.GetMemoryInfo(); ret == nvml.SUCCESS {
-			u.MemoryUsed, u.MemoryTotal = m.Used, m.Total
+		if total, used, err := nvml.Memory(i); err == nil {
+			u.MemoryUsed, u.MemoryTotal = used, total
 		}
 		out = append(out, u)
 	}

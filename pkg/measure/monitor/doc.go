@@ -4,7 +4,7 @@
 //	tl, err := monitor.Run(0, func() error { _, err := train.FromPipeline(trainer, p, 50); return err })
 //
 // CPU utilization is per core, from the kernel's counters (gopsutil reads /proc/stat on Linux).
-// GPU utilization and memory come from NVML (go-nvml); on a machine without a GPU, or without the
+// GPU utilization and memory come from NVML (pkg/hw/devices/internal/nvml, dlopen of libnvidia-ml); on a machine without a GPU, or without the
 // NVML library, the timeline simply has no GPU series: never an error, never a crash.
 //
 // Resolution: the kernel counts CPU time in ticks of 10 ms (USER_HZ = 100), so a 20 ms sample of one

@@ -2,6 +2,8 @@ package predict
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
@@ -23,8 +25,19 @@ func Kept(name, dev string) ([]results.Result, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("predict: the results kept under %q hold nothing measured live on %s: run the measuring cell above first", name, dev)
 	}
+	if why := results.WhyDisturbed(out...); why != "" {
+		keptDisturbed.CompareAndSwap("", why)
+	}
 	return out, nil
 }
+
+// keptDisturbed is what first disturbed the results Kept returned since Reveal (one at a time, under
+// revealMu) cleared it, so that the reveal marks a number read from disturbed measurements
+// (Comparison.Disturbed).
+var (
+	revealMu      sync.Mutex
+	keptDisturbed atomic.Value // string
+)
 
 // Ends returns the results with the smallest and the largest value of a shape parameter.
 func Ends(rs []results.Result, param string) (lo, hi results.Result, err error) {

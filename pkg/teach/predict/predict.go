@@ -97,6 +97,9 @@ type Comparison struct {
 	Predicted float64 // 0 when no prediction was kept
 	Has       bool    // a prediction was kept
 	Model     string  // where a non-measured answer comes from (Question.Model); "" when measured
+	// Disturbed says what disturbed the kept measurements the answer was read from (Kept), "" when
+	// they were quiet: the reveal marks its number, as the tables mark theirs.
+	Disturbed string
 }
 
 // Label is what the answer is called on screen: "measured", or e.g. "GPU model (not a measurement)".
@@ -178,10 +181,18 @@ func (c Comparison) Verdict() string {
 // Text is the comparison as plain text.
 func (c Comparison) Text() string {
 	if !c.Has {
-		return fmt.Sprintf("%s: %s %s\n%s\n", c.Label(), Num(c.Measured), c.Unit, c.Verdict())
+		return fmt.Sprintf("%s: %s %s%s\n%s\n", c.Label(), Num(c.Measured), c.Unit, c.DisturbedNote(), c.Verdict())
 	}
-	return fmt.Sprintf("your prediction: %s %s · %s: %s %s · %s = %s\n%s\n",
-		Num(c.Predicted), c.Unit, c.Label(), Num(c.Measured), c.Unit, c.RatioName(), Num(c.Ratio()), c.Verdict())
+	return fmt.Sprintf("your prediction: %s %s · %s: %s %s%s · %s = %s\n%s\n",
+		Num(c.Predicted), c.Unit, c.Label(), Num(c.Measured), c.Unit, c.DisturbedNote(), c.RatioName(), Num(c.Ratio()), c.Verdict())
+}
+
+// DisturbedNote is the mark a disturbed answer carries on screen, "" for a quiet one.
+func (c Comparison) DisturbedNote() string {
+	if c.Disturbed == "" {
+		return ""
+	}
+	return " (⚠ disturbed: " + c.Disturbed + " while the measurements behind it ran; rerun the measuring cell on a quiet machine for a clean number)"
 }
 
 // Num formats a number to 3 significant digits without exponent noise for everyday sizes.
@@ -230,11 +241,14 @@ func (q Question) Reveal() (Comparison, error) {
 	if err := q.Validate(); err != nil {
 		return Comparison{}, err
 	}
+	revealMu.Lock()
+	defer revealMu.Unlock()
+	keptDisturbed.Store("")
 	v, err := q.Answer()
 	if err != nil {
 		return Comparison{Key: q.Key, Unit: q.Unit, Model: q.Model}, err
 	}
 	c, err := Compare(q.Key, v, q.Unit)
-	c.Model = q.Model
+	c.Model, c.Disturbed = q.Model, keptDisturbed.Load().(string)
 	return c, err
 }

@@ -4,6 +4,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 )
 
 func TestKeepLoadCompare(t *testing.T) {
@@ -92,5 +95,38 @@ func TestModelAnswerIsLabeled(t *testing.T) {
 	c.Predicted, c.Has = 2, true
 	if got := c.Text(); !strings.Contains(got, "model/predicted = 0.51") || strings.Contains(got, "measured") {
 		t.Errorf("text %q", got)
+	}
+}
+
+// TestRevealMarksDisturbedAnswers: an answer read from kept measurements that other programs
+// disturbed carries the mark (review 3, 2026-12-04: a reveal printed a bare ratio from a disturbed
+// outlier), and a quiet one does not.
+func TestRevealMarksDisturbedAnswers(t *testing.T) {
+	t.Setenv("WHYGPU_CACHE", t.TempDir())
+	q := Question{Key: "00/test-disturbed", Text: "test", Unit: "×", Why: "test",
+		Answer: func() (float64, error) {
+			rs, err := Kept("test-disturbed", "xla:cpu")
+			if err != nil {
+				return 0, err
+			}
+			return rs[0].Seconds() * 1e3, nil
+		}}
+	for _, tc := range []struct {
+		others float64
+		want   bool
+	}{{0.8, true}, {0.01, false}} {
+		r := results.Result{Label: "x", Provenance: results.Provenance{Device: "xla:cpu"}}
+		r.Stats.Median = time.Millisecond
+		r.Stats.Disturbance = results.Disturbance{Counted: true, OthersCores: tc.others, CPUs: 2}
+		if err := results.Keep("test-disturbed", []results.Result{r}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := q.Reveal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(c.Text(), "⚠ disturbed"); got != tc.want {
+			t.Errorf("others %.2f cores: marked %v, want %v:\n%s", tc.others, got, tc.want, c.Text())
+		}
 	}
 }

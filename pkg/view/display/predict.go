@@ -3,6 +3,7 @@ package display
 import (
 	"fmt"
 	"html"
+	"strings"
 
 	"github.com/gpu-course/whygpu/pkg/teach/predict"
 )
@@ -64,6 +65,9 @@ func Reveal(q predict.Question) error {
 			html.EscapeString(c.Label()), html.EscapeString(c.RatioName()), predict.Num(c.Predicted), u, predict.Num(c.Measured), u, predict.Num(c.Ratio()))
 	} else {
 		body = fmt.Sprintf(`<div>%s: <b>%s %s</b></div>`, html.EscapeString(c.Label()), predict.Num(c.Measured), u)
+	}
+	if c.Disturbed != "" {
+		body += fmt.Sprintf(`<div class="whygpu-disturbed">%s</div>`, html.EscapeString(strings.TrimSpace(c.DisturbedNote())))
 	}
 	send("", fmt.Sprintf(`<div class="whygpu-reveal" data-key="%s" data-has="%t" style="border-left:4px solid #009e73;padding:4px 8px">`+
 		`<div><b>%s</b></div>%s<div>%s</div><div>%s</div></div>`,
