@@ -48,7 +48,7 @@ export GOTOOLCHAIN=local GOFLAGS="${GOFLAGS:--buildvcs=false}"
 # commands ignore it, except the warm-up (step 5), which builds what the cells build; the kernel it
 # starts there must not inherit this (GoNB gives every cell its own go.work).
 export GOWORK=off
-# go-nvml's cgo prologue warns about NVML calls deprecated in CUDA 13; same flags as the kernel and
+# CGO_CFLAGS: the same flags as the kernel and
 # Makefile, so the warmed build cache is the one cells use.
 export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g -Wno-deprecated-declarations}"
 command -v go >/dev/null || die "Go is not on PATH. Install Go 1.26 (https://go.dev/dl) and re-run."
