@@ -167,7 +167,13 @@ func origins(rs []results.Result) []units.Origin {
 	us, c := split(rs)
 	os := results.Origins(us)
 	if c != nil {
-		os = append(os, results.OriginOf(c.Provenance)) // live only when this run measured it (the ceilings are cached for hours)
+		// The ceilings are cached for hours (measure.CeilingsTTL): live only when this run measured
+		// them, else an earlier measurement on this machine, dated.
+		o := results.OriginOf(c.Provenance)
+		if !c.Provenance.Live() && !c.Provenance.Recorded {
+			o = units.RecordedOn(fmt.Sprintf("this machine's %s, copy ceiling measured %s", c.Provenance.Device, c.Provenance.Date.Local().Format("2006-01-02 15:04")))
+		}
+		os = append(os, o)
 	}
 	return units.Distinct(os)
 }

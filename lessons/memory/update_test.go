@@ -8,8 +8,10 @@ import (
 	"github.com/gpu-course/whygpu/internal/devicetest"
 	"github.com/gpu-course/whygpu/internal/lessontest"
 	"github.com/gpu-course/whygpu/pkg/hw/devices"
+	"github.com/gpu-course/whygpu/pkg/measure/results"
 	"github.com/gpu-course/whygpu/pkg/model/gpumodel"
 	"github.com/gpu-course/whygpu/pkg/model/regime"
+	"github.com/gpu-course/whygpu/pkg/support/units"
 )
 
 // The update's sizes: the default passes, each refusal says why, and its bytes are 28 per parameter.
@@ -113,5 +115,23 @@ func TestReadUpdate(t *testing.T) {
 	}
 	if n := ceilingNote(20e9, "busy"); !strings.Contains(n, "no figure") {
 		t.Errorf("ceiling note: %q", n)
+	}
+}
+
+// TestOriginsOfAnEarlierCeiling: the copy ceiling kept beside the update comes from the ceilings'
+// cache, often measured by another run: its badge says when, never "measured live" (review 3, LOW q).
+func TestOriginsOfAnEarlierCeiling(t *testing.T) {
+	up := results.Result{Label: "update", Provenance: results.Provenance{Device: "xla:cpu", Run: results.RunID(), Date: time.Now()}}
+	old := results.Result{Label: "copy", Params: map[string]int{ParamCeiling: 1},
+		Provenance: results.Provenance{Device: "xla:cpu", Run: "another run", Date: time.Date(2026, 12, 4, 5, 13, 0, 0, time.Local)}}
+	var kinds []units.OriginKind
+	for _, o := range origins([]results.Result{up, old}) {
+		kinds = append(kinds, o.Kind)
+		if o.Kind == units.Recorded && !strings.Contains(o.Label(), "2026-12-04 05:13") {
+			t.Errorf("the earlier ceiling's badge does not say when: %q", o.Label())
+		}
+	}
+	if len(kinds) != 2 || kinds[0] != units.Live || kinds[1] != units.Recorded {
+		t.Errorf("origins %v, want [live recorded]", kinds)
 	}
 }
