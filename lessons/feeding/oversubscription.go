@@ -217,6 +217,8 @@ func readOver(pts []overPoint, cores int) string {
 	fmt.Fprintf(&b, "Throughput peaked at %d workers (%.0f jobs/s, %.1f× one worker) on %d cores.", peak.Workers, peak.PerSec, peak.PerSec/first.PerSec, cores)
 	switch {
 	case within.Workers == 0 || beyond.Workers == 0:
+	case beyond.PerSec < within.PerSec:
+		fmt.Fprintf(&b, " Past the cores it rose no further: %s, against %s (%.0f%% lower).", rate(beyond), rate(within), 100*(1-beyond.PerSec/within.PerSec))
 	case beyond.PerSec <= (1+flatWithin)*within.PerSec:
 		fmt.Fprintf(&b, " Past the cores it rose no further: %s, against %s (within %.0f%%: noise).", rate(beyond), rate(within), 100*flatWithin)
 	default:

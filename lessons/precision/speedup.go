@@ -50,7 +50,7 @@ func (s speedReading) String() string {
 	case s.Speedup <= 1.1 && s.Path == "":
 		return fmt.Sprintf("%s ran at %.2f× float32's speed: %s, so the values go through float32.", s.Precision, s.Speedup, path)
 	case s.Speedup <= 1.1:
-		return fmt.Sprintf("%s ran at %.2f× float32's speed: this kernel gained nothing from %s.", s.Precision, s.Speedup, path)
+		return fmt.Sprintf("%s ran at %.2f× float32's speed: this run gained nothing from %s (another cell timing the same product may differ: a 2-core machine's runs are noisy).", s.Precision, s.Speedup, path)
 	case s.Speedup <= s.PeakRatio*within:
 		out := fmt.Sprintf("%s ran %.1f× faster than float32, within the %.0f× the modeled peaks allow (%s%s)", s.Precision, s.Speedup, s.PeakRatio, with, path)
 		if s.Tiles && s.Speedup > vectorLimit*within {

@@ -52,7 +52,10 @@ var MatrixFlags = []MatrixFlag{
 	{Flag: "amx_bf16", What: "AMX tile multiply in bf16, summed into f32: a matrix unit per core", Precision: "bfloat16",
 		Peak: func(f devices.CPUFacts) float64 { f.AMX = true; return measure.CPUModel(f).Peak("bfloat16") }},
 	{Flag: "amx_int8", What: "AMX tile multiply in int8, summed into int32", Precision: Int8,
-		Peak: func(f devices.CPUFacts) float64 { return float64(f.Cores) * f.MHz * 1e6 * devices.AMXInt8PerCycle }},
+		Peak: func(f devices.CPUFacts) float64 {
+			raised := measure.CPUModel(f).Peak("float32") / devices.CPUModel(f).Peak("float32") // as the other rows are
+			return float64(f.Cores) * f.MHz * 1e6 * devices.AMXInt8PerCycle * raised
+		}},
 }
 
 // MatrixFlagTable lists each flag, whether this CPU has it, what it adds and the peak the course's

@@ -253,7 +253,18 @@ func LevelTable(levels []Level) units.Table {
 		}
 		rows = append(rows, []string{l.Name, size, sets, units.SI(l.Bandwidth, "B/s") + " (measured)"})
 	}
-	return units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: []string{"level", "capacity", "working sets that fit", "best bandwidth"}, Rows: rows}
+	t := units.Table{Origins: []units.Origin{units.MeasuredHere()}, Header: []string{"level", "capacity", "working sets that fit", "best bandwidth"}, Rows: rows}
+	if n := len(levels); n >= 2 && levels[n-1].Name == "memory" {
+		for _, l := range levels[:n-1] {
+			if l.Bandwidth <= levels[n-1].Bandwidth {
+				t.Notes = append(t.Notes, fmt.Sprintf("Here %s read no faster than memory (%s against %s): not a slower cache, but what its sets' passes pay besides the bytes "+
+					"(a fixed cost per pass of the loop, which weighs most on the short passes of cache-sized sets) or other programs beside the run. "+
+					"A cache serves faster than DRAM (lesson 05 reads weights held in the L3 faster than this copy ceiling); rerun the cell when the machine is quiet.",
+					l.Name, units.SI(l.Bandwidth, "B/s"), units.SI(levels[n-1].Bandwidth, "B/s")))
+			}
+		}
+	}
+	return t
 }
 
 // CacheRoofline draws dev's roofline once per level: the measured matmul ceiling as the compute roof

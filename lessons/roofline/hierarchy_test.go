@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gpu-course/whygpu/internal/devicetest"
@@ -71,5 +72,18 @@ func TestHierarchyShort(t *testing.T) {
 	}
 	if h := HierarchyFor(experiments.GPU); h.WorkingSets[len(h.WorkingSets)-1] != 1<<30 {
 		t.Errorf("GPU sweep ends at %d", h.WorkingSets[len(h.WorkingSets)-1])
+	}
+}
+
+// TestLevelTableSaysWhenACacheReadsNoFaster: a cache row at or below the memory row gets a note
+// that says why (review 4: "L3 41.3 GB/s" under "memory 49.9 GB/s" with no remark); ordered rows get none.
+func TestLevelTableSaysWhenACacheReadsNoFaster(t *testing.T) {
+	l3, mem := Level{Name: "L3", Bytes: 32 << 20, Bandwidth: 41.3e9}, Level{Name: "memory", Bandwidth: 49.9e9}
+	if s := LevelTable([]Level{l3, mem}).String(); !strings.Contains(s, "Here L3 read no faster than memory") {
+		t.Errorf("no note for an L3 row below memory:\n%s", s)
+	}
+	l3.Bandwidth = 80e9
+	if s := LevelTable([]Level{l3, mem}).String(); strings.Contains(s, "no faster") {
+		t.Errorf("a note for ordered rows:\n%s", s)
 	}
 }

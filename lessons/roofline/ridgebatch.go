@@ -347,7 +347,7 @@ func RidgeBatchTable(rs []results.Result) units.Table {
 			bend = fmt.Sprintf("B = %d (measured)", r.Bend)
 		}
 		rows = append(rows, []string{r.Device, r.Precision, fmt.Sprintf("%.3g (%s)", r.Ridge, r.RidgeFrom),
-			fmt.Sprintf("%.0f (formula)", r.Batch), bend})
+			fmt.Sprintf("≈ %.0f (formula: %.1f)", r.Batch, r.Batch), bend})
 	}
 	return units.Table{Origins: results.Origins(rs), Header: []string{"device", "precision", "ridge [FLOP/byte]", "ridge batch at D = 1024", "throughput reaches 70 % of its best at"}, Rows: rows, Disturbed: disturbed,
 		Notes: ModelVersus(rs)}

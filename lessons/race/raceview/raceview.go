@@ -42,7 +42,8 @@ type Options struct {
 	// between stops moves to the nearest stop).
 	Batch, Hidden int
 	// Handshake is how long Race waits for the browser to answer before deciding that no
-	// front-end is connected (default 6 s: GoNB itself waits up to 3 s to connect a page).
+	// front-end is connected (default 15 s: GoNB itself waits up to 3 s to connect a page, and in a CI run
+	// at load 4–5 a page did not greet within 6 s; without widgets Race does not wait at all).
 	Handshake time.Duration
 	// Idle ends a live race after this long without a slider move (default 90 s).
 	Idle time.Duration
@@ -69,7 +70,7 @@ func (o Options) withDefaults() Options {
 	o.Batch = o.Batches[nearest(o.Batches, o.Batch)]
 	o.Hidden = o.Hiddens[nearest(o.Hiddens, o.Hidden)]
 	if o.Handshake <= 0 {
-		o.Handshake = 6 * time.Second
+		o.Handshake = 15 * time.Second
 	}
 	if o.Idle <= 0 {
 		o.Idle = 90 * time.Second

@@ -299,7 +299,7 @@ func Card() []Measurement {
 	mm := func(m, n, k int) Work { g := GEMM{M: m, N: n, K: k}; return MatMul(m, n, k, "bfloat16", g.Bytes(2)) }
 	xla := func(m, n, k int, prec, quote string, tf float64, cal string) Measurement {
 		g := GEMM{M: m, N: n, K: k}
-		dt := map[string]string{"bfloat16": "bf16xbf16->bf16", "tf32": "f32xf32->f32 (TF32 tensor cores: above the 67 TFLOP/s float32 CUDA-core peak)"}[prec]
+		dt := map[string]string{"bfloat16": "bf16xbf16->bf16", "tf32": "f32xf32->f32 (TF32 tensor cores, whose peak, 494 TFLOP/s, is above the 67 TFLOP/s float32 CUDA-core peak)"}[prec]
 		return Measurement{Title: xlaTitle, URL: xlaURL, Date: xlaDate, Device: xlaDevice, Versions: xlaVer, Kind: "small GEMM",
 			Workload: fmt.Sprintf("one %d×%d×%d (M×N×K) GEMM, %s, one kernel", m, n, k, dt),
 			Quote:    quote, Low: tf, High: tf, Unit: "TFLOP/s", Calibrated: cal, band: kernelTFLOPs(h100, g, prec)}

@@ -33,7 +33,7 @@ var (
 	// each way.
 	NVLinkH200 = Link{Name: datasheet.H200.NVLink + " (H200 SXM)", BytesPerS: datasheet.H200.NVLinkBytes, Efficiency: Range{0.85, 0.75}, Latency: Range{0.47e-6, 0.7e-6},
 		NVLS:   Range{0.64, 0.56},
-		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); NVLS (the NVSwitch reduces) reaches 56–64% of 450 GB/s as algorithm bandwidth (NCCL's maintainer: algbw ≈ 275 GB/s on 8 GPUs, NVIDIA/nccl-tests#212); latency per ring step 0.47 µs on NVLink (NCCL's tuning model, src/graph/tuning.cc) to 1.5× that; NVLS 25–37.5 µs per all-reduce (tuning.cc); NCCL's choice by size: AllReduce"}
+		Source: "H200 SXM datasheet: 900 GB/s NVLink (both directions); a ring reaches 75–85% of 450 GB/s (8 × H100, NCCL_ALGO=RING: busbw 365–370 GB/s, NVIDIA/nccl#1455); NVLS (the NVSwitch reduces) reaches 56–64% of 450 GB/s as algorithm bandwidth (NCCL's maintainer: algbw ≈ 275 GB/s on 8 GPUs, NVIDIA/nccl-tests#212); latency per ring step 0.47 µs on NVLink (NCCL's tuning model, src/graph/tuning.cc) to 1.5× that; NVLS 25–37.5 µs per all-reduce (tuning.cc); the faster of the two for each size, as NCCL chooses: ring up to about 1 MiB on 8 GPUs, NVLS from about 2 MiB (8 × H200, NCCL 2.27.7, stas00/ml-engineering)"}
 	// Net400G is a 400 Gb/s network port per GPU (InfiniBand NDR or 400 GbE with RDMA).
 	Net400G = Link{Name: "400 Gb/s network", BytesPerS: 400e9 / 8, Efficiency: Range{0.9, 0.7}, Latency: Range{5e-6, 20e-6},
 		Source: "400 Gb/s = 50 GB/s per direction; 70–90% reached, 5–20 µs per step (assumed)"}

@@ -249,6 +249,9 @@ func (q Question) Reveal() (Comparison, error) {
 		return Comparison{Key: q.Key, Unit: q.Unit, Model: q.Model}, err
 	}
 	c, err := Compare(q.Key, v, q.Unit)
-	c.Model, c.Disturbed = q.Model, keptDisturbed.Load().(string)
+	c.Model = q.Model
+	if q.Model == "" || strings.Contains(q.Model, "measured") { // a datasheet's or a model's answer is not disturbed by what else was kept
+		c.Disturbed = keptDisturbed.Load().(string)
+	}
 	return c, err
 }
