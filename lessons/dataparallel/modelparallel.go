@@ -64,7 +64,7 @@ func TensorParallel(l Layer, gpus []int) []TPRow {
 	var out []TPRow
 	for _, link := range []gpumodel.Link{gpumodel.NVLinkH200, gpumodel.Net400G} {
 		for _, n := range gpus {
-			lo, hi := link.RingAllReduce(l.AllReduceBytes(), n)
+			lo, hi, _ := link.AllReduce(l.AllReduceBytes(), n) // NCCL's choice by size (NVLS for large messages on NVLink), as the rule under the table says
 			share := l.FLOPs() / float64(n)
 			out = append(out, TPRow{GPUs: n, Link: link.Name, CommLow: TPAllReducesPerLayer * lo.Seconds(), CommHigh: TPAllReducesPerLayer * hi.Seconds(),
 				ComputeLow: share / rate.Low, ComputeHigh: share / rate.High})
@@ -81,7 +81,7 @@ func TensorParallelTable(l Layer) (units.Table, error) {
 	}
 	m := gpumodel.Default()
 	t := units.NewTable("link", "GPUs", "one all-reduce", "all-reduces per layer and step", "H200, modeled: all-reduces", "H200, modeled: compute per GPU", "communication ÷ compute")
-	t.From(units.Model(m.RateNote("bfloat16") + "; ring all-reduces on gpumodel's links"))
+	t.From(units.Model(m.RateNote("bfloat16") + "; all-reduces on gpumodel's links, ring or NVLS by size as NCCL chooses"))
 	for _, r := range TensorParallel(l, []int{2, 4, 8}) {
 		t.Add(r.Link, fmt.Sprint(r.GPUs), units.Bytes(l.AllReduceBytes()), fmt.Sprint(TPAllReducesPerLayer),
 			fmt.Sprintf("%s – %s (a band, not a measurement)", units.SI(r.CommLow, "s"), units.SI(r.CommHigh, "s")),

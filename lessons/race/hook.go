@@ -192,6 +192,11 @@ func HookMoves(rs []results.Result) string {
 			continue
 		}
 		f, b := t[1]/t[0], t[2]/t[0]
+		if min(f, b) < FasterThanBase {
+			// Twice the work cannot take less time: the base run was slowed by something else.
+			s += fmt.Sprintf("%s: no reading — twice the work took %.2f× the time of the graph as it is, which twice the work cannot do: the base run was slowed by something the probe did not see; rerun the cell.\n", name, min(f, b))
+			continue
+		}
 		moved := "the bytes moved the time more: the bytes set it"
 		if f > b {
 			moved = "the FLOPs moved the time more: the arithmetic sets it"
@@ -210,6 +215,10 @@ func HookMoves(rs []results.Result) string {
 	}
 	return s
 }
+
+// FasterThanBase is the least time ratio a doubled graph may show against its base before HookMoves
+// refuses to read the shape: twice the work in under 0.8× the time means the base was slowed.
+const FasterThanBase = 0.8
 
 // hookRatio is the time ratio of a shape's change to its base, from the kept live xla:cpu results.
 func hookRatio(shape, change int) (float64, error) {

@@ -49,6 +49,11 @@ func TestHookReadsTheRegime(t *testing.T) {
 	if m := HookMoves(noisy); !strings.Contains(m, "Heavy in FLOPs: no reading") || strings.Contains(m, "the arithmetic sets it") || !strings.Contains(m, "the bytes set it") {
 		t.Errorf("a disturbed graph must withhold its shape's reading, and only its shape's:\n%s", m)
 	}
+	slowBase := append([]results.Result(nil), rs...)
+	slowBase[0].Stats.Median *= 3 // the byte-heavy graph as it is, slowed by something the probe missed
+	if m := HookMoves(slowBase); !strings.Contains(m, "Heavy in bytes: no reading — twice the work took") || !strings.Contains(m, "the arithmetic sets it") {
+		t.Errorf("a doubled graph faster than its base must withhold its shape's reading, and only its shape's:\n%s", m)
+	}
 	table := HookTable(rs).String()
 	if strings.Count(table, regime.Memory) < 3 || strings.Count(table, regime.Compute) < 3 {
 		t.Errorf("table:\n%s", table)

@@ -147,6 +147,7 @@ type Estimate struct {
 	Fill                            float64 // SMs busy in the largest GEMM's waves: tiles / (waves × SMs)
 	// Bound is what dominates at the pessimistic end: "launch-bound" (the fixed costs per execution,
 	// per launch and per kernel are at least the kernels' own work: overhead-bound), else
+	// "fill-bound" (most of the work in products with too few tiles for the SMs: FillBound),
 	// "compute-bound" or "memory-bound" by which kind of kernel holds more of the work.
 	Bound string
 	// Kernels are the modeled kernels in order (Work.Sequence, or one built from Work's GEMMs).
@@ -210,7 +211,9 @@ func (m Model) Estimate(w Work) Estimate {
 	switch {
 	case e.High.Seconds()-work[1] >= work[1]:
 		e.Bound = "launch-bound"
-	case byBound["compute-bound"] >= byBound["memory-bound"]:
+	case byBound[FillBound] >= byBound["compute-bound"] && byBound[FillBound] >= byBound["memory-bound"]:
+		e.Bound = FillBound
+	case byBound["compute-bound"]+byBound[FillBound] >= byBound["memory-bound"]:
 		e.Bound = "compute-bound"
 	default:
 		e.Bound = "memory-bound"

@@ -29,8 +29,9 @@ const SequenceAssumption = "the kernels are xla:cpu's compilation of the same gr
 type KernelTime struct {
 	Kernel
 	Compute, Memory, Time [2]float64
-	// Bound is what sets its time at the pessimistic end: "compute-bound", "memory-bound" or
-	// "floor-bound" (shorter than the least time a kernel occupies the GPU).
+	// Bound is what sets its time at the pessimistic end: "compute-bound", FillBound (too few tiles
+	// for the SMs), "memory-bound" or "floor-bound" (shorter than the least time a kernel occupies
+	// the GPU).
 	Bound string
 }
 
@@ -76,7 +77,7 @@ func (e Estimate) ByClass() []ClassTime {
 			}
 		}
 		best := 0.0
-		for _, b := range []string{"compute-bound", "memory-bound", "floor-bound"} {
+		for _, b := range []string{"compute-bound", FillBound, "memory-bound", "floor-bound"} {
 			if t := boundTime[out[i].Class][b]; t > best {
 				best, out[i].Bound = t, b
 			}
@@ -204,9 +205,14 @@ func (m Model) kernelTime(k Kernel, precision string) KernelTime {
 			kt.Time[end] += floor[0] / 4
 		}
 	}
+	// The same FLOPs spread over every SM at the same reached fraction: what the arithmetic alone
+	// would take. Products with fewer output tiles than SMs (or a short last wave) take longer.
+	ideal := gemmFLOPs/(peak*fr[1]) + math.Max(0, k.FLOPs-gemmFLOPs)/(cuda*fr[1])
 	switch work := math.Max(kt.Compute[1], kt.Memory[1]); {
 	case floor[1] >= work:
 		kt.Bound = "floor-bound"
+	case kt.Compute[1] >= kt.Memory[1] && gemmFLOPs > 0 && kt.Compute[1] >= FillBoundAbove*ideal:
+		kt.Bound = FillBound
 	case kt.Compute[1] >= kt.Memory[1]:
 		kt.Bound = "compute-bound"
 	default:
@@ -214,6 +220,16 @@ func (m Model) kernelTime(k Kernel, precision string) KernelTime {
 	}
 	return kt
 }
+
+// FillBound is a kernel whose matrix products have too few output tiles to fill the SMs (or a short
+// last wave): its time is set by the tiles each SM runs, at least FillBoundAbove times what its FLOPs
+// would take spread over every SM. Not compute-bound: twice the rows (more tiles) take about the same
+// time; by the course's time budget (FLOPs ÷ the peak) such a step is overhead-bound.
+const FillBound = "fill-bound"
+
+// FillBoundAbove is how much longer than its FLOPs spread over every SM a product must take to be
+// FillBound: twice (half the SMs or fewer busy on average).
+const FillBoundAbove = 2.0
 
 // stream runs kernel times in order on one stream fed by a host that issues one launch every issue
 // seconds: a kernel starts when it has been issued and the one before it has finished. It returns

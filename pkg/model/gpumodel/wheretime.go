@@ -35,7 +35,9 @@ func WhereTimeGoes(e Estimate) units.Table {
 	t.Note(e.Label() + ".")
 	t.Note("GPU model: " + e.Note() + ".")
 	t.Note(ChangeLine("step"))
-	t.Note("floor-bound: the kernel is shorter than the least time a kernel occupies the GPU, so its own work does not set its time; overhead: what no kernel's work explains. The shares of time run from the optimistic to the pessimistic end of the band.")
+	t.Note("floor-bound: the kernel is shorter than the least time a kernel occupies the GPU, so its own work does not set its time; " +
+		"fill-bound: its matrix products have too few output tiles for the SMs, so most SMs wait and the tiles, not the FLOPs, set the time (twice the rows, twice the tiles, about the same time: overhead-bound by the time budget, FLOPs ÷ peak); " +
+		"overhead: what no kernel's work explains. The shares of time run from the optimistic to the pessimistic end of the band.")
 	return t
 }
 
