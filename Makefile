@@ -66,7 +66,7 @@ clean:
 .PHONY: test-classroom
 ## test-classroom: the classroom (docker/): start hook, JupyterHub, parsers (the image itself: test-image)
 test-classroom: setup
-	cd docker/dockertest && go vet ./... && go test -count=1 ./...
+	cd docker/dockertest && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...
 	$(VENV)/bin/pytest -q docker/tests --ignore=docker/tests/image
 
 .PHONY: test-image
