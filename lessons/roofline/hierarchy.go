@@ -85,12 +85,9 @@ func FMAWorkload(s experiments.Scale) membound.Passes {
 
 // MetricStream is the metric a large sweep point (HierarchySizes.PairFrom) keeps its streaming rate
 // under (bytes/s): the marginal rate of its k and 2k passes (measure.MarginalRate), so it counts
-// passes, not what an execution pays once — the same way the bandwidth ceiling is read. MetricMarginal is 1 when it is that marginal
-// rate, 0 when the pair was too close to difference and it is the whole run's rate.
-const (
-	MetricStream   = "stream_bytes_per_s"
-	MetricMarginal = "stream_marginal"
-)
+// passes, not what an execution pays once — the same way the bandwidth ceiling is read (the longer
+// run's whole rate when the pair is too close to difference).
+const MetricStream = "stream_bytes_per_s"
 
 // Hierarchy measures dev's ceilings, then the working-set sweep (checked against float64 up to
 // 1 MiB; larger ones are the same graph), from s.PairFrom up each point as two runs, its passes and
@@ -127,9 +124,8 @@ func Hierarchy(dev *devices.Device, s HierarchySizes, progress func(done, total 
 			if err != nil {
 				return out, err
 			}
-			rate, method := measure.MarginalRate(r, r2)
+			rate, _ := measure.MarginalRate(r, r2)
 			r.SetMetric(MetricStream, rate)
-			r.SetMetric(MetricMarginal, map[bool]float64{true: 1}[method == "marginal"])
 		}
 		out = append(out, r)
 		if progress != nil {
