@@ -69,6 +69,11 @@ test-classroom: setup
 	cd docker/dockertest && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...
 	$(VENV)/bin/pytest -q docker/tests --ignore=docker/tests/image
 
+.PHONY: test-cuda-setup
+## test-cuda-setup: scripts/setup.sh --cuda in a scratch copy (downloads 2.1 GB of NVIDIA wheels; not part of make test)
+test-cuda-setup: setup
+	$(VENV)/bin/pytest -q docker/tests/cuda_setup_check.py
+
 .PHONY: test-image
 ## test-image: build docker/Dockerfile for real (buildah, on a stand-in base; installs buildah) and run the course in it, offline
 test-image: setup

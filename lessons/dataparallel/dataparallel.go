@@ -10,6 +10,7 @@ package dataparallel
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute/dtypes"
@@ -231,6 +232,7 @@ func ExchangeTable() units.Table {
 		{"7 B parameters", 7e9},
 	}
 	var rows [][]string
+	var notRing []string // the rows NCCL would run otherwise, as "7 B parameters: NVLS, 1 ms – 2 ms"
 	for _, m := range models {
 		b := 4 * m.params
 		row := []string{m.name, units.Bytes(b)}
@@ -239,16 +241,27 @@ func ExchangeTable() units.Table {
 			row = append(row, fmt.Sprintf("%s – %s", units.Duration(lo.Seconds()), units.Duration(hi.Seconds())))
 		}
 		rows = append(rows, row)
+		if lo, hi, algo := gpumodel.NVLinkH200.AllReduce(b, 8); !strings.HasPrefix(algo, "ring") {
+			notRing = append(notRing, fmt.Sprintf("%s: %s, %s – %s", m.name, algo, units.Duration(lo.Seconds()), units.Duration(hi.Seconds())))
+		}
 	}
-	lo, hi, algo := gpumodel.NVLinkH200.AllReduce(4*7e9, 8)
+	var notes []string
+	if len(notRing) > 0 {
+		notes = append(notes, fmt.Sprintf("On %s NCCL would not run these all-reduces as a ring but pick, by size (GPU model bands, not measurements): %s.",
+			gpumodel.NVLinkH200.Name, strings.Join(notRing, "; ")))
+	}
 	return units.Table{Origins: []units.Origin{units.Model("a ring all-reduce band on each link (gpumodel.Links)")}, Header: header, Rows: rows,
-		Notes: []string{fmt.Sprintf("NCCL would not run the 7 B model's all-reduce on %s as a ring: it picks %s there, %s – %s (GPU model band, not a measurement).", gpumodel.NVLinkH200.Name, algo, units.Duration(lo.Seconds()), units.Duration(hi.Seconds())),
-			gpumodel.ChangeLine("collective")}}
+		Notes: append(notes, gpumodel.ChangeLine("collective"))}
 }
 
-// LinkAssumptions lists where each link model's numbers come from.
+// LinkAssumptions is the ring formula of ExchangeTable and where each link model's numbers come from.
 func LinkAssumptions() string {
-	s := "Link models (assumptions, not measurements): ring all-reduce time = 2·(n−1)/n · bytes ÷ (efficiency · bandwidth) + 2·(n−1) · latency.\n"
+	return "Link models (assumptions, not measurements): ring all-reduce time = 2·(n−1)/n · bytes ÷ (efficiency · bandwidth) + 2·(n−1) · latency.\n" + linkSources()
+}
+
+// linkSources lists where each link model's numbers come from, one line per link.
+func linkSources() string {
+	var s string
 	for _, l := range gpumodel.Links {
 		s += "\n- " + l.Name + ": " + l.Source
 	}

@@ -53,6 +53,7 @@ func (l Layer) FLOPs() float64 {
 type TPRow struct {
 	GPUs                    int
 	Link                    string
+	Algorithm               string  // the all-reduce NCCL picks for the size (gpumodel.Link.AllReduce)
 	CommLow, CommHigh       float64 // seconds of all-reduces per layer and step (model band)
 	ComputeLow, ComputeHigh float64 // seconds of one GPU's share of the layer's FLOPs (model band)
 }
@@ -64,9 +65,9 @@ func TensorParallel(l Layer, gpus []int) []TPRow {
 	var out []TPRow
 	for _, link := range []gpumodel.Link{gpumodel.NVLinkH200, gpumodel.Net400G} {
 		for _, n := range gpus {
-			lo, hi, _ := link.AllReduce(l.AllReduceBytes(), n) // NCCL's choice by size (NVLS for large messages on NVLink), as the rule under the table says
+			lo, hi, algo := link.AllReduce(l.AllReduceBytes(), n) // NCCL's choice by size (NVLS for large messages on NVLink), as the rule under the table says
 			share := l.FLOPs() / float64(n)
-			out = append(out, TPRow{GPUs: n, Link: link.Name, CommLow: TPAllReducesPerLayer * lo.Seconds(), CommHigh: TPAllReducesPerLayer * hi.Seconds(),
+			out = append(out, TPRow{GPUs: n, Link: link.Name, Algorithm: algo, CommLow: TPAllReducesPerLayer * lo.Seconds(), CommHigh: TPAllReducesPerLayer * hi.Seconds(),
 				ComputeLow: share / rate.Low, ComputeHigh: share / rate.High})
 		}
 	}
@@ -84,12 +85,12 @@ func TensorParallelTable(l Layer) (units.Table, error) {
 	t.From(units.Model(m.RateNote("bfloat16") + "; all-reduces on gpumodel's links, ring or NVLS by size as NCCL chooses"))
 	for _, r := range TensorParallel(l, []int{2, 4, 8}) {
 		t.Add(r.Link, fmt.Sprint(r.GPUs), units.Bytes(l.AllReduceBytes()), fmt.Sprint(TPAllReducesPerLayer),
-			fmt.Sprintf("%s – %s (a band, not a measurement)", units.SI(r.CommLow, "s"), units.SI(r.CommHigh, "s")),
+			fmt.Sprintf("%s – %s by %s (a band, not a measurement)", units.SI(r.CommLow, "s"), units.SI(r.CommHigh, "s"), r.Algorithm),
 			fmt.Sprintf("%s – %s (a band, not a measurement)", units.SI(r.ComputeLow, "s"), units.SI(r.ComputeHigh, "s")),
 			fmt.Sprintf("%.2g – %.2g", r.CommLow/r.ComputeHigh, r.CommHigh/r.ComputeLow))
 	}
 	t.Note(fmt.Sprintf("Layer: width %d, %d tokens per micro-batch (sequence %d), bf16 activations; %.3g training FLOPs per layer (3 × (24·B·T·D² + 4·B·T·S·D)).", l.Width, l.Tokens, l.Seq, l.FLOPs()))
-	t.Note("Compute: " + m.RateNote("bfloat16") + ". Links: " + LinkAssumptions())
+	t.Note("Compute: " + m.RateNote("bfloat16") + ". " + gpumodel.AllReduceRule() + "\n" + linkSources())
 	return t, nil
 }
 

@@ -136,10 +136,23 @@ func AtLeast(c datasheet.Ceilings, dtype string, measured float64) datasheet.Cei
 	for k, v := range out.PeakFLOPS {
 		out.PeakFLOPS[k] = v * f
 	}
-	out.Source = fmt.Sprintf("%s; raised %.2f× to the measured %s rate (%.3g GFLOP/s), which beat the model: the cores run above the clock the OS reported or have more FMA throughput than the reported CPU model says",
-		c.Source, f, dtype, measured/1e9)
+	// A model raised before (a cached ceiling, then a faster live one) keeps one clause: the factor
+	// from the unraised model.
+	base, total := c.Source, f
+	if i := strings.Index(base, raisedClause); i >= 0 {
+		var before float64
+		if _, err := fmt.Sscanf(base[i+len(raisedClause):], "%g×", &before); err == nil && before > 0 {
+			total *= before
+		}
+		base = base[:i]
+	}
+	out.Source = fmt.Sprintf("%s%s%.2f× to the measured %s rate (%.3g GFLOP/s), which beat the model: the cores run above the clock the OS reported or have more FMA throughput than the reported CPU model says",
+		base, raisedClause, total, dtype, measured/1e9)
 	return out
 }
+
+// raisedClause starts the reason AtLeast appends to a raised model's Source.
+const raisedClause = "; raised "
 
 func describeCPU(d *Device) {
 	f := ReadCPUFacts()

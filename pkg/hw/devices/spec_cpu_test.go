@@ -36,6 +36,10 @@ func TestAtLeast(t *testing.T) {
 	if up.Peak("float32") != 338e9 || !strings.Contains(up.Source, "turbo") || c.Peak("float32") == 338e9 {
 		t.Errorf("AtLeast: %v %q (original changed: %v)", up.Peak("float32"), up.Source, c.Peak("float32"))
 	}
+	twice := AtLeast(up, "float32", 3*166.4e9)
+	if n := strings.Count(twice.Source, "raised"); n != 1 || !strings.Contains(twice.Source, "raised 3.00×") {
+		t.Errorf("raised twice: Source %q should hold one raise, 3.00× from the model", twice.Source)
+	}
 	if same := AtLeast(c, "float32", 100e9); same.Peak("float32") != c.Peak("float32") || same.Source != c.Source {
 		t.Errorf("a measurement under the model must leave it as it is")
 	}

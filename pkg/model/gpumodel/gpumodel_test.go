@@ -152,6 +152,21 @@ func TestRingAllReduce(t *testing.T) {
 	}
 }
 
+// A network's all-reduce pays the network's latency per ring step, not NCCL's NVLink constants,
+// and the rule printed beside the bands says it is a model.
+func TestAllReduceOnANetwork(t *testing.T) {
+	const steps = 2 * (8 - 1)
+	for _, l := range []Link{Net400G, Net100G} {
+		lo, hi, algo := l.AllReduce(1<<10, 8)
+		if lo.Seconds() < steps*l.Latency.Low || hi.Seconds() < steps*l.Latency.High || !strings.HasPrefix(algo, "ring") {
+			t.Errorf("%s, 1 KiB over 8 GPUs: %v – %v by %s; want a ring at ≥ %d × the link's %g – %g s per step", l.Name, lo, hi, algo, steps, l.Latency.Low, l.Latency.High)
+		}
+	}
+	if r := AllReduceRule(); !strings.Contains(r, "not a measurement") || !strings.Contains(r, "NVLS") {
+		t.Errorf("AllReduceRule %q", r)
+	}
+}
+
 func TestGPTStepWork(t *testing.T) {
 	c := gpt.GPT{Vocab: 100, Context: 256, Batch: 64, Embed: 256, Layers: 4, Heads: 8}
 	w := GPTStep(c, 0, "")

@@ -75,11 +75,15 @@ func (l Link) AllReduce(bytes float64, n int) (low, high time.Duration, algo str
 		name   string
 		lo, hi float64
 	}
+	// A step costs at least the link's own latency: NCCL's per-step constants are NVLink's, and a
+	// network hop takes longer (the link's Latency band).
+	ll := Range{max(ringLL[1], l.Latency.Low), max(1.5*ringLL[1], l.Latency.High)}
+	simple := Range{max(ringSimple[1], l.Latency.Low), max(1.5*ringSimple[1], l.Latency.High)}
 	cands := []cand{
-		{"ring (LL)", ringLL[0] + steps*ringLL[1] + 4*sent/(l.Efficiency.Low*l.BytesPerS),
-			1.5*(ringLL[0]+steps*ringLL[1]) + 4*sent/(l.Efficiency.High*l.BytesPerS)},
-		{"ring (simple)", ringSimple[0] + steps*ringSimple[1] + sent/(l.Efficiency.Low*l.BytesPerS),
-			1.5*(ringSimple[0]+steps*ringSimple[1]) + sent/(l.Efficiency.High*l.BytesPerS)},
+		{"ring (LL)", ringLL[0] + steps*ll.Low + 4*sent/(l.Efficiency.Low*l.BytesPerS),
+			1.5*ringLL[0] + steps*ll.High + 4*sent/(l.Efficiency.High*l.BytesPerS)},
+		{"ring (simple)", ringSimple[0] + steps*simple.Low + sent/(l.Efficiency.Low*l.BytesPerS),
+			1.5*ringSimple[0] + steps*simple.High + sent/(l.Efficiency.High*l.BytesPerS)},
 	}
 	if l.NVLS.Low > 0 {
 		cands = append(cands, cand{"NVLS", nvlsLat.Low + bytes/(l.NVLS.Low*l.BytesPerS), nvlsLat.High + bytes/(l.NVLS.High*l.BytesPerS)})
@@ -91,6 +95,17 @@ func (l Link) AllReduce(bytes float64, n int) (low, high time.Duration, algo str
 		}
 	}
 	return seconds(best.lo), seconds(best.hi), best.name
+}
+
+// AllReduceRule says, in one paragraph, how AllReduce models an all-reduce: the rule a table of its
+// bands prints beside them.
+func AllReduceRule() string {
+	return fmt.Sprintf("All-reduce as NCCL runs it (a model, not a measurement): the fastest of a ring with the LL protocol "+
+		"(%.1f µs + 2·(n−1) steps × %.2f µs or the link's step latency if longer + 4 × 2·(n−1)/n · bytes ÷ (efficiency · bandwidth): "+
+		"small messages), a ring with the simple protocol (%.1f µs + 2·(n−1) × %.1f µs or the link's latency + 2·(n−1)/n · bytes ÷ "+
+		"(efficiency · bandwidth)) and, on NVSwitch systems, NVLS (%.0f µs + bytes ÷ (NVLS share · bandwidth)); the pessimistic end "+
+		"takes 1.5× NCCL's latencies (NCCL's tuning model, src/graph/tuning.cc).",
+		ringLL[0]*1e6, ringLL[1]*1e6, ringSimple[0]*1e6, ringSimple[1]*1e6, nvlsLat.Low*1e6)
 }
 
 // RingAllReduce is the model's band for summing bytes of gradients across n GPUs with a ring
