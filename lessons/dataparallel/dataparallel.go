@@ -232,7 +232,7 @@ func ExchangeTable() units.Table {
 		{"7 B parameters", 7e9},
 	}
 	var rows [][]string
-	var notRing []string // the rows NCCL would run otherwise, as "7 B parameters: NVLS, 1 ms – 2 ms"
+	var nccl []string // how NCCL would run each row on NVLink, as "7 B parameters: NVLS, 1 ms – 2 ms"
 	for _, m := range models {
 		b := 4 * m.params
 		row := []string{m.name, units.Bytes(b)}
@@ -241,22 +241,20 @@ func ExchangeTable() units.Table {
 			row = append(row, fmt.Sprintf("%s – %s", units.Duration(lo.Seconds()), units.Duration(hi.Seconds())))
 		}
 		rows = append(rows, row)
-		if lo, hi, algo := gpumodel.NVLinkH200.AllReduce(b, 8); !strings.HasPrefix(algo, "ring") {
-			notRing = append(notRing, fmt.Sprintf("%s: %s, %s – %s", m.name, algo, units.Duration(lo.Seconds()), units.Duration(hi.Seconds())))
-		}
+		lo, hi, algo := gpumodel.NVLinkH200.AllReduce(b, 8)
+		nccl = append(nccl, fmt.Sprintf("%s: %s, %s – %s", m.name, algo, units.Duration(lo.Seconds()), units.Duration(hi.Seconds())))
 	}
-	var notes []string
-	if len(notRing) > 0 {
-		notes = append(notes, fmt.Sprintf("On %s NCCL would not run these all-reduces as a ring but pick, by size (GPU model bands, not measurements): %s.",
-			gpumodel.NVLinkH200.Name, strings.Join(notRing, "; ")))
-	}
+	note := fmt.Sprintf("The columns are the textbook ring (the formula below). On %s NCCL picks its algorithm and protocol by size "+
+		"(the second rule below; GPU model bands, not measurements): %s.", gpumodel.NVLinkH200.Name, strings.Join(nccl, "; "))
 	return units.Table{Origins: []units.Origin{units.Model("a ring all-reduce band on each link (gpumodel.Links)")}, Header: header, Rows: rows,
-		Notes: append(notes, gpumodel.ChangeLine("collective"))}
+		Notes: []string{note, gpumodel.ChangeLine("collective")}}
 }
 
-// LinkAssumptions is the ring formula of ExchangeTable and where each link model's numbers come from.
+// LinkAssumptions is the ring formula of ExchangeTable, the rule NCCL's choice follows
+// (gpumodel.AllReduceRule) and where each link model's numbers come from.
 func LinkAssumptions() string {
-	return "Link models (assumptions, not measurements): ring all-reduce time = 2·(n−1)/n · bytes ÷ (efficiency · bandwidth) + 2·(n−1) · latency.\n" + linkSources()
+	return "Link models (assumptions, not measurements): ring all-reduce time = 2·(n−1)/n · bytes ÷ (efficiency · bandwidth) + 2·(n−1) · latency.\n\n" +
+		gpumodel.AllReduceRule() + "\n" + linkSources()
 }
 
 // linkSources lists where each link model's numbers come from, one line per link.

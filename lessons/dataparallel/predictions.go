@@ -46,7 +46,7 @@ var (
 		// Answered from the link models (the table before the reveal shows both).
 		Answer: func() (float64, error) { return LinkRatio(28e9, 8), nil },
 		Model:  "GPU model",
-		Why:    "Model (gpumodel's links): 12.5 GB/s against 450 GB/s each way is a factor of 36 in bandwidth; a large all-reduce is all bandwidth, so its time follows.",
+		Why:    "Model (gpumodel's links): 12.5 GB/s against 450 GB/s each way is a factor of 36 in bandwidth; a large all-reduce is all bandwidth, so its time follows. That is ring against ring, the table's columns; on NVLink NCCL would pick NVLS for a message this large (the note under the table), which widens the gap further.",
 	}
 	// PredictAdam: Adam's state next to the parameters.
 	PredictAdam = predict.Question{

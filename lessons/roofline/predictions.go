@@ -26,7 +26,7 @@ var (
 			}
 			return sheet(H200).Ridge("bfloat16") / r, nil
 		},
-		Why: "An H200's bf16 tensor cores are ~100× the source socket's FP32 peak, its HBM only ~10× that socket's DRAM: the GPU's ridge sits far to the right, so more of a step lands on its bandwidth slope.",
+		Why: "A ridge is peak ÷ bandwidth, so the factor is the compute gap over the bandwidth gap: the H200's bf16 peak over this CPU's measured rate, divided by its HBM over this CPU's measured bandwidth. Against the source's server socket that is ~100× ÷ ~10×, about 10×; a few cores of a laptop or VM leave a wider compute gap, so the factor here is larger. Either way the GPU's ridge sits far to the right, and more of a step lands on its bandwidth slope.",
 	}
 	// PredictMatmul: how much faster (in FLOP/s) the largest matmul runs than the layernorm.
 	PredictMatmul = predict.Question{

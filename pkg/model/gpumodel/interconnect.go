@@ -104,7 +104,8 @@ func AllReduceRule() string {
 		"(%.1f µs + 2·(n−1) steps × %.2f µs or the link's step latency if longer + 4 × 2·(n−1)/n · bytes ÷ (efficiency · bandwidth): "+
 		"small messages), a ring with the simple protocol (%.1f µs + 2·(n−1) × %.1f µs or the link's latency + 2·(n−1)/n · bytes ÷ "+
 		"(efficiency · bandwidth)) and, on NVSwitch systems, NVLS (%.0f µs + bytes ÷ (NVLS share · bandwidth)); the pessimistic end "+
-		"takes 1.5× NCCL's latencies (NCCL's tuning model, src/graph/tuning.cc).",
+		"takes 1.5× NCCL's latencies, or the link's pessimistic step latency where longer (NCCL's tuning model, src/graph/tuning.cc; "+
+		"its LL128 protocol, which NCCL also weighs for mid-size messages, is left out).",
 		ringLL[0]*1e6, ringLL[1]*1e6, ringSimple[0]*1e6, ringSimple[1]*1e6, nvlsLat.Low*1e6)
 }
 

@@ -94,7 +94,7 @@ func (v Verdict) Rest() string {
 	larger := math.Max(v.TCompute, v.TMemory)
 	switch {
 	case v.FreshMemory():
-		return fmt.Sprintf("the first touch of fresh memory accounts for most of the rest: %s of new pages a run, %s of page faults at the %s a page "+
+		return fmt.Sprintf("the first touch of fresh memory accounts for at least half of the rest: %s of new pages a run, %s of page faults at the %s a page "+
 			"measured here (T_fresh) — the operating system maps and zeroes each new page, a cost that grows with the bytes written "+
 			"but is not the memory's streaming bandwidth",
 			units.Bytes(v.FreshBytes), units.Duration(v.TFresh), units.Duration(v.FirstTouch*float64(os.Getpagesize())))
