@@ -39,7 +39,7 @@ var Deck = &recall.Deck{
 			{ID: "roofs", Question: "How does the memory level change the roofline?",
 				Answer: "Each level has its own bandwidth roof under the same compute roof. The faster the level, the further left the ridge: an operation whose data stays in L1 needs less intensity to be compute-bound than one streaming from DRAM. Tiling a matmul is keeping its working set in the fast levels."},
 			{ID: "fma", Question: "Why did the measured multiply-add rate fall far below the model peak, and which measurement is closer?",
-				Answer: "The model multiplies nominal clock × SIMD lanes × FMA units × cores; sustained vector clocks are often lower, a chain of dependent FMAs waits on each result's latency instead of issuing every cycle, and each of a loop's short passes pays a fixed cost. The large matmul, which interleaves many independent accumulations, comes much closer to the peak."},
+				Answer: "A chain of dependent FMAs waits on each result's latency instead of issuing every cycle, and each of a loop's short passes pays a fixed cost. The large matmul, which interleaves many independent accumulations, comes much closer to the peak — or past the model, whose clock × SIMD lanes × FMA units × cores is an estimate (the clock the OS reports may be below the turbo the cores run at, or above a sustained vector clock); where the matmul beat it, the model was raised to the measured rate."},
 		}},
 		{ID: "beyond", Title: "Why the gap is more than FLOPs", Cards: []recall.Card{
 			{ID: "four", Question: "Name four things besides raw FLOPs that widen the GPU's practical lead in training.",
