@@ -25,7 +25,7 @@ var Deck = &recall.Deck{
 		}},
 		{ID: "steptime", Title: "Where a step's time goes", Cards: []recall.Card{
 			{ID: "shares", Question: "In an MLP training step, why do the matmuls take a smaller share of the time than of the FLOPs?",
-				Answer: "The matmuls do nearly all the FLOPs at high intensity, near the compute roof. The bias adds, activations, loss and optimizer update do few FLOPs per byte: they are memory-bound (or overhead-bound when small), so their share of the time is far above their share of the FLOPs."},
+				Answer: "The matmuls do nearly all the FLOPs at high intensity, the most FLOPs per second the step reaches (at this small size still well below a large matmul's ceiling). The bias adds, activations, loss and optimizer update do few FLOPs per byte: they are memory-bound (or overhead-bound when small), so their share of the time is far above their share of the FLOPs."},
 			{ID: "fusion", Question: "What does fusing 8 elementwise operations into one kernel buy, and how do you see that XLA did it?",
 				Answer: "Unfused, each operation reads its input from memory and writes its output back: 8 passes over memory. Fused, one kernel reads once and writes once, about 8× less traffic and 8× fewer launches. XLA's optimized HLO (--xla_dump_to) shows one fusion instruction holding all 8 ops."},
 			{ID: "budget", Question: "How do a run's two time budgets tell overhead-, memory- and compute-bound apart?",

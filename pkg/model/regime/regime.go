@@ -259,6 +259,36 @@ func Pairs(rs []results.Result) []Pair {
 	return out
 }
 
+// GrowsWithWork says, for a pair whose two verdicts are overhead-bound, when the time still grew
+// with the FLOPs: twice the arithmetic (more than the bytes grew) in at least GrowsAbove × twice the
+// time. What neither budget counts is then no fixed cost: the arithmetic runs below the large-matmul
+// ceiling at this size (small products, short loops), and faster math would help. "" otherwise.
+func (p Pair) GrowsWithWork() string {
+	if p.Verdict.Regime != Overhead || p.VerdictTwo.Regime != Overhead || p.T1 <= 0 || p.Base.FLOPs <= 0 || p.Base.Bytes <= 0 {
+		return ""
+	}
+	flops, bytes, t := p.Doubled.FLOPs/p.Base.FLOPs, p.Doubled.Bytes/p.Base.Bytes, p.T2/p.T1
+	if flops < 1.5 || flops < 1.2*bytes || t < GrowsAbove*flops {
+		return ""
+	}
+	var caveat string
+	if why := results.WhyDisturbed(p.Base, p.Doubled); why != "" {
+		caveat = " (disturbed: rerun to confirm)"
+	}
+	lo, hi := fmt.Sprintf("%.0f", 100*p.Verdict.TCompute/p.Verdict.TMeasured), fmt.Sprintf("%.0f", 100*p.VerdictTwo.TCompute/p.VerdictTwo.TMeasured)
+	share := lo + "%"
+	if lo != hi {
+		share = lo + "% and " + hi + "%"
+	}
+	return fmt.Sprintf("%s: overhead-bound by the budgets, yet %.2g× the FLOPs (%.2g× the bytes) took %.2f× the time%s: what neither "+
+		"budget counts grows with the arithmetic: most of it is no fixed cost. The arithmetic runs at %s of the measured compute "+
+		"ceiling at these sizes (a large matmul's rate; small matrix products and short loops reach a fraction of it): faster math would help.",
+		p.Base.Label, flops, bytes, t, caveat, share)
+}
+
+// GrowsAbove is the share of the work's growth the time must follow for GrowsWithWork: 80%.
+const GrowsAbove = 0.8
+
 // Table shows every result measured with its budget: the measured time, T_compute, T_memory, the
 // share explained and the verdict; for a doubled size also the time ratio to its base.
 func Table(rs []results.Result) units.Table {
@@ -276,7 +306,12 @@ func Table(rs []results.Result) units.Table {
 		why := results.WhyDisturbed(p.Base, p.Doubled)
 		disturbed = append(disturbed, why, why)
 	}
+	notes := []string{"T_compute = FLOPs ÷ the measured compute ceiling; T_memory = bytes ÷ the measured bandwidth. " + Rule}
+	for _, p := range Pairs(rs) {
+		if g := p.GrowsWithWork(); g != "" {
+			notes = append(notes, g)
+		}
+	}
 	return units.Table{Header: []string{"workload", "device", "time (median)", "vs base", "T_compute", "T_memory", "explained", "verdict"},
-		Rows: rows, Disturbed: disturbed, Origins: results.Origins(rs),
-		Notes: []string{"T_compute = FLOPs ÷ the measured compute ceiling; T_memory = bytes ÷ the measured bandwidth. " + Rule}}
+		Rows: rows, Disturbed: disturbed, Origins: results.Origins(rs), Notes: notes}
 }

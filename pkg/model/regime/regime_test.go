@@ -141,6 +141,20 @@ func TestTable(t *testing.T) {
 	if s := Table(rs).String(); !strings.Contains(s, "1.00×") || !strings.Contains(s, Memory) || !strings.Contains(s, "T_memory") || !strings.Contains(s, "half") {
 		t.Errorf("table:\n%s", s)
 	}
+	// Overhead-bound by the budgets, yet the time follows the FLOPs (lesson 07's MLP step: 27% of the
+	// ceiling, 1.97× at twice the batch): no fixed cost, and the table says so; a flat pair does not.
+	rs = []results.Result{mk(0, 1, time.Millisecond, 2.7e8, 1e6), mk(0, 2, 1970*time.Microsecond, 5.4e8, 1.24e6),
+		mk(1, 1, time.Millisecond, 1e7, 1e6), mk(1, 2, 1050*time.Microsecond, 2e7, 1.2e6)}
+	ps = Pairs(rs)
+	if g := ps[0].GrowsWithWork(); ps[0].Verdict.Regime != Overhead || !strings.Contains(g, "1.97×") || !strings.Contains(g, "at 27% of") {
+		t.Errorf("time that follows the FLOPs: %s, %q", ps[0].Verdict.Regime, g)
+	}
+	if g := ps[1].GrowsWithWork(); g != "" {
+		t.Errorf("flat time: %q, want none", g)
+	}
+	if s := Table(rs).String(); strings.Count(s, "grows with the arithmetic") != 1 {
+		t.Errorf("table should carry one growth note:\n%s", s)
+	}
 	// A step faster than its budget: the table prints the refusal, not a regime.
 	rs = []results.Result{mk(0, 1, time.Millisecond, 0, 4e7), mk(0, 2, time.Millisecond, 0, 8e7)}
 	if s := Table(rs).String(); strings.Count(s, CeilingTooLow) != 2 || strings.Contains(s, Memory) {
