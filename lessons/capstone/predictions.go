@@ -48,7 +48,7 @@ var (
 		// Answered from the datasheets and the model: no measurement enters it.
 		Answer: func() (float64, error) { return EnergyRatio(Planned) },
 		Model:  "GPU model and TDPs",
-		Why:    "Model (TDPs and sustained rates): the H200 draws about twice the socket's power but sustains tens of times its rate, so each FLOP costs it one to two orders of magnitude less energy.",
+		Why:    "Model (TDPs and sustained rates): the H200 draws a few times the socket's power but sustains tens of times its rate, so each FLOP costs it one to two orders of magnitude less energy.",
 	}
 )
 
