@@ -96,13 +96,13 @@ var PredictInt8 = predict.Question{
 // ratio of the two peaks (a model of a compute-bound step, not a measurement).
 var PredictTF32 = predict.Question{
 	Key:  "05/gpu-tf32",
-	Text: "GPU (answered by the H100 datasheet, a model): a compute-bound float32 step on an H100, with TF32 switched on and nothing else changed: how many times faster? (a factor)",
+	Text: "GPU (answered by the H100 datasheet, a model): the float32 matrix products of a compute-bound step on an H100, with TF32 switched on and nothing else changed: how many times faster, at best? (a factor)",
 	Unit: "×",
 	Answer: func() (float64, error) {
 		return datasheet.H100.Peak(workloads.TF32) / datasheet.H100.Peak("float32"), nil
 	},
 	Model: "datasheet",
-	Why:   "TF32 runs float32 matmuls on the tensor cores (494.5 against 67 TFLOP/s dense); bfloat16 doubles that again. It is XLA's default on NVIDIA GPUs (JAX's default matmul precision; XLA:CPU has no TF32) and PyTorch's for cuDNN convolutions, not for PyTorch's float32 matmuls.",
+	Why:   "TF32 runs float32 matmuls on the tensor cores (494.5 against 67 TFLOP/s dense): the ratio of the peaks, an upper bound, since a whole step sustains less than its matmuls (lesson 08); bfloat16 doubles that again. It is XLA's default on NVIDIA GPUs (JAX's default matmul precision; XLA:CPU has no TF32) and PyTorch's for cuDNN convolutions, not for PyTorch's float32 matmuls.",
 }
 
 // PredictDecode8 asks how much 8-bit weights speed up batch-1 decoding of a 7B model on an H200:
